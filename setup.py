@@ -1,0 +1,30 @@
+"""Build the C extension; everything else lives in pyproject.toml."""
+
+import os
+
+from setuptools import Extension, setup
+
+# Development builds (UNITENSOR_DEV=1) turn every warning into an error;
+# UNITENSOR_SANITIZE=1 adds AddressSanitizer and UBSan (see docs/reliability.md).
+extra_compile_args = ["-std=c11", "-Wall", "-Wextra", "-fvisibility=hidden"]
+extra_link_args: list[str] = []
+if os.environ.get("UNITENSOR_DEV"):
+    extra_compile_args.append("-Werror")
+if os.environ.get("UNITENSOR_SANITIZE"):
+    flags = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+             "-fno-omit-frame-pointer", "-O1", "-g"]
+    extra_compile_args += flags
+    extra_link_args += flags
+
+setup(
+    ext_modules=[
+        Extension(
+            "unitensor._core",
+            sources=["ext/_core.c"],
+            depends=["ext/dlpack.h"],
+            include_dirs=["ext"],
+            extra_compile_args=extra_compile_args,
+            extra_link_args=extra_link_args,
+        )
+    ]
+)
