@@ -1,0 +1,61 @@
+"""Shared fixtures: the frameworks installed here, and clean global state per test."""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+
+import numpy as np
+import pytest
+
+FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
+                                "array_api_strict")
+              if importlib.util.find_spec(name) is not None]
+
+
+def has_cuda() -> bool:
+    """A CUDA device that cupy can use (the GPU machine), else False."""
+    if importlib.util.find_spec("cupy") is None:
+        return False
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no driver, no device: CUDA tests are skipped
+        return False
+
+
+needs_cuda = pytest.mark.skipif(not has_cuda(), reason="needs cupy and a CUDA GPU")
+
+
+@pytest.fixture(autouse=True)
+def _reset_global_state():
+    """Every test starts with jax x64 off and unitensor's defaults."""
+    import unitensor._config as config
+    saved_owner = config._default_owner
+    jax_x64 = None
+    if importlib.util.find_spec("jax") is not None:
+        import jax
+        jax_x64 = jax.config.jax_enable_x64
+    yield
+    config._default_owner = saved_owner
+    if jax_x64 is not None:
+        import jax
+        jax.config.update("jax_enable_x64", jax_x64)
+    gc.collect()
+
+
+@pytest.fixture
+def x64():
+    """JAX with 64-bit types enabled for this test."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def aligned_empty(shape, dtype, alignment=64, offset=0):
+    """A numpy array whose data starts ``offset`` bytes past an aligned address."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment + offset, np.uint8)
+    start = (-raw.ctypes.data) % alignment + offset
+    return raw[start:start + nbytes].view(dtype).reshape(shape)

@@ -1,0 +1,63 @@
+"""The project's own promises: README commands, CI, docs build, lint, main job."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"\A# unitensor\n\n```bash\n(.*?)```", text, re.S)
+    assert block, "README must open with the bash block of the two commands"
+    return block.group(1).strip().splitlines()
+
+
+def test_readme_opens_with_exactly_two_commands():
+    install_and_run, install_and_test = readme_commands()
+    assert "constraints.txt" in install_and_run and "-m unitensor" in install_and_run
+    assert "constraints.txt" in install_and_test and "pytest" in install_and_test
+    assert (ROOT / "constraints.txt").read_text().split() == ["torch==2.13.0"]
+
+
+def test_ci_runs_the_readme_test_command():
+    script = (ROOT / ".ci" / "run").read_text()
+    assert "README.md" in script and "eval" in script
+
+
+def test_main_job_runs():
+    out = subprocess.run([sys.executable, "-m", "unitensor"], capture_output=True,
+                         text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "zero-copy" in out.stdout
+    assert "MISMATCH" not in out.stdout
+    assert out.stdout.count(" ok") >= 3
+
+
+@pytest.mark.skipif(shutil.which("mkdocs", path=os.path.dirname(sys.executable))
+                    is None, reason="mkdocs is not installed (test extra)")
+def test_docs_build_with_warnings_as_errors(tmp_path):
+    mkdocs = os.path.join(os.path.dirname(sys.executable), "mkdocs")
+    out = subprocess.run([mkdocs, "build", "--strict", "-q", "-d", str(tmp_path)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "architecture" / "index.html").exists()
+
+
+@pytest.mark.skipif(shutil.which("ruff", path=os.path.dirname(sys.executable))
+                    is None, reason="ruff is not installed (test extra)")
+def test_ruff_clean():
+    ruff = os.path.join(os.path.dirname(sys.executable), "ruff")
+    paths = [p for p in ("unitensor", "tests", "benchmarks", "conformance")
+             if (ROOT / p).is_dir()]
+    out = subprocess.run([ruff, "check", *paths], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr

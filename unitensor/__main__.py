@@ -1,0 +1,117 @@
+"""``python -m unitensor``: the conversion matrix and a framework-agnostic computation.
+
+For every pair of installed frameworks it converts a fresh array from the source
+to the target through unitensor, checks whether the target shares the source's
+memory (data pointer identity), and times the conversion (median of many runs).
+Then it runs one computation, written once against the Array API standard, on
+data from every framework, and checks that all the answers agree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import unitensor as ut
+from unitensor._convert import buffer_of
+
+FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
+SHAPE = (256, 1024)  # 1 MiB of float32
+
+
+def installed() -> list[str]:
+    return [name for name in FRAMEWORKS if importlib.util.find_spec(name) is not None]
+
+
+def make(framework: str, base: np.ndarray) -> Any:
+    """A fresh array of ``framework`` holding ``base``'s values."""
+    fresh = ut.asarray(base, copy=True)
+    return fresh.to(framework, copy=True).native
+
+
+def pointer(array: Any) -> int:
+    return buffer_of(ut.asarray(array)).data_ptr
+
+
+def median_us(fn: Callable[[], object], repeat: int = 200) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1e6
+
+
+def matrix(frameworks: list[str]) -> None:
+    base = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
+    print(f"Conversion matrix: ut.asarray(src).to(dst) of a {SHAPE} float32 array")
+    print("(zero-copy = same data pointer; time = median per conversion)\n")
+    corner = "src \\ dst"
+    print(f"{corner:>18}" + "".join(f"{d:>22}" for d in frameworks))
+    for src in frameworks:
+        source = make(src, base)
+        cells = []
+        for dst in frameworks:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ut.CopyWarning)
+                out = ut.asarray(source).to(dst).native
+                same = pointer(out) == pointer(source)
+                us = median_us(lambda s=source, d=dst: ut.asarray(s).to(d))
+            assert np.array_equal(ut.asarray(out).numpy(), base), (src, dst)
+            cells.append(f"{'zero-copy' if same else 'COPY'} {us:7.1f} µs")
+        print(f"{src:>18}" + "".join(f"{c:>22}" for c in cells))
+    print("\nCOPY: the target cannot alias that memory and unitensor copied it "
+          "(reported\nwith ut.CopyWarning): JAX and TensorFlow arrays are read-only, "
+          "and torch has\nno read-only tensors. See docs/interop.md.")
+
+
+def standardize(x: Any, xp: Any) -> Any:
+    """Framework-agnostic: written once against the Array API standard."""
+    centred = x - xp.mean(x, axis=0)
+    return centred / xp.sqrt(xp.mean(centred * centred, axis=0))
+
+
+def computation(frameworks: list[str]) -> None:
+    import array_api_compat
+
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((1000, 8)).astype(np.float32)
+    expected = standardize(base, np)
+    print("\nOne computation (standardize columns) on data from each framework:")
+    for name in frameworks:
+        t = ut.asarray(make(name, base))
+        try:
+            xp = array_api_compat.array_namespace(t.native)
+            where = f"ran in {name}"
+            result = ut.asarray(standardize(t.native, xp))
+        except TypeError:  # tensorflow has no Array API namespace yet
+            xp = array_api_compat.array_namespace(t.numpy())
+            where = "ran in numpy on a zero-copy view"
+            result = ut.asarray(standardize(t.numpy(), xp))
+        error = float(np.max(np.abs(result.numpy() - expected)))
+        status = "ok" if error < 1e-4 else "MISMATCH"
+        print(f"  {name:>18}: {where:<34} max |error| = {error:.1e}  {status}")
+        if status != "ok":
+            raise SystemExit(1)
+
+
+def main() -> None:
+    frameworks = installed()
+    print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")
+    if "jax" in frameworks:
+        import jax
+        jax.config.update("jax_enable_x64", True)  # keep float64 float64
+    matrix(frameworks)
+    computation(frameworks)
+
+
+if __name__ == "__main__":
+    main()
+    sys.exit(0)

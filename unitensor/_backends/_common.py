@@ -1,0 +1,77 @@
+"""Helpers shared by several adapters (each used by two or more)."""
+
+from __future__ import annotations
+
+from .. import _core
+from .._device import CPU_READABLE
+from .._dtypes import DTYPES, DType
+
+
+def buffer_from_dlpack(obj: object) -> _core.Buffer:
+    """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback."""
+    try:
+        capsule = obj.__dlpack__(max_version=_core.DLPACK_VERSION)  # type: ignore[attr-defined]
+    except TypeError:  # a producer from before DLPack 1.0 knows no max_version
+        capsule = obj.__dlpack__()  # type: ignore[attr-defined]
+    return _core.from_capsule(capsule)
+
+
+def immutable_buffer(capsule: object) -> _core.Buffer:
+    """Import a capsule of an immutable framework (jax, tensorflow) read-only.
+
+    Their legacy capsules cannot carry the READ_ONLY flag, so it is set here.
+    """
+    buf = _core.from_capsule(capsule)
+    buf.mark_readonly()
+    return buf
+
+
+class ForImmutableConsumer:
+    """``buf`` as seen by a framework that never writes into imported memory.
+
+    JAX asks for legacy capsules (no ``max_version``), which cannot carry the
+    read-only flag, so a read-only Buffer refuses them; JAX arrays are immutable,
+    so lending them read-only memory is safe.
+    """
+
+    __slots__ = ("buf",)
+
+    def __init__(self, buf: _core.Buffer) -> None:
+        self.buf = buf
+
+    def __dlpack__(self, *, stream: object = None, max_version: object = None,
+                   dl_device: object = None, copy: object = None) -> object:
+        if max_version is None and dl_device is None and copy is None:
+            return self.buf.export_legacy(allow_readonly=True)
+        return self.buf.__dlpack__(stream=stream, max_version=max_version,
+                                   dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.buf.__dlpack_device__()
+
+
+def numpy_dtype_table(np: object) -> dict[object, DType]:
+    """numpy dtype -> unitensor dtype (jax and array_api_strict use numpy's too)."""
+    table: dict[object, DType] = {np.dtype(n): d for n, d in DTYPES.items()  # type: ignore[attr-defined]
+                                  if n != "bfloat16"}
+    bf16 = ml_dtypes_bfloat16()
+    if bf16 is not None:
+        table[bf16] = DTYPES["bfloat16"]
+    return table
+
+
+def ml_dtypes_bfloat16() -> object | None:
+    """numpy's bfloat16 comes from ml_dtypes, when it is installed."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    import numpy as np
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def cpu_only_reason(buf: _core.Buffer, framework: str) -> str | None:
+    """Frameworks that only read CPU memory need a copy of anything else."""
+    if buf.device[0] in CPU_READABLE:
+        return None
+    return f"{framework} only reads CPU memory and the data is on another device"

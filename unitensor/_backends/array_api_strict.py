@@ -1,0 +1,71 @@
+"""array-api-strict: the standard's reference namespace (numpy memory inside)."""
+
+from __future__ import annotations
+
+import array_api_strict as xs
+import numpy as np
+from array_api_strict._array_object import Array
+
+from .. import _core
+from .._device import CPU, Device
+from .._dtypes import DTYPES, DType
+from .._errors import arg_error, describe
+from ._common import buffer_from_dlpack, cpu_only_reason
+
+NAME = "array_api_strict"
+module = xs
+_DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
+_TO_STRICT = {d: k for k, d in _DTYPES.items()}
+
+
+def native(obj: object) -> Array:
+    if isinstance(obj, Array):
+        return obj
+    raise arg_error(TypeError, "asarray", "obj", "an array_api_strict.Array",
+                    describe(obj))
+
+
+def dtype(x: Array) -> DType:
+    return _DTYPES[x.dtype]
+
+
+def device(x: Array) -> Device:
+    return CPU  # its extra devices are simulated; the memory is numpy's, on the CPU
+
+
+def readonly(x: Array) -> bool:
+    return False
+
+
+def export(x: Array) -> _core.Buffer:
+    return buffer_from_dlpack(x)
+
+
+def copy_reason(buf: _core.Buffer) -> str | None:
+    if buf.dtype == (4, 16, 1):
+        raise BufferError("array_api_strict has no bfloat16 dtype")
+    return cpu_only_reason(buf, "array_api_strict")
+
+
+def wrap(buf: _core.Buffer) -> Array:
+    return xs.from_dlpack(buf)
+
+
+def copy(x: Array) -> Array:
+    return xs.asarray(x, copy=True)
+
+
+def astype(x: Array, dtype: DType) -> Array:
+    return xs.astype(x, _TO_STRICT[dtype])
+
+
+def to_device(x: Array, device: Device) -> Array:
+    raise arg_error(ValueError, "to_device", "device",
+                    "cpu for array_api_strict arrays", repr(str(device)))
+
+
+def from_python(obj: object, dtype: DType | None) -> Array:
+    return xs.asarray(obj, dtype=None if dtype is None else _TO_STRICT[dtype])
+
+
+del np

@@ -1,0 +1,88 @@
+"""CuPy: CUDA arrays. Needs a GPU; every path here is tested on the GPU machine."""
+
+from __future__ import annotations
+
+import cupy
+
+from .. import _core
+from .._device import Device
+from .._dtypes import DTYPES, DType
+from .._errors import arg_error, describe
+from ._common import buffer_from_dlpack
+
+NAME = "cupy"
+module = cupy
+_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
+_TO_CUPY = {d: k for k, d in _DTYPES.items()}
+
+
+def native(obj: object) -> cupy.ndarray:
+    if isinstance(obj, cupy.ndarray):
+        return obj
+    raise arg_error(TypeError, "asarray", "obj", "a cupy.ndarray", describe(obj))
+
+
+def dtype(x: cupy.ndarray) -> DType:
+    try:
+        return _DTYPES[x.dtype]
+    except KeyError:
+        raise arg_error(TypeError, "asarray", "obj", "a supported dtype",
+                        f"cupy dtype {x.dtype}") from None
+
+
+def device(x: cupy.ndarray) -> Device:
+    return Device("cuda", x.device.id)
+
+
+def readonly(x: cupy.ndarray) -> bool:
+    return False
+
+
+def export(x: cupy.ndarray) -> _core.Buffer:
+    return buffer_from_dlpack(x)
+
+
+def copy_reason(buf: _core.Buffer) -> str | None:
+    if not _cuda_usable():
+        raise BufferError("cupy: no usable CUDA device (cupy is installed, but the "
+                          "CUDA driver or GPU is missing)")
+    if buf.device[0] not in (2, 13):
+        return "cupy reads CUDA memory only"
+    if buf.readonly:
+        return "the memory is read-only and cupy arrays are always writable"
+    return None
+
+
+def _cuda_usable() -> bool:
+    try:
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except cupy.cuda.runtime.CUDARuntimeError:
+        return False
+
+
+def wrap(buf: _core.Buffer) -> cupy.ndarray:
+    return cupy.from_dlpack(buf)
+
+
+def copy(x: cupy.ndarray) -> cupy.ndarray:
+    return x.copy()
+
+
+def astype(x: cupy.ndarray, dtype: DType) -> cupy.ndarray:
+    return x.astype(_TO_CUPY[dtype])
+
+
+def to_device(x: cupy.ndarray, device: Device) -> object:
+    if device.kind == "cpu":
+        return cupy.asnumpy(x)
+    with cupy.cuda.Device(device.index):
+        return cupy.asarray(x)
+
+
+def from_python(obj: object, dtype: DType | None) -> cupy.ndarray:
+    return cupy.asarray(obj, dtype=None if dtype is None else _TO_CUPY[dtype])
+
+
+def cuda_device_of(pointer: int) -> int:
+    """The CUDA device that holds ``pointer`` (for __cuda_array_interface__)."""
+    return cupy.cuda.runtime.pointerGetAttributes(pointer).device

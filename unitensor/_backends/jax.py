@@ -1,0 +1,108 @@
+"""JAX: immutable arrays on CPU or GPU.
+
+Quirks handled here (each measured, see docs/interop.md):
+- with x64 disabled (JAX's default), ``jax.dlpack.from_dlpack`` of 64-bit data
+  silently returns a 32-bit *copy*: refused, naming the ``jax_enable_x64`` switch.
+- JAX on CPU copies any buffer that is not 64-byte aligned, and any layout that is
+  not row-major compact: copied by unitensor (64-byte aligned), and reported.
+- JAX arrays are immutable: exports are read-only.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.dlpack
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _core
+from .._device import CPU, Device
+from .._dtypes import DType
+from .._errors import arg_error, describe
+from ._common import ForImmutableConsumer, immutable_buffer, numpy_dtype_table
+
+NAME = "jax"
+module = jnp
+_DTYPES = numpy_dtype_table(np)
+_TO_JAX = {d: k for k, d in _DTYPES.items()}
+_WIDE = {(0, 64, 1), (1, 64, 1), (2, 64, 1), (5, 128, 1)}
+_ALIGNMENT = 64
+
+
+def native(obj: object) -> jax.Array:
+    if isinstance(obj, jax.Array):
+        return obj
+    raise arg_error(TypeError, "asarray", "obj", "a jax.Array", describe(obj))
+
+
+def dtype(x: jax.Array) -> DType:
+    try:
+        return _DTYPES[x.dtype]
+    except KeyError:
+        raise arg_error(TypeError, "asarray", "obj", "a supported dtype",
+                        f"jax dtype {x.dtype}") from None
+
+
+def device(x: jax.Array) -> Device:
+    devices = x.devices()
+    if len(devices) != 1:
+        raise arg_error(ValueError, "asarray", "obj", "a jax.Array on one device",
+                        f"an array sharded over {len(devices)} devices")
+    (dev,) = devices
+    if dev.platform == "cpu":
+        return CPU
+    if dev.platform in ("gpu", "cuda"):
+        return Device("cuda", dev.local_hardware_id or 0)
+    if dev.platform == "rocm":
+        return Device("rocm", dev.local_hardware_id or 0)
+    raise arg_error(ValueError, "asarray", "obj", "a jax.Array on cpu or gpu",
+                    f"an array on {dev.platform}")
+
+
+def readonly(x: jax.Array) -> bool:
+    return True
+
+
+def export(x: jax.Array) -> _core.Buffer:
+    return immutable_buffer(x.__dlpack__())
+
+
+def copy_reason(buf: _core.Buffer) -> str | None:
+    if buf.dtype in _WIDE and not jax.config.jax_enable_x64:
+        raise BufferError(
+            "jax: 64-bit data cannot be shared with JAX while x64 is disabled "
+            "(jax.dlpack.from_dlpack would return a 32-bit copy); enable it with "
+            "jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1")
+    if buf.device[0] == 1:
+        if not buf.c_contiguous:
+            return "JAX on CPU accepts only row-major compact memory"
+        if buf.size and buf.data_ptr % _ALIGNMENT:
+            return ("JAX on CPU copies memory that is not 64-byte aligned "
+                    f"(this data is {buf.alignment}-byte aligned)")
+    return None
+
+
+def wrap(buf: _core.Buffer) -> jax.Array:
+    x = jax.dlpack.from_dlpack(ForImmutableConsumer(buf))
+    if buf.size and buf.device[0] == 1 and x.unsafe_buffer_pointer() != buf.data_ptr:
+        # Our checks above should make this unreachable; never hand out a silent copy.
+        raise BufferError("jax: jax.dlpack.from_dlpack copied the data although "
+                          "unitensor expected it to share it")
+    return x
+
+
+def copy(x: jax.Array) -> jax.Array:
+    return jnp.array(x, copy=True)
+
+
+def astype(x: jax.Array, dtype: DType) -> jax.Array:
+    return x.astype(_TO_JAX[dtype])
+
+
+def to_device(x: jax.Array, device: Device) -> jax.Array:
+    platform = "cpu" if device.kind == "cpu" else "gpu"
+    return jax.device_put(x, jax.devices(platform)[device.index])
+
+
+def from_python(obj: object, dtype: DType | None) -> jax.Array:
+    return jnp.asarray(obj, dtype=None if dtype is None else _TO_JAX[dtype])

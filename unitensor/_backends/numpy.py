@@ -1,0 +1,107 @@
+"""numpy: always installed; the default owner and the natural owner of CPU memory."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._device import CPU, Device
+from .._dtypes import DType, bfloat16
+from .._errors import arg_error, describe
+from ._common import buffer_from_dlpack, cpu_only_reason, numpy_dtype_table
+
+NAME = "numpy"
+module = np
+_DTYPES = numpy_dtype_table(np)
+_TO_NUMPY = {d: k for k, d in _DTYPES.items()}
+_BFLOAT16 = _TO_NUMPY.get(bfloat16)
+
+
+def native(obj: object) -> np.ndarray:
+    if isinstance(obj, np.ndarray):
+        return obj
+    if isinstance(obj, np.generic):  # numpy scalars become 0-d arrays
+        return np.asarray(obj)
+    raise arg_error(TypeError, "asarray", "obj", "a numpy.ndarray or numpy scalar",
+                    describe(obj))
+
+
+def dtype(x: np.ndarray) -> DType:
+    try:
+        return _DTYPES[x.dtype]
+    except KeyError:
+        raise unsupported_dtype(x.dtype) from None
+
+
+def unsupported_dtype(dt: np.dtype) -> BufferError:
+    if dt.kind in "biufc" and not dt.isnative:
+        accepted = "native byte order (pass copy=True or copy=None to swap it)"
+    else:
+        accepted = ("bool, (u)int8-64, float16/32/64, bfloat16, complex64/128 in "
+                    "native byte order")
+    return arg_error(BufferError, "asarray", "obj", f"a dtype with {accepted}",
+                     f"numpy dtype {dt.str!r}")
+
+
+def device(x: np.ndarray) -> Device:
+    return CPU
+
+
+def readonly(x: np.ndarray) -> bool:
+    return not x.flags.writeable
+
+
+def export(x: np.ndarray) -> _core.Buffer:
+    if x.dtype == _BFLOAT16:  # numpy's DLPack export refuses ml_dtypes' bfloat16
+        return _core.from_array_interface(x, dtype=bfloat16.dlpack)
+    return buffer_from_dlpack(x)
+
+
+def copy_reason(buf: _core.Buffer) -> str | None:
+    return cpu_only_reason(buf, "numpy")
+
+
+def wrap(buf: _core.Buffer) -> np.ndarray:
+    if buf.dtype == (4, 16, 1):  # bfloat16: numpy's DLPack import refuses it
+        if _BFLOAT16 is None:
+            raise BufferError("numpy cannot hold bfloat16 without ml_dtypes; "
+                              "pip install ml_dtypes")
+        return np.asarray(buf).view(_BFLOAT16)  # numpy sees '|V2' through the interface
+    return np.from_dlpack(buf)
+
+
+def copy(x: np.ndarray) -> np.ndarray:
+    return x.copy()
+
+
+def astype(x: np.ndarray, dtype: DType) -> np.ndarray:
+    return x.astype(numpy_dtype(dtype))
+
+
+def numpy_dtype(dtype: DType) -> np.dtype:
+    try:
+        return _TO_NUMPY[dtype]
+    except KeyError:
+        raise BufferError("numpy cannot hold bfloat16 without ml_dtypes; "
+                          "pip install ml_dtypes") from None
+
+
+def to_device(x: np.ndarray, device: Device) -> np.ndarray:
+    raise arg_error(ValueError, "to_device", "device", "cpu for numpy arrays",
+                    repr(str(device)))
+
+
+def from_python(obj: object, dtype: DType | None) -> np.ndarray:
+    x = np.asarray(obj, dtype=None if dtype is None else numpy_dtype(dtype))
+    if x.dtype.kind not in "biufc":
+        raise arg_error(TypeError, "asarray", "obj",
+                        "a Python scalar or nested sequence of bool, int, float or "
+                        "complex", f"elements that make numpy dtype {x.dtype.str!r}")
+    return x
+
+
+def fix_byte_order(x: np.ndarray) -> np.ndarray | None:
+    """A native-order copy of a byte-swapped array, or None if it is not one."""
+    if x.dtype.kind in "biufc" and not x.dtype.isnative:
+        return x.astype(x.dtype.newbyteorder("="))
+    return None

@@ -1,0 +1,90 @@
+"""TensorFlow: immutable eager tensors, exchanged through ``tf.experimental.dlpack``.
+
+Quirks handled here:
+- ``tf.Tensor`` exchanges memory only through ``tf.experimental.dlpack`` and only
+  in the legacy capsule format, which cannot carry the read-only flag; since TF
+  tensors are immutable, read-only memory may be lent to TF, and memory exported
+  by TF is marked read-only here.
+- ``tf.convert_to_tensor`` and ``tf.Tensor.numpy()`` copy; the DLPack route does not.
+- TF accepts only row-major compact memory ("Invalid strides array from DLPack"):
+  anything else is copied and reported.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from .. import _core
+from .._device import CPU, Device
+from .._dtypes import DTYPES, DType
+from .._errors import arg_error, describe
+from ._common import cpu_only_reason, immutable_buffer
+
+NAME = "tensorflow"
+module = tf
+_DTYPES = {tf.dtypes.as_dtype(n): d for n, d in DTYPES.items()}
+_TO_TF = {d: t for t, d in _DTYPES.items()}
+
+
+def native(obj: object) -> tf.Tensor:
+    if isinstance(obj, tf.Variable):
+        return obj.value()  # the variable's current value, as an eager tensor
+    if isinstance(obj, tf.Tensor) and hasattr(obj, "numpy"):
+        return obj
+    raise arg_error(TypeError, "asarray", "obj", "an eager tf.Tensor or tf.Variable",
+                    describe(obj))
+
+
+def dtype(x: tf.Tensor) -> DType:
+    try:
+        return _DTYPES[x.dtype]
+    except KeyError:
+        raise arg_error(TypeError, "asarray", "obj", "a supported dtype",
+                        f"tensorflow dtype {x.dtype.name}") from None
+
+
+def device(x: tf.Tensor) -> Device:
+    kind, _, index = x.device.rpartition("device:")[2].partition(":")
+    if kind == "CPU":
+        return CPU
+    if kind == "GPU":
+        return Device("cuda", int(index or 0))
+    raise arg_error(ValueError, "asarray", "obj", "a tensor on CPU or GPU",
+                    f"a tensor on {x.device!r}")
+
+
+def readonly(x: tf.Tensor) -> bool:
+    return True
+
+
+def export(x: tf.Tensor) -> _core.Buffer:
+    return immutable_buffer(tf.experimental.dlpack.to_dlpack(x))
+
+
+def copy_reason(buf: _core.Buffer) -> str | None:
+    if not buf.c_contiguous:
+        return "TensorFlow accepts only row-major compact memory"
+    return cpu_only_reason(buf, "tensorflow (as built here)")
+
+
+def wrap(buf: _core.Buffer) -> tf.Tensor:
+    # TF never writes into a tensor, so lending it read-only memory is safe.
+    return tf.experimental.dlpack.from_dlpack(buf.export_legacy(allow_readonly=True))
+
+
+def copy(x: tf.Tensor) -> tf.Tensor:
+    return tf.raw_ops.DeepCopy(x=x)  # tf.identity may forward the same buffer
+
+
+def astype(x: tf.Tensor, dtype: DType) -> tf.Tensor:
+    return tf.cast(x, _TO_TF[dtype])
+
+
+def to_device(x: tf.Tensor, device: Device) -> tf.Tensor:
+    name = "/CPU:0" if device.kind == "cpu" else f"/GPU:{device.index}"
+    with tf.device(name):
+        return tf.identity(x)
+
+
+def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
+    return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])

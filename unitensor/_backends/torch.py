@@ -1,0 +1,103 @@
+"""PyTorch: CPU and CUDA tensors.
+
+Quirks handled here:
+- torch has no read-only tensors and ``torch.from_dlpack`` aliases read-only memory
+  as writable; unitensor copies instead (never a writable alias of read-only data).
+- torch tensors cannot have negative strides, and importing such a DLPack tensor
+  can abort the process (pytorch#188023): copied before torch sees it.
+- tensors that require grad, or carry a lazy conj/neg bit, refuse ``__dlpack__``:
+  detached (no copy) or resolved (a copy) first.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .. import _core
+from .._device import CPU, Device
+from .._dtypes import DTYPES, DType
+from .._errors import arg_error, copy_or_refuse, describe
+from ._common import buffer_from_dlpack
+
+NAME = "torch"
+module = torch
+_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
+_TO_TORCH = {d: t for t, d in _DTYPES.items()}
+
+
+def native(obj: object) -> torch.Tensor:
+    if isinstance(obj, torch.Tensor):
+        return obj
+    raise arg_error(TypeError, "asarray", "obj", "a torch.Tensor", describe(obj))
+
+
+def dtype(x: torch.Tensor) -> DType:
+    try:
+        return _DTYPES[x.dtype]
+    except KeyError:
+        raise arg_error(TypeError, "asarray", "obj",
+                        f"a tensor of one of {sorted(n for n in DTYPES)}",
+                        f"torch dtype {x.dtype}") from None
+
+
+def device(x: torch.Tensor) -> Device:
+    dev = x.device
+    if dev.type == "cpu":
+        return CPU
+    if dev.type == "cuda":
+        return Device("cuda", dev.index or 0)
+    raise arg_error(ValueError, "asarray", "obj", "a torch tensor on cpu or cuda",
+                    f"a tensor on {dev}")
+
+
+def readonly(x: torch.Tensor) -> bool:
+    return False
+
+
+def export(x: torch.Tensor) -> _core.Buffer:
+    if x.requires_grad:
+        x = x.detach()  # same memory; the graph stays with the original tensor
+    if x.is_conj() or x.is_neg():
+        copy_or_refuse("asarray", "obj", None,
+                       "torch keeps a lazy conjugate/negation bit that DLPack "
+                       "cannot carry")
+        x = x.resolve_conj().resolve_neg()
+    return buffer_from_dlpack(x)
+
+
+def copy_reason(buf: _core.Buffer) -> str | None:
+    if buf.readonly:
+        return ("the memory is read-only and torch tensors are always writable "
+                "(torch.from_dlpack would alias it as writable)")
+    if any(s < 0 for s in buf.strides):
+        return "torch tensors cannot have negative strides"
+    if buf.device[0] == 2 and not torch.backends.cuda.is_built():
+        raise BufferError("torch: the data is in CUDA memory and this build of "
+                          "torch has no CUDA support")
+    if buf.device[0] not in (1, 2):
+        return "torch reads CPU and CUDA memory only"
+    return None
+
+
+def wrap(buf: _core.Buffer) -> torch.Tensor:
+    return torch.from_dlpack(buf)
+
+
+def copy(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+def astype(x: torch.Tensor, dtype: DType) -> torch.Tensor:
+    return x.to(torch_dtype(dtype))
+
+
+def torch_dtype(dtype: DType) -> torch.dtype:
+    return _TO_TORCH[dtype]
+
+
+def to_device(x: torch.Tensor, device: Device) -> torch.Tensor:
+    return x.to(str(device))
+
+
+def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
+    return torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))

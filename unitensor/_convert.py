@@ -1,0 +1,249 @@
+"""Where memory crosses between frameworks: asarray, from_dlpack and the views.
+
+The copy rule lives here, in one place: a framework that cannot alias some
+memory says why (``copy_reason``); the copy then happens only if the caller's
+``copy`` allows it, and ``copy=None`` reports it with a :class:`CopyWarning`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _backends, _core, _tensor
+from ._device import CPU_READABLE, Device, parse
+from ._dtypes import DType
+from ._errors import arg_error, copy_or_refuse, describe
+
+_SCALARS = (bool, int, float, complex)
+_ACCEPTED = ("an array from numpy, torch, jax, cupy, tensorflow or array_api_strict, "
+             "a DLPack capsule, an object with __dlpack__, __array_interface__, "
+             "__cuda_array_interface__ or the buffer protocol, a Python scalar or a "
+             "nested sequence of numbers")
+
+
+def _capsule_type() -> type:
+    import datetime  # any C module's capsule tells us the PyCapsule type
+    return type(datetime.datetime_CAPI)
+
+
+_CAPSULE_TYPE = _capsule_type()
+
+
+def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
+            copy: bool | None = None) -> _tensor.Tensor:
+    """Wrap ``obj`` as a Tensor, zero-copy where it is already an array.
+
+    ``obj`` may be a Tensor, an array of numpy, torch, jax, cupy, tensorflow or
+    array_api_strict (the Tensor is then owned by that framework), a DLPack
+    capsule, any object exporting ``__dlpack__``, ``__cuda_array_interface__``,
+    ``__array_interface__`` or the buffer protocol, a Python scalar, or a nested
+    sequence of them. ``copy`` follows the Array API: ``True`` always copies,
+    ``False`` never does (``ValueError`` where one would be needed), ``None``
+    copies only when it must.
+    """
+    kind = type(obj)
+    if kind is _tensor.Tensor:
+        t = obj
+    else:
+        backend = _backends.for_type(kind)
+        if backend is not None:
+            t = _from_native(backend, obj, copy)
+        else:
+            t = _from_foreign(obj, dtype, "asarray")
+            if t is None:
+                return _from_python(obj, _dtype(dtype), device, copy)
+    if dtype is None and device is None and copy is None:
+        return t
+    return _adjust(t, _dtype(dtype), device, copy, "asarray")
+
+
+def from_dlpack(x: Any, /, *, device: Any = None,
+                copy: bool | None = None) -> _tensor.Tensor:
+    """Import ``x`` (an object with ``__dlpack__``, or a DLPack capsule).
+
+    Arrays of a known framework stay owned by it; anything else is wrapped by
+    the natural owner of its device (numpy for CPU memory, cupy for CUDA).
+    """
+    kind = type(x)
+    if kind is _tensor.Tensor or (
+            _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
+        return asarray(x, device=device, copy=copy)
+    if kind is _CAPSULE_TYPE:
+        buf = _core.from_capsule(x)
+    elif hasattr(x, "__dlpack__"):
+        buf = _backends._common.buffer_from_dlpack(x)
+    else:
+        raise arg_error(TypeError, "from_dlpack", "x",
+                        "an object with __dlpack__ or a DLPack capsule", describe(x))
+    t = _from_buffer(buf, "from_dlpack")
+    if device is None and copy is None:
+        return t
+    return _adjust(t, None, device, copy, "from_dlpack")
+
+
+def view(t: _tensor.Tensor, framework: str, copy: bool | None,
+         func: str) -> Any:
+    """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy."""
+    if copy is None or copy is False:
+        cached = t._memory.views.get(framework)
+        if cached is not None:
+            return cached
+        if framework == t._backend.NAME:
+            return t._native
+    elif copy is not True:
+        raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
+    target = _backends.get(framework, func)
+    buf = buffer_of(t)
+    reason = target.copy_reason(buf)
+    if copy is True or reason is not None:
+        if copy is not True:
+            copy_or_refuse(func, "copy", copy, f"{reason}")
+        return target.wrap(_copied_buffer(t, buf, target))
+    native = target.wrap(buf)
+    t._memory.views[framework] = native
+    return native
+
+
+def buffer_of(t: _tensor.Tensor) -> _core.Buffer:
+    """The Buffer over ``t``'s memory, exported from its owner on first need."""
+    memory = t._memory
+    buf = memory.buffer
+    if buf is None:
+        buf = memory.buffer = t._backend.export(t._native)
+    return buf
+
+
+def default_owner() -> str:
+    from ._config import default_owner as current
+    return current()
+
+
+# -- helpers ---------------------------------------------------------------------
+def _from_native(backend: Any, obj: Any, copy: bool | None) -> _tensor.Tensor:
+    native = backend.native(obj)
+    try:
+        backend.dtype(native)
+    except BufferError:
+        fixed = backend.fix_byte_order(native) if backend.NAME == "numpy" else None
+        if fixed is None:
+            raise
+        copy_or_refuse("asarray", "obj", copy, "the array is in non-native byte order")
+        native = fixed
+    return _tensor._make(backend, native)
+
+
+def _from_foreign(obj: Any, dtype: Any, func: str) -> _tensor.Tensor | None:
+    """A Tensor for a capsule or a protocol object; None for anything else."""
+    kind = type(obj)
+    if kind is _CAPSULE_TYPE:
+        return _from_buffer(_core.from_capsule(obj), func)
+    if hasattr(kind, "__dlpack__"):
+        return _from_buffer(_backends._common.buffer_from_dlpack(obj), func)
+    if hasattr(obj, "__cuda_array_interface__"):
+        device_id = _cuda_device_of(obj.__cuda_array_interface__["data"][0])
+        return _from_buffer(_core.from_cuda_array_interface(obj, device_id), func)
+    if hasattr(obj, "__array_interface__"):
+        return _from_buffer(_core.from_array_interface(obj), func)
+    if kind not in (str, list, tuple) and not isinstance(obj, _SCALARS):
+        try:
+            memoryview(obj).release()
+        except TypeError:
+            return None
+        return _from_buffer(_core.from_buffer(obj), func)
+    return None
+
+
+def _from_buffer(buf: _core.Buffer, func: str) -> _tensor.Tensor:
+    """Wrap a foreign Buffer by its device's natural framework."""
+    if buf.device[0] in CPU_READABLE:
+        owner = _backends.get("numpy", func)
+    elif buf.device[0] in (2, 13):
+        owner = _natural_cuda_owner(func)
+    else:
+        raise arg_error(BufferError, func, "x", "memory on a CPU or CUDA device",
+                        f"memory on device {Device.from_dlpack(buf.device)}")
+    reason = owner.copy_reason(buf)
+    if reason is not None:  # e.g. numpy cannot see memory on another device
+        raise BufferError(f"{func}(): {reason}")
+    return _tensor._make(owner, owner.wrap(buf), _tensor._Memory(buf))
+
+
+def _natural_cuda_owner(func: str) -> Any:
+    """cupy where installed, else torch (which refuses if built without CUDA)."""
+    for name in ("cupy", "torch"):
+        try:
+            return _backends.get(name, func)
+        except ImportError:
+            continue
+    raise BufferError(f"{func}(): the data is in CUDA memory, which needs cupy or "
+                      "torch built with CUDA; neither is installed")
+
+
+def _cuda_device_of(pointer: int) -> int:
+    return _natural_cuda_owner("asarray").cuda_device_of(pointer)
+
+
+def _from_python(obj: Any, dtype: DType | None, device: Any,
+                 copy: bool | None) -> _tensor.Tensor:
+    """A new array of the default owner from Python scalars and sequences."""
+    if not isinstance(obj, (*_SCALARS, list, tuple)):
+        raise arg_error(TypeError, "asarray", "obj", _ACCEPTED, describe(obj))
+    if copy is False:
+        raise arg_error(ValueError, "asarray", "copy",
+                        "True or None for Python data (making an array copies it)",
+                        "False")
+    owner = _backends.get(default_owner())
+    t = _tensor._make(owner, owner.from_python(obj, dtype))
+    return t if device is None and copy is None else _adjust(
+        t, None, device, copy if copy is not True else None, "asarray")
+
+
+def _dtype(dtype: Any) -> DType | None:
+    if dtype is None or isinstance(dtype, DType):
+        return dtype
+    from ._dtypes import from_name
+    found = from_name(getattr(dtype, "name", dtype)) if isinstance(
+        getattr(dtype, "name", dtype), str) else None
+    if found is None:
+        raise arg_error(TypeError, "asarray", "dtype",
+                        "a unitensor dtype such as unitensor.float32, or its name",
+                        describe(dtype))
+    return found
+
+
+def _copied_buffer(t: _tensor.Tensor, buf: _core.Buffer, target: Any) -> _core.Buffer:
+    """A fresh, aligned, compact copy of ``t``'s memory for ``target``."""
+    if buf.device[0] in CPU_READABLE:
+        return buf.copy()
+    # Device memory: the owner copies it (to the CPU if the target needs that).
+    native = t._backend.copy(t._native)
+    copied = t._backend.export(native)
+    if target.copy_reason(copied) is not None:
+        native = t._backend.to_device(native, Device("cpu"))
+        return _backends.get("numpy").export(native)
+    return copied
+
+
+def _adjust(t: _tensor.Tensor, dtype: DType | None, device: Any,
+            copy: bool | None, func: str) -> _tensor.Tensor:
+    """Apply asarray's dtype/device/copy arguments to ``t``."""
+    if copy not in (None, True, False):
+        raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
+    backend, native = t._backend, t._native
+    changed = False
+    if dtype is not None and dtype != backend.dtype(native):
+        if copy is False:
+            raise arg_error(ValueError, func, "copy",
+                            "True or None to convert the dtype (a copy)", "False")
+        native, changed = backend.astype(native, dtype), True
+    if device is not None:
+        target = parse(device, func)
+        if target != backend.device(native):
+            if copy is False:
+                raise arg_error(ValueError, func, "copy",
+                                "True or None to move to another device (a copy)",
+                                "False")
+            native, changed = backend.to_device(native, target), True
+    if copy is True and not changed:
+        native, changed = backend.copy(native), True
+    return _tensor._make(backend, native) if changed else t

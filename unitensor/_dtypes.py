@@ -1,0 +1,73 @@
+"""unitensor's data types: one table, mapped to every framework by name.
+
+Every framework spells these dtypes the same way (``numpy.float32``,
+``torch.float32``, ``jax.numpy.float32``, ``tf.float32``); bfloat16 in numpy and
+jax comes from ml_dtypes. The DLPack code and bit width make the Buffer's dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# DLPack type codes (see ext/dlpack.h).
+_INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
+
+
+class DType:
+    """A data type, independent of any framework. Compare with ``==``."""
+
+    __slots__ = ("name", "kind", "dlpack", "itemsize")
+
+    def __init__(self, name: str, kind: str, code: int, bits: int) -> None:
+        self.name: Final = name
+        self.kind: Final = kind  # 'bool', 'signed integer', 'unsigned integer', ...
+        self.dlpack: Final = (code, bits, 1)
+        self.itemsize: Final = bits // 8
+
+    def __repr__(self) -> str:
+        return f"unitensor.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+# name, Array API kind, DLPack code, bits: the one table of dtypes.
+_TABLE = [
+    ("bool", "bool", _BOOL, 8),
+    ("int8", "signed integer", _INT, 8),
+    ("int16", "signed integer", _INT, 16),
+    ("int32", "signed integer", _INT, 32),
+    ("int64", "signed integer", _INT, 64),
+    ("uint8", "unsigned integer", _UINT, 8),
+    ("uint16", "unsigned integer", _UINT, 16),
+    ("uint32", "unsigned integer", _UINT, 32),
+    ("uint64", "unsigned integer", _UINT, 64),
+    ("float16", "real floating", _FLOAT, 16),
+    ("bfloat16", "real floating", _BFLOAT, 16),
+    ("float32", "real floating", _FLOAT, 32),
+    ("float64", "real floating", _FLOAT, 64),
+    ("complex64", "complex floating", _COMPLEX, 64),
+    ("complex128", "complex floating", _COMPLEX, 128),
+]
+
+DTYPES: Final[dict[str, DType]] = {row[0]: DType(*row) for row in _TABLE}
+_BY_DLPACK: Final[dict[tuple[int, int, int], DType]] = {
+    d.dlpack: d for d in DTYPES.values()}
+
+bool_ = DTYPES["bool"]
+int8, int16, int32, int64 = (DTYPES[n] for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (
+    DTYPES[n] for n in ("uint8", "uint16", "uint32", "uint64"))
+float16, bfloat16, float32, float64 = (
+    DTYPES[n] for n in ("float16", "bfloat16", "float32", "float64"))
+complex64, complex128 = DTYPES["complex64"], DTYPES["complex128"]
+
+
+def from_dlpack_code(code: tuple[int, int, int]) -> DType:
+    """The dtype of a Buffer (the C layer has validated the code already)."""
+    return _BY_DLPACK[code]
+
+
+def from_name(name: str) -> DType | None:
+    """The dtype whose framework-independent name is ``name``, or None."""
+    return DTYPES.get(name)

@@ -1,0 +1,51 @@
+"""One helper builds every error message, so that none can drift.
+
+Every message reads ``"{func}(): {arg}: expected {accepted}, got {received}"``:
+the function that refused, the argument it refused, what it accepts, and what it
+was given. ``describe`` names a received object the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+
+class CopyWarning(UserWarning):
+    """A conversion could not alias the memory and made a copy (``copy=None``).
+
+    Pass ``copy=True`` to ask for the copy explicitly (silently), or
+    ``copy=False`` to get a ``BufferError`` instead.
+    """
+
+
+def describe(obj: object) -> str:
+    """Name a received value: its type, and the value itself when short."""
+    kind = type(obj)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else (
+        f"{kind.__module__}.{kind.__qualname__}")
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
+        text = repr(obj)
+        if len(text) <= 40:
+            return f"{text} of type '{name}'" if obj is not None else "None"
+    return f"an object of type '{name}'"
+
+
+def arg_error(exc: type[Exception], func: str, arg: str, accepted: str,
+              received: str) -> Exception:
+    """Build ``exc`` with the project's one message format."""
+    return exc(f"{func}(): {arg}: expected {accepted}, got {received}")
+
+
+def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str) -> None:
+    """Allow a copy the caller did not forbid, and report it.
+
+    ``copy=False`` raises ``BufferError``; ``copy=None`` warns with
+    :class:`CopyWarning`; ``copy=True`` copies silently, as asked.
+    """
+    if copy is False:
+        raise BufferError(f"{func}(): {arg}: cannot share memory without a copy "
+                          f"({reason}) and copy=False forbids one")
+    if copy is None:
+        warnings.warn(f"{func}(): copied because {reason}; pass copy=True to allow "
+                      "it silently or copy=False to refuse it", CopyWarning,
+                      stacklevel=4)

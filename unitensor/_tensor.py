@@ -1,0 +1,147 @@
+"""The Tensor: an array owned by one framework, viewable from all of them."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from . import _convert
+from ._device import Device
+from ._dtypes import DType
+
+
+class _Memory:
+    """What every Tensor aliasing the same memory shares.
+
+    ``buffer`` is the ``_core.Buffer`` over the memory, made the first time the
+    memory must cross to another framework; ``views`` caches the zero-copy arrays
+    already made for other frameworks, so ``.torch()`` twice converts once.
+    """
+
+    __slots__ = ("buffer", "views")
+
+    def __init__(self, buffer: Any = None) -> None:
+        self.buffer = buffer
+        self.views: dict[str, Any] = {}
+
+
+class Tensor:
+    """An array of any framework, seen through one type.
+
+    Make one with :func:`unitensor.asarray` or :func:`unitensor.from_dlpack`.
+    ``owner`` is the framework holding the array (``native``); ``.numpy()``,
+    ``.torch()``, ``.jax()``, ``.tf()`` and ``.cupy()`` give the same memory to
+    another framework without copying, made once and cached.
+    """
+
+    __slots__ = ("_backend", "_native", "_memory", "__weakref__")
+
+    _backend: ModuleType
+    _native: Any
+    _memory: _Memory
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("Tensor(): use unitensor.asarray(obj) or "
+                        "unitensor.from_dlpack(obj) to make a Tensor")
+
+    # -- what it is ---------------------------------------------------------
+    @property
+    def owner(self) -> str:
+        """The framework that holds the array: 'numpy', 'torch', 'jax', ..."""
+        return self._backend.NAME
+
+    @property
+    def native(self) -> Any:
+        """The owner framework's own array object."""
+        return self._native
+
+    @property
+    def dtype(self) -> DType:
+        return self._backend.dtype(self._native)
+
+    @property
+    def device(self) -> Device:
+        return self._backend.device(self._native)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._native.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._native.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self._native.shape:
+            n *= int(d)
+        return n
+
+    @property
+    def readonly(self) -> bool:
+        """True where the memory must not be written (read-only or immutable)."""
+        buf = self._memory.buffer
+        return self._backend.readonly(self._native) or (
+            buf is not None and buf.readonly)
+
+    # -- the same memory, for every framework ---------------------------------
+    def to(self, framework: str, *, copy: bool | None = None) -> Tensor:
+        """A Tensor owned by ``framework``, sharing this memory."""
+        native = _convert.view(self, framework, copy, "to")
+        if native is self._native:
+            return self
+        memory = self._memory if copy is not True else _Memory()
+        return _make(self._backend_of(framework), native, memory)
+
+    def numpy(self, *, copy: bool | None = None) -> Any:
+        """The memory as a ``numpy.ndarray`` (read-only where the data is)."""
+        return _convert.view(self, "numpy", copy, "numpy")
+
+    def torch(self, *, copy: bool | None = None) -> Any:
+        """The memory as a ``torch.Tensor``."""
+        return _convert.view(self, "torch", copy, "torch")
+
+    def jax(self, *, copy: bool | None = None) -> Any:
+        """The memory as a ``jax.Array``."""
+        return _convert.view(self, "jax", copy, "jax")
+
+    def tf(self, *, copy: bool | None = None) -> Any:
+        """The memory as a ``tf.Tensor``."""
+        return _convert.view(self, "tensorflow", copy, "tf")
+
+    def cupy(self, *, copy: bool | None = None) -> Any:
+        """The memory as a ``cupy.ndarray`` (CUDA memory only)."""
+        return _convert.view(self, "cupy", copy, "cupy")
+
+    @staticmethod
+    def _backend_of(framework: str) -> ModuleType:
+        from . import _backends
+        return _backends.get(framework)
+
+    # -- protocols ------------------------------------------------------------
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
+                   dl_device: Any = None, copy: Any = None) -> Any:
+        """Export through DLPack (Array API 2024.12 signature)."""
+        return _convert.buffer_of(self).__dlpack__(
+            stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device.dlpack
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        array = self.numpy(copy=copy)
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __repr__(self) -> str:
+        return (f"unitensor.Tensor({self._native!r}, owner={self.owner!r}, "
+                f"dtype={self.dtype.name}, device={self.device})")
+
+
+def _make(backend: ModuleType, native: Any, memory: _Memory | None = None) -> Tensor:
+    """Wrap ``native`` (already the backend's array) without any checks."""
+    t = object.__new__(Tensor)
+    t._backend = backend
+    t._native = native
+    t._memory = _Memory() if memory is None else memory
+    return t
