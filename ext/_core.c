@@ -755,6 +755,10 @@ import_interface(PyObject *obj, const char *attr, Source source, DLDevice device
             goto fail;
         }
         for (int i = 0; i < ndim; i++) {
+            if (b->shape[i] <= 1) {
+                b->strides[i] = 1; /* never stepped: any value is valid */
+                continue;
+            }
             if (b->strides[i] % itemsize != 0) {
                 arg_error(PyExc_BufferError, func, "strides",
                           "byte strides that are multiples of the item size",
@@ -898,6 +902,10 @@ from_buffer(PyObject *module, PyObject *obj)
     b->ndim = v->ndim;
     for (int i = 0; i < v->ndim; i++) {
         b->shape[i] = v->shape[i];
+        if (v->shape[i] <= 1) {
+            b->strides[i] = 1; /* never stepped: any value is valid */
+            continue;
+        }
         if (v->strides[i] % v->itemsize != 0) {
             arg_error(PyExc_BufferError, func, "obj",
                       "strides that are multiples of the item size", "stride %zd",

@@ -74,6 +74,7 @@ class Counters:
 counters = Counters()
 _records: dict[int, tuple] = {}  # struct address -> everything kept alive for it
 _deleted: set[int] = set()
+_unmanaged: list[tuple] = []  # forged with a NULL deleter: kept forever
 _names: dict[bytes, ctypes.Array] = {}  # capsule names outlive their capsules
 
 
@@ -108,11 +109,8 @@ def _capsule_destructor(capsule) -> None:
     name = _capsule_name(capsule)
     if name is not None and not name.startswith(b"used_"):
         address = _capsule_pointer(capsule, name)
-        record = _records.get(address)
-        if record is not None and record[1]:
+        if address in _records:
             _deleter(address)
-        elif record is not None:  # a NULL deleter: the producer frees it here
-            _records.pop(address, None)
 
 
 def forge(array: np.ndarray | None = None, *, shape=None, strides=None, dtype=None,
@@ -157,9 +155,32 @@ def forge(array: np.ndarray | None = None, *, shape=None, strides=None, dtype=No
         default_name = b"dltensor"
     name = default_name if name is None else name
     address = ctypes.addressof(managed)
+    keep = (managed, deleter, array, shape_arr, strides_arr)
     with counters.lock:
         counters.created += 1
-        _records[address] = (managed, deleter, array, shape_arr, strides_arr)
+        if deleter:
+            _records[address] = keep
+        else:  # a NULL deleter: the producer keeps the memory for good
+            _unmanaged.append(keep)
     if name not in _names:
         _names[name] = ctypes.create_string_buffer(name)
     return _capsule_new(address, _names[name], _capsule_destructor)
+
+
+_py_capsule_name = ctypes.pythonapi.PyCapsule_GetName
+_py_capsule_name.restype = ctypes.c_char_p
+_py_capsule_name.argtypes = [ctypes.py_object]
+_py_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_py_capsule_pointer.restype = ctypes.c_void_p
+_py_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def capsule_name(capsule) -> bytes:
+    """The current name of a live capsule (consumers rename it to 'used_*')."""
+    return _py_capsule_name(capsule)
+
+
+def versioned_tensor(capsule) -> DLManagedTensorVersioned:
+    """The struct inside an unconsumed 'dltensor_versioned' capsule."""
+    address = _py_capsule_pointer(capsule, b"dltensor_versioned")
+    return DLManagedTensorVersioned.from_address(address)

@@ -26,7 +26,7 @@ def describe(obj: object) -> str:
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
         text = repr(obj)
         if len(text) <= 40:
-            return f"{text} of type '{name}'" if obj is not None else "None"
+            return f"{text} of type '{name}'"
     return f"an object of type '{name}'"
 
 

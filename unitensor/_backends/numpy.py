@@ -54,7 +54,13 @@ def readonly(x: np.ndarray) -> bool:
 def export(x: np.ndarray) -> _core.Buffer:
     if x.dtype == _BFLOAT16:  # numpy's DLPack export refuses ml_dtypes' bfloat16
         return _core.from_array_interface(x, dtype=bfloat16.dlpack)
-    return buffer_from_dlpack(x)
+    try:
+        return buffer_from_dlpack(x)
+    except BufferError:
+        # numpy refuses strides that are not a multiple of the item size, even
+        # on size-1 dimensions where they are never used (numpy#20336); the
+        # array interface describes the same memory and the Buffer normalises them.
+        return _core.from_array_interface(x)
 
 
 def copy_reason(buf: _core.Buffer) -> str | None:

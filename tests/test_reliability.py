@@ -1,0 +1,528 @@
+"""The bad-input and lifetime catalogue (../shared/RELIABILITY-CASES.md), case by case.
+
+Each test is named after its case (P-01 ... P-38). Forged capsules come from
+tests/forge.py; after every test the autouse fixture checks that no forged deleter
+ran twice and that nothing forged is left alive. The thread and 100,000-iteration
+leak cases (P-26, P-27, P-33 at scale) also live in tests/test_leaks.py.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import random
+import sys
+import tracemalloc
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from conftest import aligned_empty
+from forge import (
+    IS_COPIED,
+    READ_ONLY,
+    capsule_name,
+    counters,
+    forge,
+    versioned_tensor,
+)
+
+import unitensor as ut
+from unitensor import _core
+from unitensor._convert import buffer_of
+
+
+@pytest.fixture(autouse=True)
+def _forged_deleters_balanced():
+    before = counters.double_calls
+    yield
+    gc.collect()
+    assert counters.double_calls == before, "a forged deleter ran twice"
+    assert counters.live == 0, "a forged tensor was never deleted"
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@contextmanager
+def ignore_copies():
+    """Copies that a case allows (e.g. unaligned memory going to jax)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ut.CopyWarning)
+        yield
+
+
+# -- 4.1 Malformed capsules -------------------------------------------------------
+def test_p01_wrong_capsule_name_is_type_error_and_left_to_its_producer():
+    calls = counters.deleter_calls
+    capsule = forge(name=b"not_a_dltensor")
+    with pytest.raises(TypeError, match="not_a_dltensor"):
+        ut.from_dlpack(capsule)
+    assert capsule_name(capsule) == b"not_a_dltensor"
+    del capsule
+    gc.collect()
+    assert counters.deleter_calls == calls + 1
+
+
+def test_p02_a_consumed_capsule_is_refused_and_refcounts_return():
+    x = np.arange(3)
+    baseline = sys.getrefcount(x)
+    c = x.__dlpack__(max_version=(1, 0))
+    t = ut.from_dlpack(c)
+    with pytest.raises(ValueError, match="already consumed"):
+        ut.from_dlpack(c)
+    del c, t
+    gc.collect()
+    assert sys.getrefcount(x) == baseline
+
+
+def test_p03_a_foreign_capsule_is_untouched():
+    with pytest.raises(TypeError, match="datetime.datetime_CAPI"):
+        ut.from_dlpack(datetime.datetime_CAPI)
+    assert "datetime.datetime_CAPI" in repr(datetime.datetime_CAPI)
+    assert datetime.datetime.now().year >= 2024
+
+
+@pytest.mark.parametrize("bad", [42, None, b"dltensor", object()])
+def test_p04_non_producers_are_type_errors_and_allocate_nothing(bad):
+    alive = _core.stats()["buffers_alive"]
+    with pytest.raises(TypeError, match=type(bad).__name__):
+        ut.from_dlpack(bad)
+    with pytest.raises(TypeError, match=type(bad).__name__):
+        _core.from_capsule(bad)
+    assert _core.stats()["buffers_alive"] == alive
+
+
+@pytest.mark.parametrize("fields, problem", [
+    ({"shape": (3,), "null_data": True}, "NULL data"),
+    ({"shape": (2, 3), "null_shape": True}, "NULL shape"),
+])
+def test_p05_null_fields_are_buffer_errors_and_the_producer_frees(fields, problem):
+    calls = counters.deleter_calls
+    capsule = forge(**fields)
+    with pytest.raises(BufferError, match=problem):
+        ut.from_dlpack(capsule)
+    assert capsule_name(capsule) == b"dltensor_versioned"
+    del capsule
+    gc.collect()
+    assert counters.deleter_calls == calls + 1
+
+
+def test_p06_a_null_deleter_is_legal():
+    t = ut.from_dlpack(forge(shape=(4,), deleter=False))
+    assert t.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    del t
+    gc.collect()
+
+
+# -- 4.2 Odd layouts --------------------------------------------------------------
+def test_p07_zero_dimensional_tensors(x64):
+    import jax.numpy as jnp
+    for source, value in ((np.array(3.5), 3.5), (jnp.array(3.5), 3.5),
+                          (forge(np.array(3.5), null_shape=True, null_strides=True),
+                           3.5)):
+        t = ut.from_dlpack(source)
+        assert t.shape == ()
+        assert t.numpy().shape == () and float(t.numpy()) == value
+        with ignore_copies():
+            j = t.jax()
+        assert j.shape == () and float(j) == value
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.empty((0, 3)), lambda: np.empty((3, 0)),
+    lambda: forge(shape=(0, 3), null_data=True)])
+def test_p08_size_zero_tensors(make, x64):
+    source = make()
+    t = ut.from_dlpack(source)
+    shape = t.shape
+    assert 0 in shape
+    assert t.numpy().shape == shape
+    with ignore_copies():
+        assert t.jax().shape == shape
+
+
+def test_p09_size_one_dimensions_with_any_stride():
+    raw = np.arange(50.0)
+    odd = np.ndarray((10, 5, 1), "f8", strides=(8, 80, 4), buffer=raw)
+    sliced = np.arange(16.0)[::3][:1]
+    forged = forge(np.arange(12.0).reshape(4, 1, 3), strides=(3, 999, 1))
+    for source, expected in ((odd, odd.copy()), (sliced, [0.0]),
+                             (forged, np.arange(12.0).reshape(4, 1, 3))):
+        t = ut.from_dlpack(source)
+        np.testing.assert_array_equal(t.numpy(), expected)
+        out = t.torch()
+        np.testing.assert_array_equal(out.numpy(), expected)
+        assert all(isinstance(s, int) for s in buffer_of(t).strides)
+
+
+@pytest.mark.parametrize("make", [lambda: np.arange(10)[::-1],
+                                  lambda: np.arange(12.0).reshape(3, 4)[:, ::-1]])
+def test_p10_negative_strides_are_zero_copy_and_torch_copies(make):
+    x = make()
+    t = ut.from_dlpack(x)
+    buf = buffer_of(t)
+    base = x.base if x.base is not None else x
+    start = base.__array_interface__["data"][0]
+    assert start <= buf.data_ptr < start + base.nbytes
+    np.testing.assert_array_equal(t.numpy(), x)
+    with pytest.warns(ut.CopyWarning, match="negative strides"):
+        out = t.torch()
+    np.testing.assert_array_equal(out.numpy(), x)
+
+
+@pytest.mark.parametrize("view", [lambda x: x[:, 0], lambda x: x.T,
+                                  lambda x: x[::2, 1::3]])
+def test_p11_non_contiguous_to_jax_is_a_reported_copy_with_right_values(view, x64):
+    x = np.arange(48.0).reshape(6, 8)
+    source = view(x)
+    t = ut.from_dlpack(source)
+    np.testing.assert_array_equal(t.numpy(), source)
+    if source.flags.c_contiguous:
+        pytest.skip("this view happens to be contiguous")
+    with pytest.warns(ut.CopyWarning, match="row-major"):
+        j = t.jax()
+    np.testing.assert_array_equal(np.asarray(j), source)
+    with pytest.raises(BufferError, match="row-major"):
+        t.jax(copy=False)
+
+
+def test_p12_ndim_64_is_accepted_65_is_refused():
+    t = ut.from_dlpack(np.zeros((1,) * 64))
+    assert t.shape == (1,) * 64 and t.numpy().shape == (1,) * 64
+    capsule = forge(np.zeros((1,) * 64), shape=(1,) * 65, strides=(1,) * 65)
+    with pytest.raises(BufferError, match="ndim"):
+        ut.from_dlpack(capsule)
+    del capsule
+
+
+def test_p13_null_strides_mean_compact_row_major():
+    base = np.arange(6.0).reshape(2, 3)
+    legacy = ut.from_dlpack(forge(base, null_strides=True, versioned=False))
+    explicit = ut.from_dlpack(forge(base, strides=(3, 1)))
+    np.testing.assert_array_equal(legacy.numpy(), explicit.numpy())
+    np.testing.assert_array_equal(legacy.numpy(), base)
+
+
+# -- 4.3 dtypes -------------------------------------------------------------------
+NUMPY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                "uint32", "uint64", "float16", "float32", "float64", "complex64",
+                "complex128"]
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+def test_p14_numpy_round_trip_of_every_dtype(dtype):
+    x = (np.arange(7) % 2 == 0) if dtype == "bool" else (
+        np.arange(7) * 3 + (1j if dtype.startswith("complex") else 0)).astype(dtype)
+    for source in (x, x.__dlpack__(max_version=(1, 0))):
+        t = ut.from_dlpack(source)
+        assert t.dtype.name == dtype
+        back = t.numpy()
+        assert back.dtype == x.dtype
+        assert back.tobytes() == x.tobytes()
+        assert back.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+
+
+def test_p15_bool_stays_bool():
+    import jax.numpy as jnp
+    sources = [np.array([True, False]), jnp.array([True, False]),
+               forge(np.array([1, 0], np.uint8), dtype=(6, 8, 1))]
+    for source in sources:
+        t = ut.from_dlpack(source)
+        assert t.dtype == ut.bool
+        assert t.numpy().dtype == np.bool_
+        with ignore_copies():
+            assert str(t.jax().dtype) == "bool"
+        assert t.numpy().tolist() == [True, False]
+
+
+def test_p16_bfloat16_stays_bfloat16():
+    import jax.numpy as jnp
+    import ml_dtypes
+    sources = [jnp.zeros(2, jnp.bfloat16),
+               forge(np.array([0x3F80, 0x4000], np.uint16), dtype=(4, 16, 1))]
+    for source, expected in zip(sources, ([0.0, 0.0], [1.0, 2.0]), strict=True):
+        t = ut.from_dlpack(source)
+        assert t.dtype == ut.bfloat16
+        a = t.to("numpy").native
+        assert a.dtype == ml_dtypes.bfloat16
+        assert a.astype(np.float32).tolist() == expected
+
+
+def test_p17_lanes_are_refused():
+    capsule = forge(np.zeros(4, np.float32), dtype=(2, 32, 4))
+    with pytest.raises(BufferError, match="lanes"):
+        ut.from_dlpack(capsule)
+    del capsule
+
+
+@pytest.mark.parametrize("dtype", [(2, 7, 1), (0, 0, 1), (255, 32, 1)])
+def test_p18_unknown_dtypes_name_code_and_bits(dtype):
+    capsule = forge(np.zeros(4, np.float32), dtype=dtype)
+    with pytest.raises(BufferError, match=f"code={dtype[0]}, bits={dtype[1]}"):
+        ut.from_dlpack(capsule)
+    del capsule
+
+
+def test_p19_byteswapped_is_copied_to_native_order_others_refused():
+    swapped = np.arange(4, dtype=">i8")
+    with pytest.warns(ut.CopyWarning, match="byte order"):
+        t = ut.asarray(swapped)
+    assert t.numpy().tolist() == [0, 1, 2, 3] and t.numpy().dtype.isnative
+    for other in (np.zeros(2, "M8[s]"), np.zeros(2, "i4,f4")):
+        with pytest.raises(BufferError):
+            ut.asarray(other)
+
+
+# -- 4.4 Devices ------------------------------------------------------------------
+def test_p20_cuda_capsule_on_a_cpu_machine():
+    from conftest import has_cuda
+    if has_cuda():
+        pytest.skip("this machine has CUDA")
+    calls = counters.deleter_calls
+    capsule = forge(shape=(3,), device=(2, 0))
+    with pytest.raises(BufferError, match="CUDA"):
+        ut.from_dlpack(capsule)
+    del capsule
+    gc.collect()
+    assert counters.deleter_calls == calls + 1
+
+
+def test_p21_dl_device_and_copy_on_export():
+    x = np.arange(4.0)
+    t = ut.asarray(x)
+    with pytest.raises(BufferError, match="dl_device"):
+        t.__dlpack__(dl_device=(2, 0))
+    same = ut.from_dlpack(t.__dlpack__(dl_device=(1, 0), copy=False,
+                                       max_version=(1, 0)))
+    assert buffer_of(same).data_ptr == x.ctypes.data
+    capsule = t.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=True)
+    assert capsule_name(capsule) == b"dltensor_versioned"
+    managed = versioned_tensor(capsule)
+    assert managed.flags & IS_COPIED
+    assert managed.dl_tensor.data != x.ctypes.data
+    del managed, capsule
+
+
+@pytest.mark.parametrize("stream", [1, 0, -1])
+def test_p22_cpu_streams_must_be_none(stream):
+    t = ut.asarray(np.arange(3.0))
+    with pytest.raises(ValueError, match="stream"):
+        t.__dlpack__(stream=stream)
+    assert t.__dlpack__(stream=None) is not None
+
+
+# -- 4.5 Lifetime -----------------------------------------------------------------
+def test_p23_the_source_may_die_first():
+    x = np.arange(1e6)
+    t = ut.from_dlpack(x.__dlpack__(max_version=(1, 0)))
+    del x
+    gc.collect()
+    assert t.numpy().sum() == 499999500000.0
+
+
+def test_p24_a_thousand_imports_of_one_array_return_its_refcount():
+    x = np.arange(10.0)
+    baseline = sys.getrefcount(x)
+    tensors = [ut.from_dlpack(x.__dlpack__(max_version=(1, 0))) for _ in range(1000)]
+    assert sys.getrefcount(x) > baseline
+    random.Random(0).shuffle(tensors)
+    while tensors:
+        tensors.pop()
+    gc.collect()
+    assert sys.getrefcount(x) == baseline
+
+
+def test_p25_chains_survive_losing_their_middle():
+    calls = counters.deleter_calls
+    origin = ut.from_dlpack(forge(np.arange(5.0)))
+    as_torch = origin.torch()
+    back = ut.asarray(as_torch).numpy()
+    del origin
+    gc.collect()
+    del as_torch
+    gc.collect()
+    assert back.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert counters.deleter_calls == calls
+    del back
+    gc.collect()
+    assert counters.deleter_calls == calls + 1
+
+
+def test_p26_many_unconsumed_exports_neither_leak_nor_break():
+    t = ut.asarray(np.arange(8.0))
+    for _ in range(2000):  # warm up allocator pools
+        del_capsule = t.__dlpack__(max_version=(1, 0))
+        del del_capsule
+    before, exported = rss_bytes(), _core.stats()["exported_alive"]
+    for _ in range(100_000):
+        c = t.__dlpack__(max_version=(1, 0))
+        del c
+    assert rss_bytes() - before < 5 * 2**20
+    assert _core.stats()["exported_alive"] == exported
+    assert t.numpy().tolist() == list(np.arange(8.0))
+
+
+def test_p27_threads_share_one_buffer():
+    import threading
+    shared = np.arange(1000.0)
+    baseline = sys.getrefcount(shared)
+    errors: list[BaseException] = []
+
+    def work():
+        try:
+            for _ in range(2000):
+                t = ut.from_dlpack(shared.__dlpack__(max_version=(1, 0)))
+                assert np.from_dlpack(t)[999] == 999.0
+        except BaseException as exc:  # reported below, not lost in the thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    gc.collect()
+    assert not errors
+    assert sys.getrefcount(shared) == baseline
+
+
+# -- 4.6 Read-only propagation ----------------------------------------------------
+def test_p28_read_only_numpy_stays_read_only():
+    x = np.arange(5)
+    x.flags.writeable = False
+    t = ut.from_dlpack(x)
+    assert t.readonly is True
+    with pytest.raises(ValueError):
+        t.numpy()[0] = 10
+    if hasattr(type(t), "__iadd__"):
+        with pytest.raises(ValueError):
+            t += 1
+    assert x.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_p29_read_only_to_torch_is_a_copy_never_a_writable_alias():
+    x = np.arange(5.0)
+    x.flags.writeable = False
+    t = ut.from_dlpack(x)
+    with pytest.warns(ut.CopyWarning):
+        out = t.to("torch").native
+    assert out.data_ptr() != x.ctypes.data
+    out[0] = 42.0
+    assert x[0] == 0.0
+
+
+def test_p30_jax_arrays_are_read_only():
+    import jax.numpy as jnp
+    j = jnp.arange(4.0)
+    t = ut.from_dlpack(j)
+    assert t.readonly is True
+    with pytest.raises(ValueError):
+        t.numpy()[0] = 1.0
+    with pytest.raises(ValueError):
+        np.from_dlpack(t)[0] = 1.0
+    assert j.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_p31_read_only_exports():
+    x = np.arange(3.0)
+    x.flags.writeable = False
+    t = ut.from_dlpack(x)
+    assert not np.from_dlpack(t).flags.writeable
+    capsule = t.__dlpack__(max_version=(1, 0))
+    assert versioned_tensor(capsule).flags & READ_ONLY
+    del capsule
+    with pytest.raises(BufferError, match="read-only"):
+        t.__dlpack__()
+
+
+# -- 4.7 Memory -------------------------------------------------------------------
+def test_p32_a_gigabyte_crosses_without_copies(x64):
+    x = aligned_empty((2**27,), np.float64)  # 1 GiB, 64-byte aligned
+    x.fill(1.0)
+    before = rss_bytes()
+    t = ut.from_dlpack(x)
+    as_numpy = np.from_dlpack(t)
+    as_jax = t.to("jax").native
+    assert rss_bytes() - before < 16 * 2**20
+    assert buffer_of(t).data_ptr == x.__array_interface__["data"][0]
+    assert as_numpy.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+    assert as_jax.unsafe_buffer_pointer() == x.__array_interface__["data"][0]
+    del as_jax, as_numpy, t, x
+    gc.collect()
+
+
+def test_p33_round_trips_do_not_leak():
+    x = np.arange(16.0)
+    for _ in range(2000):
+        np.from_dlpack(ut.from_dlpack(x))
+    tracemalloc.start()
+    before_rss = rss_bytes()
+    snapshot = tracemalloc.take_snapshot()
+    for _ in range(100_000):
+        np.from_dlpack(ut.from_dlpack(x.__dlpack__(max_version=(1, 0))))
+    grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(
+        snapshot, "filename"))
+    tracemalloc.stop()
+    assert rss_bytes() - before_rss < 5 * 2**20
+    assert grown < 256 * 1024
+    for _ in range(1000):
+        np.from_dlpack(ut.from_dlpack(forge(np.arange(4.0))))
+    gc.collect()
+    assert counters.live == 0
+
+
+# -- 4.8 API misuse ---------------------------------------------------------------
+@pytest.mark.parametrize("bad", [object(), {"a": 1}, lambda: 0, iter([1, 2]),
+                                 [[1], [1, 2]]])
+def test_p34_non_arrays_are_refused_leaving_nothing(bad):
+    alive = _core.stats()["buffers_alive"]
+    with pytest.raises((TypeError, ValueError)):
+        ut.asarray(bad)
+    gc.collect()
+    assert _core.stats()["buffers_alive"] == alive
+
+
+def test_p35_unknown_framework_names():
+    t = ut.asarray([1.0])
+    for name in ("pytorchh", ""):
+        with pytest.raises(ValueError, match="'numpy', 'torch', 'jax'"):
+            t.to(name)
+    for bad in (None, 42):
+        with pytest.raises(TypeError):
+            t.to(bad)
+
+
+def test_p36_a_missing_framework_is_an_import_error_with_a_hint(monkeypatch):
+    from unitensor import _backends
+    monkeypatch.setitem(sys.modules, "tensorflow", None)
+    monkeypatch.delitem(_backends._loaded, "tensorflow", raising=False)
+    monkeypatch.delitem(sys.modules, "unitensor._backends.tensorflow", raising=False)
+    with pytest.raises(ImportError, match="pip install tensorflow"):
+        ut.asarray([1.0]).to("tensorflow")
+
+
+def test_p37_mixed_owners_follow_the_documented_rule():
+    torch = pytest.importorskip("torch")
+    if not hasattr(ut, "add"):
+        pytest.skip("the Array API namespace (issue 3) is not built yet")
+    a = ut.asarray(np.arange(3, dtype=np.float32))
+    b = ut.asarray(torch.ones(3, dtype=torch.float64))
+    result = ut.add(a, b)
+    assert result.owner == "numpy"  # the left-most Tensor's owner
+    assert result.dtype == ut.float64  # float32 + float64 promotes to float64
+    assert result.numpy().tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"max_version": ("1", "0")}, {"max_version": (1,)}, {"stream": object()},
+    {"copy": "yes"}, {"version": 1}])
+def test_p38_bad_dlpack_arguments_are_type_errors(kwargs):
+    t = ut.asarray(np.arange(3.0))
+    with pytest.raises(TypeError):
+        t.__dlpack__(**kwargs)
+    with pytest.raises(TypeError):
+        t.__dlpack__(None)
