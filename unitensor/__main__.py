@@ -49,12 +49,16 @@ def median_us(fn: Callable[[], object], repeat: int = 200) -> float:
     return statistics.median(samples) * 1e6
 
 
-def matrix(frameworks: list[str]) -> None:
+def matrix(frameworks: list[str], markdown: bool = False) -> None:
     base = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
     print(f"Conversion matrix: ut.asarray(src).to(dst) of a {SHAPE} float32 array")
     print("(zero-copy = same data pointer; time = median per conversion)\n")
     corner = "src \\ dst"
-    print(f"{corner:>18}" + "".join(f"{d:>22}" for d in frameworks))
+    if markdown:
+        print(f"| {corner} | " + " | ".join(frameworks) + " |")
+        print("| --- " * (len(frameworks) + 1) + "|")
+    else:
+        print(f"{corner:>18}" + "".join(f"{d:>22}" for d in frameworks))
     for src in frameworks:
         source = make(src, base)
         cells = []
@@ -66,7 +70,10 @@ def matrix(frameworks: list[str]) -> None:
                 us = median_us(lambda s=source, d=dst: ut.asarray(s).to(d))
             assert np.array_equal(ut.asarray(out).numpy(), base), (src, dst)
             cells.append(f"{'zero-copy' if same else 'COPY'} {us:7.1f} µs")
-        print(f"{src:>18}" + "".join(f"{c:>22}" for c in cells))
+        if markdown:
+            print(f"| {src} | " + " | ".join(cells) + " |")
+        else:
+            print(f"{src:>18}" + "".join(f"{c:>22}" for c in cells))
     print("\nCOPY: the target cannot alias that memory and unitensor copied it "
           "(reported\nwith ut.CopyWarning): JAX and TensorFlow arrays are read-only, "
           "and torch has\nno read-only tensors. See docs/interop.md.")
@@ -103,12 +110,13 @@ def computation(frameworks: list[str]) -> None:
 
 
 def main() -> None:
+    markdown = "--markdown" in sys.argv[1:]  # the table for docs/interop.md
     frameworks = installed()
     print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")
     if "jax" in frameworks:
         import jax
         jax.config.update("jax_enable_x64", True)  # keep float64 float64
-    matrix(frameworks)
+    matrix(frameworks, markdown)
     computation(frameworks)
 
 
