@@ -247,3 +247,20 @@ def test_source_can_be_deleted_first(x64):
     gc.collect()
     for v in views:
         assert to_numpy(v)[999] == 999
+
+
+def test_torch_tensors_that_require_grad_are_shared_detached():
+    torch = pytest.importorskip("torch")
+    w = torch.ones(3, requires_grad=True)
+    a = ut.asarray(w).numpy()
+    assert a.__array_interface__["data"][0] == w.data_ptr()
+    assert w.requires_grad  # the user's tensor keeps its graph
+
+
+def test_torch_lazy_conjugates_are_resolved_by_a_reported_copy():
+    torch = pytest.importorskip("torch")
+    z = torch.tensor([1 + 2j, 3 - 1j]).conj()
+    assert z.is_conj()
+    with pytest.warns(ut.CopyWarning, match="conjugate"):
+        a = ut.asarray(z).numpy()
+    np.testing.assert_array_equal(a, [1 - 2j, 3 + 1j])
