@@ -93,6 +93,11 @@ def view(t: _tensor.Tensor, framework: str, copy: bool | None,
     elif copy is not True:
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
     target = _backends.get(framework, func)
+    if copy is not True:
+        native = target.from_native(t._backend.NAME, t._native)
+        if native is not None:  # the framework's own zero-copy route
+            t._memory.views[framework] = native
+            return native
     buf = buffer_of(t)
     reason = target.copy_reason(buf)
     if copy is True or reason is not None:

@@ -15,6 +15,9 @@ adapter module (``numpy.py``, ``torch.py``, ...) has the same functions:
     ``BufferError`` when not even a copy would be right;
 ``wrap(buf)``
     the framework's array over ``buf``'s memory, zero-copy;
+``from_native(source, x)``
+    a fast path: the framework's own zero-copy route from another framework's
+    array ``x`` (e.g. ``torch.from_numpy``), or None where it does not apply;
 ``copy(x)``, ``astype(x, dtype)``, ``to_device(x, device)``, ``from_python(obj, dtype)``
     the framework's own operations, used where the user asked for a copy.
 """
