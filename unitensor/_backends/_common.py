@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .._device import CPU_READABLE
 from .._dtypes import DTYPES, DType
+from .._errors import arg_error
 
 
 def buffer_from_dlpack(obj: object) -> _core.Buffer:
@@ -48,6 +49,16 @@ class ForImmutableConsumer:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.buf.__dlpack_device__()
+
+
+def dtype_in(table: dict[object, DType], native_dtype: object, framework: str) -> DType:
+    """unitensor's dtype for a framework's dtype, or a TypeError naming it."""
+    try:
+        return table[native_dtype]
+    except KeyError:
+        raise arg_error(TypeError, "asarray", "obj",
+                        f"an array of one of {', '.join(DTYPES)}",
+                        f"{framework} dtype {native_dtype}") from None
 
 
 def numpy_dtype_table(np: object) -> dict[object, DType]:

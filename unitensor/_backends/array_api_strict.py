@@ -10,7 +10,7 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error, describe
-from ._common import buffer_from_dlpack, cpu_only_reason
+from ._common import buffer_from_dlpack, cpu_only_reason, dtype_in
 
 NAME = "array_api_strict"
 module = xs
@@ -26,7 +26,7 @@ def native(obj: object) -> Array:
 
 
 def dtype(x: Array) -> DType:
-    return _DTYPES[x.dtype]
+    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: Array) -> Device:

@@ -8,7 +8,7 @@ from .. import _core
 from .._device import Device
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error, describe
-from ._common import buffer_from_dlpack
+from ._common import buffer_from_dlpack, dtype_in
 
 NAME = "cupy"
 module = cupy
@@ -23,11 +23,7 @@ def native(obj: object) -> cupy.ndarray:
 
 
 def dtype(x: cupy.ndarray) -> DType:
-    try:
-        return _DTYPES[x.dtype]
-    except KeyError:
-        raise arg_error(TypeError, "asarray", "obj", "a supported dtype",
-                        f"cupy dtype {x.dtype}") from None
+    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: cupy.ndarray) -> Device:

@@ -19,7 +19,7 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DType
 from .._errors import arg_error, describe
-from ._common import ForImmutableConsumer, immutable_buffer, numpy_dtype_table
+from ._common import ForImmutableConsumer, dtype_in, immutable_buffer, numpy_dtype_table
 
 NAME = "jax"
 module = jnp
@@ -36,11 +36,7 @@ def native(obj: object) -> jax.Array:
 
 
 def dtype(x: jax.Array) -> DType:
-    try:
-        return _DTYPES[x.dtype]
-    except KeyError:
-        raise arg_error(TypeError, "asarray", "obj", "a supported dtype",
-                        f"jax dtype {x.dtype}") from None
+    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: jax.Array) -> Device:

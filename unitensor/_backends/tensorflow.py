@@ -18,7 +18,7 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error, describe
-from ._common import cpu_only_reason, immutable_buffer
+from ._common import cpu_only_reason, dtype_in, immutable_buffer
 
 NAME = "tensorflow"
 module = tf
@@ -36,11 +36,7 @@ def native(obj: object) -> tf.Tensor:
 
 
 def dtype(x: tf.Tensor) -> DType:
-    try:
-        return _DTYPES[x.dtype]
-    except KeyError:
-        raise arg_error(TypeError, "asarray", "obj", "a supported dtype",
-                        f"tensorflow dtype {x.dtype.name}") from None
+    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: tf.Tensor) -> Device:

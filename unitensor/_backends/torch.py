@@ -18,7 +18,7 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error, copy_or_refuse, describe
-from ._common import buffer_from_dlpack
+from ._common import buffer_from_dlpack, dtype_in
 
 NAME = "torch"
 module = torch
@@ -33,12 +33,7 @@ def native(obj: object) -> torch.Tensor:
 
 
 def dtype(x: torch.Tensor) -> DType:
-    try:
-        return _DTYPES[x.dtype]
-    except KeyError:
-        raise arg_error(TypeError, "asarray", "obj",
-                        f"a tensor of one of {sorted(n for n in DTYPES)}",
-                        f"torch dtype {x.dtype}") from None
+    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: torch.Tensor) -> Device:
