@@ -140,6 +140,8 @@ def _from_native(backend: Any, obj: Any, copy: bool | None) -> _tensor.Tensor:
 def _from_foreign(obj: Any, dtype: Any, func: str) -> _tensor.Tensor | None:
     """A Tensor for a capsule or a protocol object; None for anything else."""
     kind = type(obj)
+    if kind is _core.Buffer:
+        return _from_buffer(obj, func)
     if kind is _CAPSULE_TYPE:
         return _from_buffer(_core.from_capsule(obj), func)
     if hasattr(kind, "__dlpack__"):

@@ -95,7 +95,10 @@ def wrap(buf: _core.Buffer) -> np.ndarray:
             raise BufferError("numpy cannot hold bfloat16 without ml_dtypes; "
                               "pip install ml_dtypes")
         return np.asarray(buf).view(_BFLOAT16)  # numpy sees '|V2' through the interface
-    return np.from_dlpack(buf)
+    # Through the buffer protocol: 3x cheaper than np.from_dlpack, read-only
+    # where the Buffer is, and the array's base (a memoryview of the Buffer) is
+    # visible to the cyclic GC, unlike a DLPack capsule.
+    return np.asarray(buf)
 
 
 def copy(x: np.ndarray) -> np.ndarray:
