@@ -1245,11 +1245,13 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
         bool same = device[0] == self->device.device_type &&
                     (device[0] == kDLCPU || device[1] == self->device.device_id);
         if (!same) {
-            return arg_error(PyExc_BufferError, func, "dl_device",
-                             "the tensor's own device (%d, %d); unitensor never "
-                             "copies across devices here",
-                             "(%lld, %lld)", (int)self->device.device_type,
-                             (int)self->device.device_id, device[0], device[1]);
+            char own[96];
+            snprintf(own, sizeof(own),
+                     "the tensor's own device (%d, %d); unitensor never copies "
+                     "across devices here",
+                     (int)self->device.device_type, (int)self->device.device_id);
+            return arg_error(PyExc_BufferError, func, "dl_device", own,
+                             "(%lld, %lld)", device[0], device[1]);
         }
     }
     if (copy != Py_None && copy != Py_True && copy != Py_False) {
@@ -1393,8 +1395,8 @@ buffer_getbuffer(Buffer *self, Py_buffer *view, int flags)
         problem = "the memory is strided and the consumer did not ask for strides";
     }
     if (problem != NULL) {
-        PyErr_Format(PyExc_BufferError, "Buffer: cannot export a buffer: %s",
-                     problem);
+        arg_error(PyExc_BufferError, "Buffer.__buffer__", "flags",
+                  "a request the memory can satisfy", "one it cannot: %s", problem);
         view->obj = NULL;
         return -1;
     }

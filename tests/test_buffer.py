@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import array
+import ctypes
 import gc
 import weakref
 
 import numpy as np
 import pytest
-from forge import forge
+from forge import DLManagedTensorVersioned, forge
 
 from unitensor import _core
 
@@ -222,3 +223,35 @@ def test_buffers_support_weak_references():
     ref = weakref.ref(buf)
     del buf
     assert ref() is None
+
+
+_USED = ctypes.create_string_buffer(b"used_dltensor_versioned")
+
+
+def test_an_export_deleter_may_run_on_a_thread_python_never_saw():
+    """A consumer may free from its own C thread: the deleter takes the GIL."""
+    libc = ctypes.CDLL(None)  # ctypes releases the GIL around these calls
+    libc.pthread_create.argtypes = [ctypes.POINTER(ctypes.c_ulong), ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_void_p]
+    libc.pthread_join.argtypes = [ctypes.c_ulong, ctypes.c_void_p]
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    set_name = ctypes.pythonapi.PyCapsule_SetName
+    set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+    buf = _core.from_capsule(np.arange(4.0).__dlpack__(max_version=(1, 0)))
+    ref = weakref.ref(buf)
+    capsule = buf.__dlpack__(max_version=(1, 0))
+    del buf
+    address = get_pointer(capsule, b"dltensor_versioned")
+    assert set_name(capsule, _USED) == 0  # consumed: the capsule will not free it
+    managed = DLManagedTensorVersioned.from_address(address)
+    deleter = ctypes.cast(managed.deleter, ctypes.c_void_p).value
+    alive = _core.stats()["exported_alive"]
+    thread = ctypes.c_ulong()
+    assert libc.pthread_create(ctypes.byref(thread), None, deleter, address) == 0
+    assert libc.pthread_join(thread, None) == 0
+    assert _core.stats()["exported_alive"] == alive - 1
+    assert ref() is None  # the export held the last reference to the Buffer
+    del capsule

@@ -171,7 +171,8 @@ def _from_buffer(buf: _core.Buffer, func: str) -> _tensor.Tensor:
                         f"memory on device {Device.from_dlpack(buf.device)}")
     reason = owner.copy_reason(buf)
     if reason is not None:  # e.g. numpy cannot see memory on another device
-        raise BufferError(f"{func}(): {reason}")
+        raise arg_error(BufferError, func, "x", f"memory that {owner.NAME} can read",
+                        f"memory it cannot: {reason}")
     return _tensor._make(owner, owner.wrap(buf), _tensor._Memory(buf))
 
 
@@ -182,8 +183,9 @@ def _natural_cuda_owner(func: str) -> Any:
             return _backends.get(name, func)
         except ImportError:
             continue
-    raise BufferError(f"{func}(): the data is in CUDA memory, which needs cupy or "
-                      "torch built with CUDA; neither is installed")
+    raise arg_error(BufferError, func, "x",
+                    "CPU memory, or CUDA memory with cupy or a CUDA torch installed",
+                    "CUDA memory, and neither cupy nor torch is installed")
 
 
 def _cuda_device_of(pointer: int) -> int:

@@ -43,8 +43,8 @@ def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str) -> None:
     :class:`CopyWarning`; ``copy=True`` copies silently, as asked.
     """
     if copy is False:
-        raise BufferError(f"{func}(): {arg}: cannot share memory without a copy "
-                          f"({reason}) and copy=False forbids one")
+        raise arg_error(BufferError, func, arg,
+                        f"True or None, since a copy is needed: {reason}", "False")
     if copy is None:
         warnings.warn(f"{func}(): copied because {reason}; pass copy=True to allow "
                       "it silently or copy=False to refuse it", CopyWarning,

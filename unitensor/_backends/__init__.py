@@ -66,9 +66,10 @@ def get(name: object, func: str = "to") -> ModuleType:
     try:
         adapter = importlib.import_module(f"{__name__}.{name}")
     except ImportError as exc:
-        raise ImportError(
-            f"{func}(): framework: {name!r} is not installed ({exc}); install it "
-            f"with: pip install {_INSTALL[name]}  (or unitensor[{name}])") from exc
+        raise arg_error(ImportError, func, "framework",
+                        f"an installed framework (pip install {_INSTALL[name]}, or "
+                        f"unitensor[{name}])", f"{name!r}, which is not installed "
+                        f"({exc})") from exc
     _loaded[name] = adapter
     return adapter
 

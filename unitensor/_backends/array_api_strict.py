@@ -47,7 +47,8 @@ def from_native(source: str, x: object) -> None:
 
 def copy_reason(buf: _core.Buffer) -> str | None:
     if buf.dtype == (4, 16, 1):
-        raise BufferError("array_api_strict has no bfloat16 dtype")
+        raise arg_error(BufferError, "to", "x", "a dtype array_api_strict has",
+                        "bfloat16")
     return cpu_only_reason(buf, "array_api_strict")
 
 

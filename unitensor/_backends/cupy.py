@@ -44,8 +44,8 @@ def from_native(source: str, x: object) -> None:
 
 def copy_reason(buf: _core.Buffer) -> str | None:
     if not _cuda_usable():
-        raise BufferError("cupy: no usable CUDA device (cupy is installed, but the "
-                          "CUDA driver or GPU is missing)")
+        raise arg_error(BufferError, "cupy", "x", "a machine with a CUDA device",
+                        "none usable (cupy is installed; the driver or GPU is not)")
     if buf.device[0] not in (2, 13):
         return "cupy reads CUDA memory only"
     if buf.readonly:

@@ -69,10 +69,11 @@ def from_native(source: str, x: object) -> None:
 
 def copy_reason(buf: _core.Buffer) -> str | None:
     if buf.dtype in _WIDE and not jax.config.jax_enable_x64:
-        raise BufferError(
-            "jax: 64-bit data cannot be shared with JAX while x64 is disabled "
-            "(jax.dlpack.from_dlpack would return a 32-bit copy); enable it with "
-            "jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1")
+        raise arg_error(
+            BufferError, "jax", "x", "a dtype JAX holds with x64 disabled (enable "
+            "it with jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1; "
+            "jax.dlpack.from_dlpack would silently return a 32-bit copy)",
+            f"64-bit data, dtype code {buf.dtype}")
     if buf.device[0] == 1:
         if not buf.c_contiguous:
             return "JAX on CPU accepts only row-major compact memory"
@@ -86,8 +87,8 @@ def wrap(buf: _core.Buffer) -> jax.Array:
     x = jax.dlpack.from_dlpack(ForImmutableConsumer(buf))
     if buf.size and buf.device[0] == 1 and x.unsafe_buffer_pointer() != buf.data_ptr:
         # Our checks above should make this unreachable; never hand out a silent copy.
-        raise BufferError("jax: jax.dlpack.from_dlpack copied the data although "
-                          "unitensor expected it to share it")
+        raise arg_error(BufferError, "jax", "x", "memory jax.dlpack.from_dlpack "
+                        "shares", "a silent copy by JAX")
     return x
 
 

@@ -92,8 +92,7 @@ def copy_reason(buf: _core.Buffer) -> str | None:
 def wrap(buf: _core.Buffer) -> np.ndarray:
     if buf.dtype == (4, 16, 1):  # bfloat16: numpy's DLPack import refuses it
         if _BFLOAT16 is None:
-            raise BufferError("numpy cannot hold bfloat16 without ml_dtypes; "
-                              "pip install ml_dtypes")
+            raise _no_bfloat16()
         return np.asarray(buf).view(_BFLOAT16)  # numpy sees '|V2' through the interface
     # Through the buffer protocol: 3x cheaper than np.from_dlpack, read-only
     # where the Buffer is, and the array's base (a memoryview of the Buffer) is
@@ -113,8 +112,13 @@ def numpy_dtype(dtype: DType) -> np.dtype:
     try:
         return _TO_NUMPY[dtype]
     except KeyError:
-        raise BufferError("numpy cannot hold bfloat16 without ml_dtypes; "
-                          "pip install ml_dtypes") from None
+        raise _no_bfloat16() from None
+
+
+def _no_bfloat16() -> BufferError:
+    return arg_error(BufferError, "numpy", "x",
+                     "a dtype numpy holds (bfloat16 needs: pip install ml_dtypes)",
+                     "bfloat16")
 
 
 def to_device(x: np.ndarray, device: Device) -> np.ndarray:

@@ -90,8 +90,9 @@ def copy_reason(buf: _core.Buffer) -> str | None:
     if any(s < 0 for s in buf.strides):
         return "torch tensors cannot have negative strides"
     if buf.device[0] == 2 and not torch.backends.cuda.is_built():
-        raise BufferError("torch: the data is in CUDA memory and this build of "
-                          "torch has no CUDA support")
+        raise arg_error(BufferError, "torch", "x",
+                        "CPU memory (this build of torch has no CUDA support)",
+                        "CUDA memory")
     if buf.device[0] not in (1, 2):
         return "torch reads CPU and CUDA memory only"
     return None

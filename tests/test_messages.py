@@ -1,0 +1,90 @@
+"""Error messages of the catalogue cases, pinned: function, argument, accepted, received.
+
+Every message comes from one helper (unitensor/_errors.py's arg_error and its C
+twin in ext/_core.c) in one format: "func(): arg: expected ..., got ...".
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pytest
+from forge import forge
+
+import unitensor as ut
+
+
+def readonly_tensor() -> ut.Tensor:
+    x = np.arange(3.0)
+    x.flags.writeable = False
+    return ut.asarray(x)
+
+
+CASES = {
+    "P-01": (lambda: ut.from_dlpack(forge(name=b"not_a_dltensor")), TypeError,
+             "from_capsule(): capsule: expected a PyCapsule named "
+             "'dltensor_versioned' or 'dltensor', got a capsule named "
+             "'not_a_dltensor'"),
+    "P-03": (lambda: ut.from_dlpack(datetime.datetime_CAPI), TypeError,
+             "from_capsule(): capsule: expected a PyCapsule named "
+             "'dltensor_versioned' or 'dltensor', got a capsule named "
+             "'datetime.datetime_CAPI'"),
+    "P-04": (lambda: ut.from_dlpack(42), TypeError,
+             "from_dlpack(): x: expected an object with __dlpack__ or a DLPack "
+             "capsule, got 42 of type 'int'"),
+    "P-05": (lambda: ut.from_dlpack(forge(shape=(3,), null_data=True)), BufferError,
+             "from_capsule(): data: expected a non-NULL data pointer for a "
+             "non-empty tensor, got NULL data with 3 elements"),
+    "P-12": (lambda: ut.from_dlpack(forge(np.zeros((1,) * 64), shape=(1,) * 65,
+                                          strides=(1,) * 65)), BufferError,
+             "from_capsule(): ndim: expected 0 <= ndim <= 64, got ndim=65"),
+    "P-17": (lambda: ut.from_dlpack(forge(np.zeros(4, np.float32),
+                                          dtype=(2, 32, 4))), BufferError,
+             "from_capsule(): dtype: expected a dtype of bool8, int/uint 8-64, "
+             "float 16-64, bfloat16 or complex 64/128 with lanes=1, got lanes=4 "
+             "(code=2, bits=32)"),
+    "P-18": (lambda: ut.from_dlpack(forge(np.zeros(4, np.float32),
+                                          dtype=(2, 7, 1))), BufferError,
+             "from_capsule(): dtype: expected a dtype of bool8, int/uint 8-64, "
+             "float 16-64, bfloat16 or complex 64/128 with lanes=1, got dtype "
+             "code=2, bits=7"),
+    "P-20": (lambda: ut.from_dlpack(forge(shape=(3,), device=(99, 0))), BufferError,
+             "from_capsule(): device: expected a DLPack device type, got unknown "
+             "device type 99"),
+    "P-21": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(dl_device=(2, 0)),
+             BufferError,
+             "__dlpack__(): dl_device: expected the tensor's own device (1, 0); "
+             "unitensor never copies across devices here, got (2, 0)"),
+    "P-22": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(stream=1), ValueError,
+             "__dlpack__(): stream: expected None for memory on the CPU, got 1"),
+    "P-29": (lambda: readonly_tensor().torch(copy=False), BufferError,
+             "torch(): copy: expected True or None, since a copy is needed: the "
+             "memory is read-only and torch tensors are always writable "
+             "(torch.from_dlpack would alias it as writable), got False"),
+    "P-31": (lambda: readonly_tensor().__dlpack__(), BufferError,
+             "__dlpack__(): max_version: expected (1, 0) or newer for read-only "
+             "memory, got a legacy request: the legacy DLPack format cannot carry "
+             "the read-only flag"),
+    "P-34": (lambda: ut.asarray({"a": 1}), TypeError,
+             "asarray(): obj: expected an array from numpy, torch, jax, cupy, "
+             "tensorflow or array_api_strict, a DLPack capsule, an object with "
+             "__dlpack__, __array_interface__, __cuda_array_interface__ or the "
+             "buffer protocol, a Python scalar or a nested sequence of numbers, got "
+             "an object of type 'dict'"),
+    "P-35": (lambda: ut.asarray([1.0]).to("pytorchh"), ValueError,
+             "to(): framework: expected one of ('numpy', 'torch', 'jax', "
+             "'tensorflow', 'cupy', 'array_api_strict'), got 'pytorchh' of type "
+             "'str'"),
+    "P-38": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(copy="yes"), TypeError,
+             "__dlpack__(): copy: expected True, False or None, got an object of "
+             "type 'str'"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_catalogue_messages_are_pinned(case):
+    action, kind, message = CASES[case]
+    with pytest.raises(kind) as info:
+        action()
+    assert str(info.value) == message
