@@ -1,4 +1,4 @@
-"""Error messages of the catalogue cases, pinned: function, argument, accepted, received.
+"""Error messages of the catalogue cases, pinned: function, argument, accepted, got.
 
 Every message comes from one helper (unitensor/_errors.py's arg_error and its C
 twin in ext/_core.c) in one format: "func(): arg: expected ..., got ...".
