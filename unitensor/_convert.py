@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from . import _backends, _core, _tensor
+from ._config import default_owner
 from ._device import CPU_READABLE, Device, parse
-from ._dtypes import DType
+from ._dtypes import DType, from_name
 from ._errors import arg_error, copy_or_refuse, describe
 
 _SCALARS = (bool, int, float, complex)
@@ -49,7 +50,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         if backend is not None:
             t = _from_native(backend, obj, copy)
         else:
-            t = _from_foreign(obj, dtype, "asarray")
+            t = _from_foreign(obj, "asarray")
             if t is None:
                 return _from_python(obj, _dtype(dtype), device, copy)
     if dtype is None and device is None and copy is None:
@@ -102,7 +103,7 @@ def view(t: _tensor.Tensor, framework: str, copy: bool | None,
     reason = target.copy_reason(buf)
     if copy is True or reason is not None:
         if copy is not True:
-            copy_or_refuse(func, "copy", copy, f"{reason}")
+            copy_or_refuse(func, "copy", copy, str(reason))
         return target.wrap(_copied_buffer(t, buf, target))
     native = target.wrap(buf)
     t._memory.views[framework] = native
@@ -116,11 +117,6 @@ def buffer_of(t: _tensor.Tensor) -> _core.Buffer:
     if buf is None:
         buf = memory.buffer = t._backend.export(t._native)
     return buf
-
-
-def default_owner() -> str:
-    from ._config import default_owner as current
-    return current()
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -137,7 +133,7 @@ def _from_native(backend: Any, obj: Any, copy: bool | None) -> _tensor.Tensor:
     return _tensor._make(backend, native)
 
 
-def _from_foreign(obj: Any, dtype: Any, func: str) -> _tensor.Tensor | None:
+def _from_foreign(obj: Any, func: str) -> _tensor.Tensor | None:
     """A Tensor for a capsule or a protocol object; None for anything else."""
     kind = type(obj)
     if kind is _core.Buffer:
@@ -208,15 +204,20 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
 
 
 def _dtype(dtype: Any) -> DType | None:
+    """A unitensor dtype from itself, its name, or a framework's dtype object."""
     if dtype is None or isinstance(dtype, DType):
         return dtype
-    from ._dtypes import from_name
-    found = from_name(getattr(dtype, "name", dtype)) if isinstance(
-        getattr(dtype, "name", dtype), str) else None
+    if isinstance(dtype, str):
+        name = dtype
+    else:  # numpy/tensorflow dtypes have .name, numpy scalar types __name__,
+        # and torch dtypes print as 'torch.float32'
+        name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or (
+            str(dtype).removeprefix("torch."))
+    found = from_name(name) if isinstance(name, str) else None
     if found is None:
         raise arg_error(TypeError, "asarray", "dtype",
-                        "a unitensor dtype such as unitensor.float32, or its name",
-                        describe(dtype))
+                        "a unitensor dtype such as unitensor.float32, its name, or "
+                        "a framework's dtype", describe(dtype))
     return found
 
 
