@@ -65,7 +65,7 @@ def export(x: np.ndarray) -> _core.Buffer:
 
 def from_native(source: str, x: object) -> np.ndarray | None:
     """``torch.Tensor.numpy()``: torch's own zero-copy route, 3x cheaper than DLPack."""
-    if source == "torch" and _TORCH_TO_NUMPY_OK.get(x.dtype, False) and (  # type: ignore[attr-defined]
+    if source == "torch" and _TORCH_TO_NUMPY_OK[x.dtype] and (  # type: ignore[attr-defined]
             x.device.type == "cpu" and not x.requires_grad  # type: ignore[attr-defined]
             and not x.is_conj() and not x.is_neg()):  # type: ignore[attr-defined]
         return x.numpy()  # type: ignore[attr-defined]

@@ -1,0 +1,302 @@
+"""unitensor's benchmarks: ratios against the frameworks' own fastest paths, in one run.
+
+    python -m benchmarks.run [--quick] [--write docs/performance.md]
+
+Every figure is the median over many repetitions of a batched loop (per-call
+microseconds); every unitensor figure stands next to the native route it replaces,
+measured in the same run, as a ratio. ``--quick`` (CI) uses fewer repetitions and
+smaller arrays so that it finishes in well under a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+import unitensor as ut
+
+FRAMEWORKS = [f for f in ("numpy", "torch", "jax", "tensorflow")
+              if importlib.util.find_spec(f) is not None]
+
+
+@dataclass
+class Row:
+    section: str
+    case: str
+    unitensor_us: float | None
+    native_us: float | None
+    native: str
+    note: str = ""
+
+    @property
+    def ratio(self) -> str:
+        if self.unitensor_us is None or not self.native_us:
+            return "-"
+        return f"{self.unitensor_us / self.native_us:.2f}x"
+
+
+def per_call_us(fn: Callable[[], object], quick: bool) -> float:
+    """Median per-call time over repeated batches (after a warm-up)."""
+    for _ in range(3):
+        fn()
+    start = time.perf_counter_ns()
+    fn()
+    single = max(time.perf_counter_ns() - start, 1)
+    number = max(1, min(20_000, int(2e6 / single)))  # batches of ~2 ms
+    repeat = 5 if quick else 25
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter_ns()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter_ns() - start) / number / 1e3)
+    return statistics.median(samples)
+
+
+def aligned(n: int, dtype=np.float32) -> np.ndarray:
+    """A numpy array 64-byte aligned, as JAX on CPU needs to share memory."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.empty(n * itemsize + 64, np.uint8)
+    start = (-raw.ctypes.data) % 64
+    return raw[start:start + n * itemsize].view(dtype)
+
+
+def make(framework: str, base: np.ndarray):
+    if framework == "numpy":
+        return base
+    if framework == "torch":
+        import torch
+        return torch.tensor(base)  # torch's allocator: 64-byte aligned
+    if framework == "jax":
+        import jax.numpy as jnp
+        return jnp.asarray(base)
+    import tensorflow as tf
+    return tf.constant(base)
+
+
+def native_route(src: str, dst: str) -> tuple[str, Callable]:
+    """The frameworks' own fastest zero-copy route from src to dst."""
+    if dst == "numpy":
+        if src == "torch":
+            return "t.numpy()", lambda x: x.numpy()
+        return "np.from_dlpack(x)", np.from_dlpack
+    if dst == "torch":
+        import torch
+        if src == "numpy":
+            return "torch.from_numpy(a)", torch.from_numpy
+        if src == "tensorflow":
+            import tensorflow as tf
+            return ("torch.from_dlpack(tf.experimental.dlpack.to_dlpack(x))",
+                    lambda x: torch.from_dlpack(tf.experimental.dlpack.to_dlpack(x)))
+        return "torch.from_dlpack(x)", torch.from_dlpack
+    if dst == "jax":
+        import jax.dlpack
+        return "jax.dlpack.from_dlpack(x)", jax.dlpack.from_dlpack
+    import tensorflow as tf
+    if src == "tensorflow":
+        return "x (already tf)", lambda x: x
+    return ("tf.experimental.dlpack.from_dlpack(x.__dlpack__())",
+            lambda x: tf.experimental.dlpack.from_dlpack(x.__dlpack__()))
+
+
+METHOD = {"numpy": "numpy", "torch": "torch", "jax": "jax", "tensorflow": "tf"}
+
+
+def conversions(quick: bool) -> list[Row]:
+    rows = []
+    sizes = [("16 elements", 16)] + ([] if quick else [("64 MiB", 16 * 2**20)])
+    for label, n in sizes:
+        base = aligned(n)
+        base[...] = np.arange(n) % 1000
+        for src in FRAMEWORKS:
+            x = make(src, base)
+            rows.append(Row("conversion", f"{label}: ut.asarray({src})",
+                            per_call_us(lambda x=x: ut.asarray(x), quick),
+                            None, "", ""))
+            for dst in FRAMEWORKS:
+                if dst == src:
+                    continue
+                name, route = native_route(src, dst)
+                method = METHOD[dst]
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", ut.CopyWarning)
+                    getattr(ut.asarray(x), method)()
+                note = ("copy: " + str(caught[0].message).split("because ")[-1]
+                        .split(";")[0]) if caught else "zero-copy"
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ut.CopyWarning)
+                    ours = per_call_us(
+                        lambda x=x, m=method: getattr(ut.asarray(x), m)(), quick)
+                rows.append(Row("conversion", f"{label}: ut.asarray({src}).{method}()",
+                                ours, per_call_us(lambda x=x, r=route: r(x), quick),
+                                name, note))
+        if "torch" in FRAMEWORKS:
+            t = ut.asarray(base)
+            t.torch()
+            rows.append(Row("conversion", f"{label}: cached second .torch()",
+                            per_call_us(t.torch, quick), None, "", ""))
+    return rows
+
+
+def dispatch(quick: bool) -> list[Row]:
+    if not hasattr(ut, "add"):
+        return [Row("dispatch", "ut.add, ut.sin, ut.sum, ut.matmul, x + y, x[1:3]",
+                    None, None, "", "not available: the namespace (issue 3) is not "
+                    "built yet")]
+    import array_api_compat
+    rows = []
+    for framework in [f for f in FRAMEWORKS if f in ("numpy", "torch")]:
+        base = aligned(16)
+        native = make(framework, base)
+        xp = array_api_compat.array_namespace(native)
+        t = ut.asarray(native)
+        rows.append(Row("dispatch", f"{framework}: ut.add(t, t) (16)",
+                        per_call_us(lambda t=t: ut.add(t, t), quick),
+                        per_call_us(lambda xp=xp, a=native: xp.add(a, a), quick),
+                        "array_api_compat namespace add"))
+    return rows
+
+
+RSS_SCRIPT = """
+import resource, sys, numpy as np, unitensor as ut, warnings
+warnings.simplefilter("error")
+n = int(sys.argv[1]); dst = sys.argv[2]
+if dst == "jax":
+    import jax; jax.config.update("jax_enable_x64", True); import jax.dlpack
+if dst == "torch":
+    import torch
+if dst == "tensorflow":
+    import tensorflow
+raw = np.ones(n + 8)
+a = raw[(-raw.ctypes.data % 64) // 8:][:n]
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM"):
+            return int(line.split()[1]) * 1024
+before = peak()
+t = ut.asarray(a).to(dst)
+print(peak() - before)
+"""
+
+
+def rss(quick: bool) -> list[Row]:
+    n = (2**27) if not quick else (2**23)  # float64: 1 GiB, or 64 MiB in --quick
+    rows = []
+    for dst in FRAMEWORKS:
+        out = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(n), dst],
+                             capture_output=True, text=True)
+        grown = int(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else -1
+        rows.append(Row("memory", f"peak RSS growth, {n * 8 >> 20} MiB numpy -> {dst}",
+                        None, None, "", f"{grown / 2**20:.2f} MiB" if grown >= 0
+                        else f"failed: {out.stderr[-200:]}"))
+    return rows
+
+
+def import_time(quick: bool) -> list[Row]:
+    code = ("import time, sys; s = time.perf_counter(); import unitensor; "
+            "print(time.perf_counter() - s, ' '.join(m for m in ('torch', 'jax', "
+            "'tensorflow', 'cupy') if m in sys.modules))")
+    samples, loaded = [], ""
+    for _ in range(3 if quick else 11):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                             text=True, check=True).stdout.split()
+        samples.append(float(out[0]) * 1e6)
+        loaded = " ".join(out[1:])
+    return [Row("import", "import unitensor", statistics.median(samples), None, "",
+                f"frameworks imported: {loaded or 'none'}")]
+
+
+TARGETS = [  # (row case, limit in µs or a ratio to the native route, description)
+    ("16 elements: ut.asarray(numpy)", 0.3, "ut.asarray(native) <= 0.3 µs"),
+    ("16 elements: ut.asarray(torch)", 0.3, "ut.asarray(native) <= 0.3 µs"),
+    ("16 elements: ut.asarray(torch).numpy()", "native",
+     "no slower than t.numpy()"),
+    ("16 elements: ut.asarray(numpy).torch()", "native",
+     "no slower than torch.from_numpy(a)"),
+    ("16 elements: ut.asarray(numpy).tf()", 1.0, ".tf() <= 1 µs"),
+    ("16 elements: ut.asarray(numpy).jax()", 10.0, ".jax() <= 10 µs"),
+    ("16 elements: cached second .torch()", 0.1, "cached .torch() <= 0.1 µs"),
+    ("import unitensor", 30_000.0, "import unitensor < 30 ms"),
+]
+
+
+def verdicts(rows: list[Row]) -> list[tuple[str, str, str]]:
+    by_case = {r.case: r for r in rows}
+    out = []
+    for case, limit, text in TARGETS:
+        row = by_case.get(case)
+        if row is None or row.unitensor_us is None:
+            out.append((text, "not measured", ""))
+            continue
+        bound = row.native_us if limit == "native" else limit
+        met = row.unitensor_us <= bound
+        gap = "" if met else f"{row.unitensor_us - bound:+.2f} µs over"
+        out.append((text, f"{row.unitensor_us:.2f} µs vs {bound:.2f} µs",
+                    "met" if met else f"not met ({gap})"))
+    return out
+
+
+def machine() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                if line.startswith("model name")), platform.processor())
+    versions = [f"numpy {np.__version__}"]
+    for name in FRAMEWORKS[1:]:
+        versions.append(f"{name} {__import__(name).__version__}")
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{', '.join(versions)}; {datetime.date.today()}")
+
+
+def markdown(rows: list[Row], quick: bool) -> str:
+    lines = ["# Performance", "",
+             "Generated by `python -m benchmarks.run"
+             + (" --quick" if quick else "") + " --write docs/performance.md`.", "",
+             f"Machine: {machine()}.", "",
+             "Per-call medians in µs; the ratio is unitensor / the native route in "
+             "the same run.", "", "## Targets", "", "| target | measured | verdict |",
+             "| --- | --- | --- |"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in verdicts(rows)]
+    for section in dict.fromkeys(r.section for r in rows):
+        lines += ["", f"## {section.capitalize()}", "",
+                  "| case | unitensor µs | native µs | ratio | native route | note |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for r in rows:
+            if r.section == section:
+                ours = "-" if r.unitensor_us is None else f"{r.unitensor_us:.2f}"
+                theirs = "-" if r.native_us is None else f"{r.native_us:.2f}"
+                lines.append(f"| {r.case} | {ours} | {theirs} | {r.ratio} | "
+                             f"{r.native or '-'} | {r.note or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the short CI mode")
+    parser.add_argument("--write", metavar="PATH", help="write the markdown table")
+    args = parser.parse_args(argv)
+    if "jax" in FRAMEWORKS:
+        import jax
+        jax.config.update("jax_enable_x64", True)
+    rows = (conversions(args.quick) + dispatch(args.quick) + rss(args.quick)
+            + import_time(args.quick))
+    text = markdown(rows, args.quick)
+    print(text)
+    if args.write:
+        with open(args.write, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
