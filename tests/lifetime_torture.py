@@ -75,7 +75,7 @@ def cycles(rounds: int) -> None:
         node.__array_interface__ = node.a.__array_interface__
         node.buf = _core.from_array_interface(node)
         node.t = ut.asarray(np.arange(4.0))
-        node.t._memory.views["node"] = node  # a cycle through the Tensor's cache
+        node.t._shared().views["node"] = node  # a cycle through the Tensor's cache
         del node
     gc.collect()
 

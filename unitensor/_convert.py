@@ -16,6 +16,7 @@ from ._dtypes import DType, from_name
 from ._errors import arg_error, copy_or_refuse, describe
 
 _SCALARS = (bool, int, float, complex)
+_BY_TYPE = _backends._by_type  # the per-type cache, read directly on the hot path
 _ACCEPTED = ("an array from numpy, torch, jax, cupy, tensorflow or array_api_strict, "
              "a DLPack capsule, an object with __dlpack__, __array_interface__, "
              "__cuda_array_interface__ or the buffer protocol, a Python scalar or a "
@@ -46,7 +47,7 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     if kind is _tensor.Tensor:
         t = obj
     else:
-        backend = _backends.for_type(kind)
+        backend = _BY_TYPE.get(kind) or _backends.for_type(kind)
         if backend is not None:
             t = _from_native(backend, obj, copy)
         else:
@@ -86,7 +87,8 @@ def view(t: _tensor.Tensor, framework: str, copy: bool | None,
          func: str) -> Any:
     """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy."""
     if copy is None or copy is False:
-        cached = t._memory.views.get(framework)
+        memory = t._memory
+        cached = None if memory is None else memory.views.get(framework)
         if cached is not None:
             return cached
         if framework == t._backend.NAME:
@@ -97,7 +99,7 @@ def view(t: _tensor.Tensor, framework: str, copy: bool | None,
     if copy is not True:
         native = target.from_native(t._backend.NAME, t._native)
         if native is not None:  # the framework's own zero-copy route
-            t._memory.views[framework] = native
+            t._shared().views[framework] = native
             return native
     buf = buffer_of(t)
     reason = target.copy_reason(buf)
@@ -106,13 +108,13 @@ def view(t: _tensor.Tensor, framework: str, copy: bool | None,
             copy_or_refuse(func, "copy", copy, str(reason))
         return target.wrap(_copied_buffer(t, buf, target))
     native = target.wrap(buf)
-    t._memory.views[framework] = native
+    t._shared().views[framework] = native
     return native
 
 
 def buffer_of(t: _tensor.Tensor) -> _core.Buffer:
     """The Buffer over ``t``'s memory, exported from its owner on first need."""
-    memory = t._memory
+    memory = t._shared()
     buf = memory.buffer
     if buf is None:
         buf = memory.buffer = t._backend.export(t._native)

@@ -38,7 +38,7 @@ class Tensor:
 
     _backend: ModuleType
     _native: Any
-    _memory: _Memory
+    _memory: _Memory | None  # made on first need: asarray() stays cheap
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         raise TypeError("Tensor(): use unitensor.asarray(obj) or "
@@ -81,9 +81,9 @@ class Tensor:
     @property
     def readonly(self) -> bool:
         """True where the memory must not be written (read-only or immutable)."""
-        buf = self._memory.buffer
+        memory = self._memory
         return self._backend.readonly(self._native) or (
-            buf is not None and buf.readonly)
+            memory is not None and memory.buffer is not None and memory.buffer.readonly)
 
     # -- the same memory, for every framework ---------------------------------
     def to(self, framework: str, *, copy: bool | None = None) -> Tensor:
@@ -91,7 +91,7 @@ class Tensor:
         native = _convert.view(self, framework, copy, "to")
         if native is self._native:
             return self
-        memory = self._memory if copy is not True else _Memory()
+        memory = self._shared() if copy is not True else _Memory()
         return _make(self._backend_of(framework), native, memory)
 
     def numpy(self, *, copy: bool | None = None) -> Any:
@@ -113,6 +113,13 @@ class Tensor:
     def cupy(self, *, copy: bool | None = None) -> Any:
         """The memory as a ``cupy.ndarray`` (CUDA memory only)."""
         return _convert.view(self, "cupy", copy, "cupy")
+
+    def _shared(self) -> _Memory:
+        """The record shared by every Tensor aliasing this memory."""
+        memory = self._memory
+        if memory is None:
+            memory = self._memory = _Memory()
+        return memory
 
     @staticmethod
     def _backend_of(framework: str) -> ModuleType:
@@ -143,5 +150,5 @@ def _make(backend: ModuleType, native: Any, memory: _Memory | None = None) -> Te
     t = object.__new__(Tensor)
     t._backend = backend
     t._native = native
-    t._memory = _Memory() if memory is None else memory
+    t._memory = memory
     return t
