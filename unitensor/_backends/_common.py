@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .._device import CPU_READABLE
 from .._dtypes import DTYPES, DType
-from .._errors import arg_error
+from .._errors import arg_error, describe
 
 
 def buffer_from_dlpack(obj: object) -> _core.Buffer:
@@ -49,6 +49,13 @@ class ForImmutableConsumer:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.buf.__dlpack_device__()
+
+
+def require(obj: object, kind: type, accepted: str) -> object:
+    """``obj`` if it is the framework's array type, else a TypeError naming it."""
+    if isinstance(obj, kind):
+        return obj
+    raise arg_error(TypeError, "asarray", "obj", accepted, describe(obj))
 
 
 def dtype_in(table: dict[object, DType], native_dtype: object, framework: str) -> DType:

@@ -9,8 +9,8 @@ from array_api_strict._array_object import Array
 from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
-from .._errors import arg_error, describe
-from ._common import buffer_from_dlpack, cpu_only_reason, dtype_in
+from .._errors import arg_error
+from ._common import buffer_from_dlpack, cpu_only_reason, dtype_in, require
 
 NAME = "array_api_strict"
 module = xs
@@ -19,10 +19,7 @@ _TO_STRICT = {d: k for k, d in _DTYPES.items()}
 
 
 def native(obj: object) -> Array:
-    if isinstance(obj, Array):
-        return obj
-    raise arg_error(TypeError, "asarray", "obj", "an array_api_strict.Array",
-                    describe(obj))
+    return require(obj, Array, "an array_api_strict.Array")  # type: ignore[return-value]
 
 
 def dtype(x: Array) -> DType:

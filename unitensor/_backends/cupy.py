@@ -7,8 +7,8 @@ import cupy
 from .. import _core
 from .._device import Device
 from .._dtypes import DTYPES, DType
-from .._errors import arg_error, describe
-from ._common import buffer_from_dlpack, dtype_in
+from .._errors import arg_error
+from ._common import buffer_from_dlpack, dtype_in, require
 
 NAME = "cupy"
 module = cupy
@@ -17,9 +17,7 @@ _TO_CUPY = {d: k for k, d in _DTYPES.items()}
 
 
 def native(obj: object) -> cupy.ndarray:
-    if isinstance(obj, cupy.ndarray):
-        return obj
-    raise arg_error(TypeError, "asarray", "obj", "a cupy.ndarray", describe(obj))
+    return require(obj, cupy.ndarray, "a cupy.ndarray")  # type: ignore[return-value]
 
 
 def dtype(x: cupy.ndarray) -> DType:

@@ -18,8 +18,14 @@ import numpy as np
 from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DType
-from .._errors import arg_error, describe
-from ._common import ForImmutableConsumer, dtype_in, immutable_buffer, numpy_dtype_table
+from .._errors import arg_error
+from ._common import (
+    ForImmutableConsumer,
+    dtype_in,
+    immutable_buffer,
+    numpy_dtype_table,
+    require,
+)
 
 NAME = "jax"
 module = jnp
@@ -30,9 +36,7 @@ _ALIGNMENT = 64
 
 
 def native(obj: object) -> jax.Array:
-    if isinstance(obj, jax.Array):
-        return obj
-    raise arg_error(TypeError, "asarray", "obj", "a jax.Array", describe(obj))
+    return require(obj, jax.Array, "a jax.Array")  # type: ignore[return-value]
 
 
 def dtype(x: jax.Array) -> DType:

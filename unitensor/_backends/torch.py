@@ -17,8 +17,8 @@ import torch
 from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
-from .._errors import arg_error, copy_or_refuse, describe
-from ._common import buffer_from_dlpack, dtype_in
+from .._errors import arg_error, copy_or_refuse
+from ._common import buffer_from_dlpack, dtype_in, require
 
 NAME = "torch"
 module = torch
@@ -27,9 +27,7 @@ _TO_TORCH = {d: t for t, d in _DTYPES.items()}
 
 
 def native(obj: object) -> torch.Tensor:
-    if isinstance(obj, torch.Tensor):
-        return obj
-    raise arg_error(TypeError, "asarray", "obj", "a torch.Tensor", describe(obj))
+    return require(obj, torch.Tensor, "a torch.Tensor")  # type: ignore[return-value]
 
 
 def dtype(x: torch.Tensor) -> DType:
