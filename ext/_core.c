@@ -2,25 +2,37 @@
  *
  * Ownership rules (everything below relies on them):
  *
- * 1. A Buffer owns exactly one source of memory, chosen at import and never
- *    changed: a DLPack managed tensor (versioned or legacy), a strong reference
- *    to an __array_interface__ / __cuda_array_interface__ exporter (`base`), a
- *    buffer-protocol view of `base`, or memory it allocated itself (`owned`).
- * 2. An imported DLPack deleter is called in exactly one place, release_source(),
- *    which runs once, from the Buffer's deallocation, with the GIL held. A
- *    capsule is renamed to "used_*" only after every validation has passed, so a
- *    rejected capsule still belongs to its producer, who frees it.
- * 3. Every export (__dlpack__) allocates a new Export whose manager_ctx holds a
- *    strong reference to the Buffer; one import can thus serve any number of
- *    consumers. The Export's deleter runs exactly once: from the consumer, or
- *    from the capsule destructor if nobody consumed the capsule. It takes the
- *    GIL itself (a consumer may call it from any thread) and, once the
- *    interpreter is finalizing, does nothing: leaking at exit beats crashing.
- * 4. Buffer protocol exports and __array_interface__ dicts point into the
- *    Buffer's own metadata and memory; numpy and memoryview keep the Buffer
- *    alive through view->obj / the array's base.
- * 5. The metadata (shape, strides, dtype, device) is copied out at import, so
- *    it never depends on the producer's structs after validation.
+ * 1. All lifetime state lives in the Buffer struct. A Buffer owns exactly one
+ *    source of memory, chosen at import and never changed: a DLPack managed
+ *    tensor (versioned or legacy; a CapsuleKind tells which), a strong
+ *    reference to an __array_interface__ / __cuda_array_interface__ exporter
+ *    (`base`), a buffer-protocol view of `base`, or memory it allocated itself
+ *    (`owned`). An importer takes it; release_source(), called from
+ *    buffer_dealloc() only, gives it back.
+ * 2. managed_delete() is the only code that calls a DLPack deleter. For an
+ *    imported tensor it runs once, from release_source(), with the GIL held,
+ *    and a NULL deleter is legal (nothing is called). A capsule is renamed
+ *    "used_*" only after every validation has passed, so a rejected capsule
+ *    still belongs to its producer, whose capsule destructor frees it.
+ * 3. Every __dlpack__() call mallocs a new Export (the managed struct plus its
+ *    own shape and strides) whose manager_ctx holds a strong reference to the
+ *    Buffer: one import serves any number of consumers. export_capsule() takes
+ *    that reference and export_free() drops it. The Export's deleter runs
+ *    exactly once: from the consumer that renamed the capsule, or from the
+ *    capsule destructor if nobody did. A consumer may call it from any thread,
+ *    so it takes the GIL itself; once the interpreter is finalizing (or gone)
+ *    it does nothing at all: leaking at exit beats crashing.
+ * 4. Buffer-protocol views and __array_interface__ dicts point into the
+ *    Buffer's memory and its own metadata arrays (view_shape, view_strides);
+ *    memoryview and numpy keep the Buffer alive through view->obj or the
+ *    array's base, so those arrays outlive every view.
+ * 5. The metadata (shape, strides, dtype, device) is copied out at import:
+ *    nothing reads the producer's structs after validation.
+ * 6. tp_clear (the cyclic GC) drops only the Python references; a Buffer whose
+ *    memory went with them is marked `released` and refuses every export.
+ *
+ * Every error message comes from arg_error(), in one format:
+ * "{func}(): {arg}: expected {what is accepted}, got {what was received}".
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -34,6 +46,9 @@
 
 #define MAX_NDIM 64
 #define MAX_ALIGNMENT 4096
+#define DEFAULT_ALIGNMENT 64
+
+/* ------------------------------------------------------ capsule formats --- */
 
 static const char CAPSULE_VERSIONED[] = "dltensor_versioned";
 static const char CAPSULE_LEGACY[] = "dltensor";
@@ -50,22 +65,99 @@ typedef enum {
 } Source;
 
 static const char *const SOURCE_NAMES[] = {
-    "dlpack_versioned", "dlpack", "array_interface", "cuda_array_interface",
-    "buffer", "owned",
+    [SOURCE_DLPACK_VERSIONED] = "dlpack_versioned",
+    [SOURCE_DLPACK] = "dlpack",
+    [SOURCE_ARRAY_INTERFACE] = "array_interface",
+    [SOURCE_CUDA_ARRAY_INTERFACE] = "cuda_array_interface",
+    [SOURCE_BUFFER] = "buffer",
+    [SOURCE_OWNED] = "owned",
 };
+
+/* The two DLPack capsule formats as data: import, export and deletion take a
+ * CapsuleKind instead of having one copy of the code per format. Only the
+ * managed_*() accessors below and export_managed() look inside the two structs. */
+typedef struct {
+    const char *name;      /* the capsule's name while nobody owns the tensor */
+    const char *used_name; /* the name once a consumer took ownership */
+    Source source;
+    bool versioned;
+} CapsuleKind;
+
+static const CapsuleKind CAPSULE_KINDS[] = {
+    {CAPSULE_VERSIONED, CAPSULE_USED_VERSIONED, SOURCE_DLPACK_VERSIONED, true},
+    {CAPSULE_LEGACY, CAPSULE_USED_LEGACY, SOURCE_DLPACK, false},
+};
+#define KIND_VERSIONED (&CAPSULE_KINDS[0])
+#define KIND_LEGACY (&CAPSULE_KINDS[1])
+#define N_KINDS (sizeof(CAPSULE_KINDS) / sizeof(CAPSULE_KINDS[0]))
+
+/* The kind whose unconsumed (used=false) or consumed name is `name`. */
+static const CapsuleKind *
+kind_named(const char *name, bool used)
+{
+    for (size_t i = 0; name != NULL && i < N_KINDS; i++) {
+        const CapsuleKind *kind = &CAPSULE_KINDS[i];
+        if (strcmp(name, used ? kind->used_name : kind->name) == 0) {
+            return kind;
+        }
+    }
+    return NULL;
+}
+
+static DLTensor *
+managed_tensor(const CapsuleKind *kind, void *managed)
+{
+    return kind->versioned ? &((DLManagedTensorVersioned *)managed)->dl_tensor
+                           : &((DLManagedTensor *)managed)->dl_tensor;
+}
+
+/* The version and flags of a managed tensor; legacy ones carry neither. */
+static void
+managed_header(const CapsuleKind *kind, void *managed, DLPackVersion *version,
+               uint64_t *flags)
+{
+    *version = (DLPackVersion){0, 0};
+    *flags = 0;
+    if (kind->versioned) {
+        const DLManagedTensorVersioned *m = managed;
+        *version = m->version;
+        *flags = m->flags;
+    }
+}
+
+/* Rule 2: the only call of a DLPack deleter. */
+static void
+managed_delete(const CapsuleKind *kind, void *managed)
+{
+    if (kind->versioned) {
+        DLManagedTensorVersioned *m = managed;
+        if (m->deleter != NULL) {
+            m->deleter(m);
+        }
+    }
+    else {
+        DLManagedTensor *m = managed;
+        if (m->deleter != NULL) {
+            m->deleter(m);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- state --- */
 
 typedef struct {
     PyObject_HEAD
-    /* What is owned (rule 1): exactly one of these is in use. */
-    Source source;
-    DLManagedTensorVersioned *managed_versioned;
-    DLManagedTensor *managed_legacy;
-    PyObject *base;
-    Py_buffer view;
+        /* What is owned (rule 1): exactly one source, per `source`. */
+        Source source;
+    const CapsuleKind *kind; /* DLPack sources: the format of `managed` */
+    void *managed;           /* DLPack sources: the managed tensor */
+    PyObject *base;          /* the exporter (interface and buffer sources) */
+    Py_buffer view;          /* buffer source: valid while has_view */
     bool has_view;
-    void *owned;
+    void *owned;   /* owned source: the allocation; data is aligned inside */
+    bool released; /* rule 6: the GC took the memory's owner away */
     /* Metadata, copied at import (rule 5). */
-    char *data; /* address of element [0, ..., 0] */
+    char *data; /* address of element [0, ..., 0]: the byte offset included */
     uint64_t byte_offset;
     int ndim;
     DLDataType dtype;
@@ -74,15 +166,15 @@ typedef struct {
     bool is_copied;
     int version_major; /* -1 when the source had no DLPack version */
     int version_minor;
-    PyObject *stream;
+    PyObject *stream; /* the CUDA array interface's stream, else None */
     int64_t shape[MAX_NDIM];
-    int64_t strides[MAX_NDIM]; /* in elements */
-    Py_ssize_t view_shape[MAX_NDIM];
-    Py_ssize_t view_strides[MAX_NDIM]; /* in bytes, for the buffer protocol */
+    int64_t strides[MAX_NDIM];         /* in elements */
+    Py_ssize_t view_shape[MAX_NDIM];   /* for the buffer protocol (rule 4) */
+    Py_ssize_t view_strides[MAX_NDIM]; /* in bytes */
     PyObject *weakreflist;
 } Buffer;
 
-/* One export: the managed tensor handed to a consumer (rule 3). */
+/* One export: the managed tensor handed to one consumer (rule 3). */
 typedef struct {
     union {
         DLManagedTensorVersioned versioned;
@@ -94,6 +186,7 @@ typedef struct {
 
 static PyTypeObject BufferType;
 
+/* C-side counters (under the GIL): tests prove exactly-once deletion with them. */
 static struct {
     Py_ssize_t buffers_alive;
     Py_ssize_t capsules_exported;
@@ -101,9 +194,10 @@ static struct {
     Py_ssize_t imported_deleters_run;
 } stats;
 
-/* ---------------------------------------------------------------- errors --- */
+/* --------------------------------------------------------------- errors --- */
 
-/* The one error helper: "{func}(): {arg}: expected {accepted}, got {received}". */
+/* The one error helper: "{func}(): {arg}: expected {accepted}, got {received}".
+ * Always returns NULL, so that `return arg_error(...)` reads naturally. */
 static PyObject *
 arg_error(PyObject *exc, const char *func, const char *arg, const char *accepted,
           const char *received_fmt, ...)
@@ -130,7 +224,18 @@ interpreter_finalizing(void)
 #endif
 }
 
-/* ----------------------------------------------------------------- dtypes --- */
+/* --------------------------------------------------------------- dtypes --- */
+
+static const char *const DTYPE_CODE_NAMES[] = {
+    [kDLInt] = "int",       [kDLUInt] = "uint",
+    [kDLFloat] = "float",   [kDLOpaqueHandle] = "handle",
+    [kDLBfloat] = "bfloat", [kDLComplex] = "complex",
+    [kDLBool] = "bool",
+};
+
+static const char DTYPES_ACCEPTED[] =
+    "a dtype of bool8, int/uint 8-64, float 16-64, bfloat16 or complex 64/128 with "
+    "lanes=1";
 
 static bool
 dtype_supported(DLDataType dt)
@@ -154,10 +259,6 @@ dtype_supported(DLDataType dt)
         return false;
     }
 }
-
-static const char DTYPES_ACCEPTED[] =
-    "a dtype of bool8, int/uint 8-64, float 16-64, bfloat16 or complex 64/128 with "
-    "lanes=1";
 
 static int
 check_dtype(DLDataType dt, PyObject *exc, const char *func, const char *arg)
@@ -195,59 +296,67 @@ struct_format(DLDataType dt)
     }
 }
 
-/* The __array_interface__ typestr; bfloat16 travels as opaque '|V2'. */
+/* The __array_interface__ typestr, native byte order; bfloat16 travels as
+ * opaque '|V2' (numpy can wrap it; the Python layer views it as bfloat16). */
 static void
-typestr(DLDataType dt, char out[8])
+typestr_of(DLDataType dt, char out[8])
 {
     const char order = PY_LITTLE_ENDIAN ? '<' : '>';
     int itemsize = dt.bits / 8;
+    char kind;
     switch (dt.code) {
     case kDLBool:
-        strcpy(out, "|b1");
+        snprintf(out, 8, "|b1");
         return;
     case kDLBfloat:
-        strcpy(out, "|V2");
+        snprintf(out, 8, "|V2");
         return;
     case kDLInt:
-        snprintf(out, 8, "%ci%d", itemsize == 1 ? '|' : order, itemsize);
-        return;
+        kind = 'i';
+        break;
     case kDLUInt:
-        snprintf(out, 8, "%cu%d", itemsize == 1 ? '|' : order, itemsize);
-        return;
+        kind = 'u';
+        break;
     case kDLFloat:
-        snprintf(out, 8, "%cf%d", order, itemsize);
-        return;
+        kind = 'f';
+        break;
     default:
-        snprintf(out, 8, "%cc%d", order, itemsize);
-        return;
+        kind = 'c';
+        break;
     }
+    snprintf(out, 8, "%c%c%d", itemsize == 1 ? '|' : order, kind, itemsize);
 }
 
-static bool
-device_known(int32_t type)
+/* -------------------------------------------------------------- devices --- */
+
+/* The DLPack device types, one row each; NULL marks codes that are unused. */
+static const char *const DEVICE_NAMES[] = {
+    [kDLCPU] = "CPU",
+    [kDLCUDA] = "CUDA",
+    [kDLCUDAHost] = "CUDAHost",
+    [kDLOpenCL] = "OpenCL",
+    [kDLVulkan] = "Vulkan",
+    [kDLMetal] = "Metal",
+    [kDLVPI] = "VPI",
+    [kDLROCM] = "ROCM",
+    [kDLROCMHost] = "ROCMHost",
+    [kDLExtDev] = "ExtDev",
+    [kDLCUDAManaged] = "CUDAManaged",
+    [kDLOneAPI] = "OneAPI",
+    [kDLWebGPU] = "WebGPU",
+    [kDLHexagon] = "Hexagon",
+    [kDLMAIA] = "MAIA",
+};
+#define N_DEVICE_TYPES ((int)(sizeof(DEVICE_NAMES) / sizeof(DEVICE_NAMES[0])))
+
+/* The name of a device type, or NULL for a code DLPack does not define. */
+static const char *
+device_name(int32_t type)
 {
-    switch (type) {
-    case kDLCPU:
-    case kDLCUDA:
-    case kDLCUDAHost:
-    case kDLOpenCL:
-    case kDLVulkan:
-    case kDLMetal:
-    case kDLVPI:
-    case kDLROCM:
-    case kDLROCMHost:
-    case kDLExtDev:
-    case kDLCUDAManaged:
-    case kDLOneAPI:
-    case kDLWebGPU:
-    case kDLHexagon:
-    case kDLMAIA:
-        return true;
-    default:
-        return false;
-    }
+    return type >= 0 && type < N_DEVICE_TYPES ? DEVICE_NAMES[type] : NULL;
 }
 
+/* Memory the CPU can read and write directly. */
 static bool
 cpu_readable(DLDevice dev)
 {
@@ -255,10 +364,18 @@ cpu_readable(DLDevice dev)
            dev.device_type == kDLROCMHost || dev.device_type == kDLCUDAManaged;
 }
 
+/* Memory a CUDA kernel can address (__cuda_array_interface__ speaks for it). */
 static bool
 cuda_readable(DLDevice dev)
 {
     return dev.device_type == kDLCUDA || dev.device_type == kDLCUDAManaged;
+}
+
+/* Memory without a stream: __dlpack__(stream=...) must be None there. */
+static bool
+streamless(DLDevice dev)
+{
+    return cpu_readable(dev) && !cuda_readable(dev);
 }
 
 /* --------------------------------------------------------------- layout --- */
@@ -279,27 +396,28 @@ size_of(const Buffer *b)
     return n;
 }
 
-static bool
-is_c_contiguous(const Buffer *b)
+/* Compact row-major strides (in elements) for b's shape. The shape may not be
+ * validated yet: a product that overflows saturates (finish_layout() refuses
+ * such a shape anyway). */
+static void
+compact_strides(const Buffer *b, int64_t *out)
 {
-    int64_t expected = 1;
+    int64_t stride = 1;
     for (int i = b->ndim - 1; i >= 0; i--) {
-        if (b->shape[i] == 0) {
-            return true;
+        out[i] = stride;
+        if (__builtin_mul_overflow(stride, b->shape[i] > 0 ? b->shape[i] : 1,
+                                   &stride)) {
+            stride = INT64_MAX;
         }
-        if (b->shape[i] != 1 && b->strides[i] != expected) {
-            return false;
-        }
-        expected *= b->shape[i];
     }
-    return true;
 }
 
 static bool
-is_f_contiguous(const Buffer *b)
+is_contiguous(const Buffer *b, bool row_major)
 {
     int64_t expected = 1;
-    for (int i = 0; i < b->ndim; i++) {
+    for (int k = 0; k < b->ndim; k++) {
+        int i = row_major ? b->ndim - 1 - k : k;
         if (b->shape[i] == 0) {
             return true;
         }
@@ -311,50 +429,71 @@ is_f_contiguous(const Buffer *b)
     return true;
 }
 
-/* Check shape/strides of b (already copied in) for overflow and fill the
- * buffer-protocol arrays. `data_is_null` makes a non-empty tensor an error. */
+/* Validate b's shape and strides (already copied in) and normalise what is
+ * never used: the stride of a size-1 dimension, and every stride of an empty
+ * tensor, become the compact row-major value, so that consumers that check
+ * strides strictly accept them [numpy#20336, pytorch#83069]. Fills the
+ * buffer-protocol arrays. `data` (NULL for none) must hold every element;
+ * it becomes b->data. */
 static int
-finish_layout(Buffer *b, bool data_is_null, const char *func)
+finish_layout(Buffer *b, char *data, PyObject *exc, const char *func)
 {
-    int64_t itemsize = itemsize_of(b);
-    int64_t size = 1;
+    int64_t itemsize = itemsize_of(b), size = 1, nbytes;
     for (int i = 0; i < b->ndim; i++) {
         if (b->shape[i] < 0) {
-            arg_error(PyExc_BufferError, func, "shape", "non-negative dimensions",
+            arg_error(exc, func, "shape", "non-negative dimensions",
                       "dimension %d of size %lld", i, (long long)b->shape[i]);
             return -1;
         }
         if (__builtin_mul_overflow(size, b->shape[i], &size)) {
-            arg_error(PyExc_BufferError, func, "shape", "a size that fits in int64",
+            arg_error(exc, func, "shape", "a size that fits in int64",
                       "an overflowing shape");
             return -1;
         }
     }
-    int64_t nbytes, extent = 0;
     if (__builtin_mul_overflow(size, itemsize, &nbytes) || nbytes > PY_SSIZE_T_MAX) {
-        arg_error(PyExc_BufferError, func, "shape", "a byte size that fits in memory",
+        arg_error(exc, func, "shape", "a byte size that fits in memory",
                   "an overflowing size");
         return -1;
     }
-    if (size > 0) {
-        for (int i = 0; i < b->ndim; i++) {
-            int64_t span, stride = b->strides[i];
-            if (stride == INT64_MIN ||
-                __builtin_mul_overflow(b->shape[i] - 1, stride < 0 ? -stride : stride,
-                                       &span) ||
-                __builtin_mul_overflow(span, itemsize, &span) ||
-                __builtin_add_overflow(extent, span, &extent) ||
-                span > PY_SSIZE_T_MAX || extent > PY_SSIZE_T_MAX) {
-                arg_error(PyExc_BufferError, func, "strides",
-                          "strides whose extent fits in memory",
-                          "stride %lld on dimension %d", (long long)stride, i);
-                return -1;
-            }
+    int64_t compact[MAX_NDIM];
+    compact_strides(b, compact);
+    int64_t low = 0, high = 0; /* byte offsets of the extreme elements */
+    for (int i = 0; i < b->ndim; i++) {
+        if (size == 0 || b->shape[i] == 1) {
+            b->strides[i] = compact[i]; /* never stepped: any value was valid */
+            continue;
         }
-        if (data_is_null) {
-            arg_error(PyExc_BufferError, func, "data",
+        int64_t span, stride = b->strides[i];
+        if (stride == INT64_MIN ||
+            __builtin_mul_overflow(b->shape[i] - 1, stride < 0 ? -stride : stride,
+                                   &span) ||
+            __builtin_mul_overflow(span, itemsize, &span) ||
+            span > PY_SSIZE_T_MAX - (high - low)) {
+            arg_error(exc, func, "strides", "strides whose extent fits in memory",
+                      "stride %lld on dimension %d", (long long)stride, i);
+            return -1;
+        }
+        if (stride < 0) {
+            low -= span;
+        }
+        else {
+            high += span;
+        }
+    }
+    if (size > 0) {
+        if (data == NULL) {
+            arg_error(exc, func, "data",
                       "a non-NULL data pointer for a non-empty tensor",
                       "NULL data with %lld elements", (long long)size);
+            return -1;
+        }
+        uintptr_t address = (uintptr_t)data, end;
+        if (address < (uintptr_t)-low ||
+            __builtin_add_overflow(address, (uintptr_t)(high + itemsize), &end)) {
+            arg_error(exc, func, "strides", "an extent inside the address space",
+                      "data at %p with elements from byte %lld to %lld", data,
+                      (long long)low, (long long)(high + itemsize));
             return -1;
         }
     }
@@ -362,17 +501,8 @@ finish_layout(Buffer *b, bool data_is_null, const char *func)
         b->view_shape[i] = (Py_ssize_t)b->shape[i];
         b->view_strides[i] = (Py_ssize_t)(b->strides[i] * itemsize);
     }
+    b->data = data;
     return 0;
-}
-
-static void
-compact_strides(Buffer *b)
-{
-    int64_t stride = 1;
-    for (int i = b->ndim - 1; i >= 0; i--) {
-        b->strides[i] = stride;
-        stride *= b->shape[i] > 0 ? b->shape[i] : 1;
-    }
 }
 
 /* ---------------------------------------------------------- Buffer life --- */
@@ -385,11 +515,12 @@ buffer_new(Source source)
         return NULL;
     }
     b->source = source;
-    b->managed_versioned = NULL;
-    b->managed_legacy = NULL;
+    b->kind = NULL;
+    b->managed = NULL;
     b->base = NULL;
     b->has_view = false;
     b->owned = NULL;
+    b->released = false;
     b->data = NULL;
     b->byte_offset = 0;
     b->ndim = 0;
@@ -406,34 +537,22 @@ buffer_new(Source source)
     return b;
 }
 
-/* The only place an imported DLPack deleter runs (rule 2). */
+/* Rule 1: gives back whatever source the Buffer owns; from dealloc only. */
 static void
 release_source(Buffer *b)
 {
-    if (b->managed_versioned != NULL) {
-        DLManagedTensorVersioned *m = b->managed_versioned;
-        b->managed_versioned = NULL;
-        if (m->deleter != NULL) {
-            m->deleter(m);
-        }
-        stats.imported_deleters_run++;
-    }
-    if (b->managed_legacy != NULL) {
-        DLManagedTensor *m = b->managed_legacy;
-        b->managed_legacy = NULL;
-        if (m->deleter != NULL) {
-            m->deleter(m);
-        }
+    if (b->managed != NULL) {
+        void *managed = b->managed;
+        b->managed = NULL;
+        managed_delete(b->kind, managed);
         stats.imported_deleters_run++;
     }
     if (b->has_view) {
         b->has_view = false;
         PyBuffer_Release(&b->view);
     }
-    if (b->owned != NULL) {
-        free(b->owned);
-        b->owned = NULL;
-    }
+    free(b->owned);
+    b->owned = NULL;
     Py_CLEAR(b->base);
 }
 
@@ -451,9 +570,12 @@ buffer_traverse(Buffer *b, visitproc visit, void *arg)
 static int
 buffer_clear(Buffer *b)
 {
-    /* Only the Python references: the memory they keep alive may go with them,
-     * but the Buffer is unreachable garbage by then (CPython's memoryview does
-     * the same). */
+    /* Rule 6: only the Python references. The memory may go with them, so the
+     * Buffer refuses every export from now on (CPython's memoryview does the
+     * same when it is released). */
+    if (b->has_view || b->base != NULL) {
+        b->released = true;
+    }
     if (b->has_view) {
         b->has_view = false;
         PyBuffer_Release(&b->view);
@@ -476,7 +598,19 @@ buffer_dealloc(Buffer *b)
     PyObject_GC_Del(b);
 }
 
-/* ------------------------------------------------------ DLPack import --- */
+/* The memory is still there (rule 6). */
+static int
+check_usable(Buffer *b, const char *func)
+{
+    if (b->released) {
+        arg_error(PyExc_BufferError, func, "self", "a Buffer whose memory is alive",
+                  "one released by the garbage collector");
+        return -1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------- DLPack import --- */
 
 /* Validate a DLTensor and copy its metadata into b; b takes no ownership. */
 static int
@@ -490,7 +624,7 @@ load_dltensor(Buffer *b, const DLTensor *t, const char *func)
     if (check_dtype(t->dtype, PyExc_BufferError, func, "dtype") < 0) {
         return -1;
     }
-    if (!device_known(t->device.device_type)) {
+    if (device_name(t->device.device_type) == NULL) {
         arg_error(PyExc_BufferError, func, "device", "a DLPack device type",
                   "unknown device type %d", (int)t->device.device_type);
         return -1;
@@ -507,16 +641,50 @@ load_dltensor(Buffer *b, const DLTensor *t, const char *func)
     for (int i = 0; i < b->ndim; i++) {
         b->shape[i] = t->shape[i];
     }
-    if (t->strides == NULL || b->ndim == 0) {
-        compact_strides(b); /* legacy producers may omit strides */
+    if (t->strides == NULL) {
+        compact_strides(b, b->strides); /* NULL strides: compact row-major */
     }
     else {
-        memcpy(b->strides, t->strides, sizeof(int64_t) * (size_t)b->ndim);
+        for (int i = 0; i < b->ndim; i++) {
+            b->strides[i] = t->strides[i];
+        }
     }
-    if (finish_layout(b, t->data == NULL, func) < 0) {
+    uintptr_t address = (uintptr_t)t->data;
+    if (address != 0 && __builtin_add_overflow(address, t->byte_offset, &address)) {
+        arg_error(PyExc_BufferError, func, "byte_offset",
+                  "an offset inside the address space", "%llu past %p",
+                  (unsigned long long)t->byte_offset, t->data);
         return -1;
     }
-    b->data = t->data == NULL ? NULL : (char *)t->data + t->byte_offset;
+    return finish_layout(b, (char *)address, PyExc_BufferError, func);
+}
+
+/* Validate a managed tensor of the given kind and copy its metadata into b. */
+static int
+load_managed(Buffer *b, const CapsuleKind *kind, void *managed, const char *func)
+{
+    DLPackVersion version;
+    uint64_t flags;
+    managed_header(kind, managed, &version, &flags);
+    if (kind->versioned) {
+        if (version.major != UT_DLPACK_MAJOR) {
+            arg_error(PyExc_BufferError, func, "capsule", "DLPack major version 1",
+                      "version %u.%u", version.major, version.minor);
+            return -1;
+        }
+        b->version_major = (int)version.major;
+        b->version_minor = (int)version.minor;
+    }
+    if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) {
+        arg_error(PyExc_BufferError, func, "capsule", "whole-byte dtypes",
+                  "the IS_SUBBYTE_TYPE_PADDED flag");
+        return -1;
+    }
+    if (load_dltensor(b, managed_tensor(kind, managed), func) < 0) {
+        return -1;
+    }
+    b->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+    b->is_copied = (flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
     return 0;
 }
 
@@ -526,123 +694,107 @@ from_capsule(PyObject *module, PyObject *capsule)
     static const char func[] = "from_capsule";
     static const char accepted[] =
         "a PyCapsule named 'dltensor_versioned' or 'dltensor'";
+    PyObject *result = NULL;
+    Buffer *b = NULL;
+    const CapsuleKind *kind = NULL;
+    const char *name = NULL;
+    void *managed = NULL;
+
     if (!PyCapsule_CheckExact(capsule)) {
-        return arg_error(PyExc_TypeError, func, "capsule", accepted,
-                         "an object of type '%s'", Py_TYPE(capsule)->tp_name);
+        arg_error(PyExc_TypeError, func, "capsule", accepted, "an object of type '%s'",
+                  Py_TYPE(capsule)->tp_name);
+        goto done;
     }
-    const char *name = PyCapsule_GetName(capsule);
-    bool versioned = name != NULL && strcmp(name, CAPSULE_VERSIONED) == 0;
-    bool legacy = name != NULL && strcmp(name, CAPSULE_LEGACY) == 0;
-    if (!versioned && !legacy) {
-        if (name != NULL && (strcmp(name, CAPSULE_USED_VERSIONED) == 0 ||
-                             strcmp(name, CAPSULE_USED_LEGACY) == 0)) {
-            return arg_error(PyExc_ValueError, func, "capsule", accepted,
-                             "a capsule that was already consumed (named '%s')",
-                             name);
+    name = PyCapsule_GetName(capsule);
+    kind = kind_named(name, false);
+    if (kind == NULL) {
+        if (kind_named(name, true) != NULL) {
+            arg_error(PyExc_ValueError, func, "capsule", accepted,
+                      "a capsule that was already consumed (named '%s')", name);
         }
-        return arg_error(PyExc_TypeError, func, "capsule", accepted,
-                         "a capsule named '%s'", name == NULL ? "NULL" : name);
-    }
-    void *pointer = PyCapsule_GetPointer(capsule, name);
-    if (pointer == NULL) {
-        return NULL;
-    }
-    Buffer *b = buffer_new(versioned ? SOURCE_DLPACK_VERSIONED : SOURCE_DLPACK);
-    if (b == NULL) {
-        return NULL;
-    }
-    const DLTensor *tensor;
-    uint64_t flags = 0;
-    if (versioned) {
-        DLManagedTensorVersioned *m = pointer;
-        if (m->version.major != UT_DLPACK_MAJOR) {
-            arg_error(PyExc_BufferError, func, "capsule", "DLPack major version 1",
-                      "version %u.%u", m->version.major, m->version.minor);
-            goto fail;
+        else if (name == NULL) {
+            arg_error(PyExc_TypeError, func, "capsule", accepted, "an unnamed capsule");
         }
-        flags = m->flags;
-        b->version_major = (int)m->version.major;
-        b->version_minor = (int)m->version.minor;
-        tensor = &m->dl_tensor;
+        else {
+            arg_error(PyExc_TypeError, func, "capsule", accepted,
+                      "a capsule named '%s'", name);
+        }
+        goto done;
     }
-    else {
-        tensor = &((DLManagedTensor *)pointer)->dl_tensor;
+    managed = PyCapsule_GetPointer(capsule, name);
+    if (managed == NULL) {
+        goto done;
     }
-    if (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) {
-        arg_error(PyExc_BufferError, func, "capsule", "whole-byte dtypes",
-                  "the IS_SUBBYTE_TYPE_PADDED flag");
-        goto fail;
-    }
-    if (load_dltensor(b, tensor, func) < 0) {
-        goto fail;
+    b = buffer_new(kind->source);
+    if (b == NULL || load_managed(b, kind, managed, func) < 0) {
+        goto done;
     }
     /* Every check passed: only now take ownership (rule 2). */
-    if (PyCapsule_SetName(capsule, versioned ? CAPSULE_USED_VERSIONED
-                                             : CAPSULE_USED_LEGACY) < 0) {
-        goto fail;
+    if (PyCapsule_SetName(capsule, kind->used_name) < 0) {
+        goto done;
     }
-    if (versioned) {
-        b->managed_versioned = pointer;
-    }
-    else {
-        b->managed_legacy = pointer;
-    }
-    b->readonly = (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
-    b->is_copied = (flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
-    return (PyObject *)b;
-fail:
-    Py_DECREF(b);
-    return NULL;
+    b->kind = kind;
+    b->managed = managed;
+    result = (PyObject *)b;
+    b = NULL;
+done:
+    Py_XDECREF(b);
+    return result;
 }
 
-/* ------------------------------------------- array interface imports --- */
+/* ---------------------------------------------- array interface imports --- */
 
+/* Read a typestr such as '<f8' into b->dtype; `override` (bfloat16, which the
+ * typestr can only call '|V2') replaces the kind, and the item sizes must agree. */
 static int
-parse_typestr(Buffer *b, PyObject *typestr_obj, const char *func)
+parse_typestr(Buffer *b, PyObject *typestr, const DLDataType *override,
+              const char *func)
 {
-    const char *accepted = "a typestr of kind b, i, u, f or c in native byte order";
-    if (!PyUnicode_Check(typestr_obj)) {
-        arg_error(PyExc_BufferError, func, "typestr", accepted, "%R", typestr_obj);
+    static const char accepted[] =
+        "a typestr of kind b, i, u, f or c in native byte order";
+    if (!PyUnicode_Check(typestr)) {
+        arg_error(PyExc_BufferError, func, "typestr", accepted, "%R", typestr);
         return -1;
     }
-    const char *s = PyUnicode_AsUTF8(typestr_obj);
+    const char *s = PyUnicode_AsUTF8(typestr);
     if (s == NULL) {
         return -1;
     }
-    char order = s[0], kind = s[0] ? s[1] : 0;
-    char *end = NULL;
-    long itemsize = kind ? strtol(s + 2, &end, 10) : 0;
-    if (!kind || end == s + 2 || *end != '\0' || itemsize <= 0 || itemsize > 16) {
+    long itemsize = 0;
+    bool well_formed =
+        strlen(s) >= 3 && strlen(s) <= 5 && strchr("<>|=", s[0]) && s[1] != '\0';
+    for (const char *p = s + 2; well_formed && *p != '\0'; p++) {
+        well_formed = *p >= '0' && *p <= '9';
+        itemsize = itemsize * 10 + (*p - '0');
+    }
+    if (!well_formed || itemsize == 0 || itemsize > 16) {
         arg_error(PyExc_BufferError, func, "typestr", accepted, "'%s'", s);
         return -1;
     }
-    char foreign = PY_LITTLE_ENDIAN ? '>' : '<';
-    if (order == foreign && itemsize > 1) {
+    if (s[0] == (PY_LITTLE_ENDIAN ? '>' : '<') && itemsize > 1) {
         arg_error(PyExc_BufferError, func, "typestr",
                   "native byte order (swap it first)", "byte order of '%s'", s);
         return -1;
     }
+    if (override != NULL) {
+        if (itemsize * 8 != override->bits) {
+            arg_error(PyExc_BufferError, func, "dtype",
+                      "a dtype of the typestr's item size", "'%s' for %d bits", s,
+                      (int) override->bits);
+            return -1;
+        }
+        b->dtype = *override;
+        return 0;
+    }
+    const char *kinds = "iufcb"; /* in DLPack code order, bool last */
+    const char *kind = strchr(kinds, s[1]);
     DLDataType dt = {0, (uint8_t)(itemsize * 8), 1};
-    switch (kind) {
-    case 'b':
-        dt.code = kDLBool;
-        break;
-    case 'i':
-        dt.code = kDLInt;
-        break;
-    case 'u':
-        dt.code = kDLUInt;
-        break;
-    case 'f':
-        dt.code = kDLFloat;
-        break;
-    case 'c':
-        dt.code = kDLComplex;
-        break;
-    default:
+    if (kind == NULL) {
         arg_error(PyExc_BufferError, func, "typestr", accepted, "'%s'", s);
         return -1;
     }
+    static const uint8_t codes[] = {kDLInt, kDLUInt, kDLFloat, kDLComplex, kDLBool};
+    dt.code = codes[kind - kinds];
     if (!dtype_supported(dt)) {
         arg_error(PyExc_BufferError, func, "typestr", accepted, "'%s'", s);
         return -1;
@@ -651,21 +803,23 @@ parse_typestr(Buffer *b, PyObject *typestr_obj, const char *func)
     return 0;
 }
 
-/* Read an int tuple into out[]; returns its length or -1. */
+/* Read a tuple of at most MAX_NDIM ints into out[]; returns its length or -1. */
 static int
-int_tuple(PyObject *obj, int64_t *out, int max, const char *func, const char *arg)
+int_tuple(PyObject *obj, int64_t *out, const char *func, const char *arg)
 {
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) > max) {
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) > MAX_NDIM) {
         arg_error(PyExc_BufferError, func, arg, "a tuple of at most 64 ints", "%R",
                   obj);
         return -1;
     }
     int n = (int)PyTuple_GET_SIZE(obj);
     for (int i = 0; i < n; i++) {
-        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(obj, i));
-        if (v == -1 && PyErr_Occurred()) {
+        PyObject *item = PyTuple_GET_ITEM(obj, i);
+        long long v = PyLong_Check(item) ? PyLong_AsLongLong(item) : -1;
+        if (!PyLong_Check(item) || (v == -1 && PyErr_Occurred())) {
             PyErr_Clear();
-            arg_error(PyExc_BufferError, func, arg, "a tuple of ints", "%R", obj);
+            arg_error(PyExc_BufferError, func, arg, "a tuple of ints in int64", "%R",
+                      obj);
             return -1;
         }
         out[i] = v;
@@ -673,116 +827,139 @@ int_tuple(PyObject *obj, int64_t *out, int max, const char *func, const char *ar
     return n;
 }
 
-/* dtype_override (code, bits) replaces the typestr's kind for dtypes that the
- * array interface cannot name (ml_dtypes' bfloat16 is '|V2'); the item sizes
- * must agree. */
+/* The interface's 'data': an (int address, bool read-only) tuple. */
+static int
+parse_data(PyObject *data, char **pointer, bool *readonly, const char *func)
+{
+    if (!PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 ||
+        !PyLong_Check(PyTuple_GET_ITEM(data, 0)) ||
+        !PyLong_Check(PyTuple_GET_ITEM(data, 1))) {
+        arg_error(PyExc_BufferError, func, "data", "a (pointer, read-only) tuple", "%R",
+                  data);
+        return -1;
+    }
+    unsigned long long address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+    if ((address == (unsigned long long)-1 && PyErr_Occurred()) ||
+        address > UINTPTR_MAX) {
+        PyErr_Clear();
+        arg_error(PyExc_BufferError, func, "data",
+                  "an address inside the address space", "%R", data);
+        return -1;
+    }
+    *pointer = (char *)(uintptr_t)address;
+    *readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1; /* an int: no error */
+    return 0;
+}
+
+/* Shared by __array_interface__ and __cuda_array_interface__ (v3). */
 static PyObject *
-import_interface(PyObject *obj, const char *attr, Source source, DLDevice device,
+import_interface(PyObject *obj, Source source, DLDevice device,
                  const DLDataType *dtype_override, const char *func)
 {
-    PyObject *iface = PyObject_GetAttrString(obj, attr);
-    if (iface == NULL) {
-        return NULL;
-    }
+    const bool cuda = source == SOURCE_CUDA_ARRAY_INTERFACE;
+    const char *attr = cuda ? "__cuda_array_interface__" : "__array_interface__";
+    PyObject *result = NULL, *iface = NULL, *d = NULL;
     Buffer *b = NULL;
+
+    iface = PyObject_GetAttrString(obj, attr);
+    if (iface == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            arg_error(PyExc_TypeError, func, "obj",
+                      cuda ? "an object with __cuda_array_interface__"
+                           : "an object with __array_interface__",
+                      "an object of type '%s'", Py_TYPE(obj)->tp_name);
+        }
+        goto done;
+    }
     if (!PyDict_Check(iface)) {
-        arg_error(PyExc_BufferError, func, attr, "a dict", "%R", iface);
-        goto fail;
+        arg_error(PyExc_BufferError, func, attr, "a dict", "an object of type '%s'",
+                  Py_TYPE(iface)->tp_name);
+        goto done;
     }
-    b = buffer_new(source);
-    if (b == NULL) {
-        goto fail;
+    d = PyDict_Copy(iface); /* a private copy: its items stay alive while read */
+    if (d == NULL) {
+        goto done;
     }
-    b->device = device;
-    PyObject *typestr_obj = PyDict_GetItemString(iface, "typestr");
-    PyObject *shape = PyDict_GetItemString(iface, "shape");
-    PyObject *data = PyDict_GetItemString(iface, "data");
-    PyObject *strides = PyDict_GetItemString(iface, "strides");
-    PyObject *mask = PyDict_GetItemString(iface, "mask");
-    PyObject *stream = PyDict_GetItemString(iface, "stream");
-    if (typestr_obj == NULL || shape == NULL || data == NULL) {
+    PyObject *typestr = PyDict_GetItemString(d, "typestr");
+    PyObject *shape = PyDict_GetItemString(d, "shape");
+    PyObject *data = PyDict_GetItemString(d, "data");
+    PyObject *strides = PyDict_GetItemString(d, "strides");
+    PyObject *mask = PyDict_GetItemString(d, "mask");
+    PyObject *stream = PyDict_GetItemString(d, "stream");
+    PyObject *version = PyDict_GetItemString(d, "version");
+    if (typestr == NULL || shape == NULL || data == NULL) {
         arg_error(PyExc_BufferError, func, attr,
                   "a dict with 'typestr', 'shape' and 'data'", "%R", iface);
-        goto fail;
+        goto done;
+    }
+    if (cuda && (version == NULL || !PyLong_Check(version))) {
+        arg_error(PyExc_BufferError, func, "version",
+                  "an int (the interface's version, 3 at most)", "%R",
+                  version == NULL ? Py_None : version);
+        goto done;
     }
     if (mask != NULL && mask != Py_None) {
-        arg_error(PyExc_BufferError, func, attr, "no mask", "a masked array");
-        goto fail;
+        arg_error(PyExc_BufferError, func, "mask", "None (no masked arrays)",
+                  "an object of type '%s'", Py_TYPE(mask)->tp_name);
+        goto done;
     }
-    if (dtype_override != NULL) {
-        const char *ts = PyUnicode_Check(typestr_obj) ? PyUnicode_AsUTF8(typestr_obj)
-                                                      : NULL;
-        if (ts == NULL || strlen(ts) < 3 || atoi(ts + 2) * 8 != dtype_override->bits) {
-            PyErr_Clear();
-            arg_error(PyExc_BufferError, func, "dtype",
-                      "a dtype of the typestr's item size", "%R", typestr_obj);
-            goto fail;
-        }
-        b->dtype = *dtype_override;
+    b = buffer_new(source);
+    if (b == NULL || parse_typestr(b, typestr, dtype_override, func) < 0) {
+        goto done;
     }
-    else if (parse_typestr(b, typestr_obj, func) < 0) {
-        goto fail;
+    b->device = device;
+    char *pointer;
+    bool readonly;
+    if (parse_data(data, &pointer, &readonly, func) < 0) {
+        goto done;
     }
-    if (!PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 ||
-        !PyLong_Check(PyTuple_GET_ITEM(data, 0))) {
-        arg_error(PyExc_BufferError, func, "data", "a (pointer, read-only) tuple",
-                  "%R", data);
-        goto fail;
-    }
-    void *pointer = PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0));
-    if (pointer == NULL && PyErr_Occurred()) {
-        goto fail;
-    }
-    int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
-    if (readonly < 0) {
-        goto fail;
-    }
-    int ndim = int_tuple(shape, b->shape, MAX_NDIM, func, "shape");
+    int ndim = int_tuple(shape, b->shape, func, "shape");
     if (ndim < 0) {
-        goto fail;
+        goto done;
     }
     b->ndim = ndim;
     if (strides == NULL || strides == Py_None) {
-        compact_strides(b);
+        compact_strides(b, b->strides);
     }
     else {
-        int64_t itemsize = itemsize_of(b);
-        if (int_tuple(strides, b->strides, MAX_NDIM, func, "strides") != ndim) {
-            if (!PyErr_Occurred()) {
-                arg_error(PyExc_BufferError, func, "strides",
-                          "one stride per dimension", "%R", strides);
-            }
-            goto fail;
+        int n = int_tuple(strides, b->strides, func, "strides");
+        if (n >= 0 && n != ndim) {
+            arg_error(PyExc_BufferError, func, "strides", "one stride per dimension",
+                      "%R for shape %R", strides, shape);
         }
+        if (n != ndim) {
+            goto done;
+        }
+        int64_t itemsize = itemsize_of(b);
         for (int i = 0; i < ndim; i++) {
             if (b->shape[i] <= 1) {
-                b->strides[i] = 1; /* never stepped: any value is valid */
-                continue;
+                continue; /* never stepped: finish_layout() normalises it */
             }
             if (b->strides[i] % itemsize != 0) {
                 arg_error(PyExc_BufferError, func, "strides",
-                          "byte strides that are multiples of the item size",
-                          "%R", strides);
-                goto fail;
+                          "byte strides that are multiples of the item size", "%R",
+                          strides);
+                goto done;
             }
             b->strides[i] /= itemsize;
         }
     }
-    if (finish_layout(b, pointer == NULL, func) < 0) {
-        goto fail;
+    if (finish_layout(b, pointer, PyExc_BufferError, func) < 0) {
+        goto done;
     }
-    b->data = pointer;
     b->readonly = readonly;
     if (stream != NULL) {
         Py_SETREF(b->stream, Py_NewRef(stream));
     }
     b->base = Py_NewRef(obj);
-    Py_DECREF(iface);
-    return (PyObject *)b;
-fail:
+    result = (PyObject *)b;
+    b = NULL;
+done:
     Py_XDECREF(b);
-    Py_DECREF(iface);
-    return NULL;
+    Py_XDECREF(d);
+    Py_XDECREF(iface);
+    return result;
 }
 
 static PyObject *
@@ -795,24 +972,28 @@ from_array_interface(PyObject *module, PyObject *args, PyObject *kwargs)
                                      keywords, &obj, &dtype_obj)) {
         return NULL;
     }
-    DLDataType dtype = {0, 0, 1};
+    DLDataType dtype = {0, 0, 0};
     if (dtype_obj != Py_None) {
-        int code, bits, lanes;
-        if (!PyArg_ParseTuple(dtype_obj, "iii", &code, &bits, &lanes)) {
-            return NULL;
+        long long v[3] = {-1, -1, -1};
+        bool ok = PyTuple_Check(dtype_obj) && PyTuple_GET_SIZE(dtype_obj) == 3;
+        for (int i = 0; ok && i < 3; i++) {
+            PyObject *item = PyTuple_GET_ITEM(dtype_obj, i);
+            ok = PyLong_Check(item);
+            v[i] = ok ? PyLong_AsLongLong(item) : -1;
         }
-        dtype = (DLDataType){(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
-        if (code < 0 || code > 255 || bits < 0 || bits > 255 || lanes < 0 ||
-            lanes > 65535 || check_dtype(dtype, PyExc_TypeError, func, "dtype") < 0) {
-            if (!PyErr_Occurred()) {
-                arg_error(PyExc_TypeError, func, "dtype", DTYPES_ACCEPTED, "%R",
-                          dtype_obj);
-            }
+        PyErr_Clear();
+        if (!ok || v[0] < 0 || v[0] > 255 || v[1] < 0 || v[1] > 255 || v[2] < 0 ||
+            v[2] > 65535) {
+            return arg_error(PyExc_TypeError, func, "dtype",
+                             "None or a DLPack (code, bits, lanes) tuple", "%R",
+                             dtype_obj);
+        }
+        dtype = (DLDataType){(uint8_t)v[0], (uint8_t)v[1], (uint16_t)v[2]};
+        if (check_dtype(dtype, PyExc_TypeError, func, "dtype") < 0) {
             return NULL;
         }
     }
-    return import_interface(obj, "__array_interface__", SOURCE_ARRAY_INTERFACE,
-                            (DLDevice){kDLCPU, 0},
+    return import_interface(obj, SOURCE_ARRAY_INTERFACE, (DLDevice){kDLCPU, 0},
                             dtype_obj == Py_None ? NULL : &dtype, func);
 }
 
@@ -826,159 +1007,187 @@ from_cuda_array_interface(PyObject *module, PyObject *args, PyObject *kwargs)
                                      keywords, &obj, &device_id)) {
         return NULL;
     }
-    return import_interface(obj, "__cuda_array_interface__",
-                            SOURCE_CUDA_ARRAY_INTERFACE,
+    return import_interface(obj, SOURCE_CUDA_ARRAY_INTERFACE,
                             (DLDevice){kDLCUDA, device_id}, NULL,
                             "from_cuda_array_interface");
 }
 
+/* ------------------------------------------------------ buffer protocol --- */
+
+/* Map a struct-module format to b->dtype, by the view's item size. */
 static int
 parse_format(Buffer *b, const char *format, Py_ssize_t itemsize, const char *func)
 {
-    const char *accepted =
+    static const char accepted[] =
         "a buffer of bool, integers, float16/32/64 or complex in native byte order";
-    const char *f = format == NULL ? "B" : format;
-    if (*f == '>' || *f == '!') {
-        if (PY_LITTLE_ENDIAN && itemsize > 1) {
-            arg_error(PyExc_BufferError, func, "obj", "native byte order",
-                      "byte order of format '%s'", f);
-            return -1;
+    const char *f = format == NULL ? "B" : format; /* NULL means unsigned bytes */
+    bool foreign = PY_LITTLE_ENDIAN ? (*f == '>' || *f == '!') : *f == '<';
+    if (foreign && itemsize > 1) {
+        arg_error(PyExc_BufferError, func, "obj", "native byte order",
+                  "byte order of format '%s'", f);
+        return -1;
+    }
+    if (*f != '\0' && strchr("@=<>!", *f) != NULL) {
+        f++; /* a single byte has no byte order */
+    }
+    /* (format, DLPack code, its item size or 0 for the platform's own) */
+    static const struct {
+        const char *format;
+        uint8_t code;
+        Py_ssize_t itemsize;
+    } formats[] = {
+        {"?", kDLBool, 1},  {"b", kDLInt, 0},      {"h", kDLInt, 0},
+        {"i", kDLInt, 0},   {"l", kDLInt, 0},      {"q", kDLInt, 0},
+        {"n", kDLInt, 0},   {"B", kDLUInt, 0},     {"H", kDLUInt, 0},
+        {"I", kDLUInt, 0},  {"L", kDLUInt, 0},     {"Q", kDLUInt, 0},
+        {"N", kDLUInt, 0},  {"e", kDLFloat, 2},    {"f", kDLFloat, 4},
+        {"d", kDLFloat, 8}, {"Zf", kDLComplex, 8}, {"Zd", kDLComplex, 16},
+    };
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        if (strcmp(f, formats[i].format) != 0) {
+            continue;
         }
-        f++;
+        DLDataType dt = {formats[i].code, (uint8_t)(itemsize * 8), 1};
+        if ((formats[i].itemsize != 0 && itemsize != formats[i].itemsize) ||
+            itemsize > 16 || !dtype_supported(dt)) {
+            break;
+        }
+        b->dtype = dt;
+        return 0;
     }
-    else if (*f == '@' || *f == '=' || *f == '<') {
-        f++;
-    }
-    DLDataType dt = {0, (uint8_t)(itemsize * 8), 1};
-    if (strcmp(f, "?") == 0) {
-        dt.code = kDLBool;
-    }
-    else if (strlen(f) == 1 && strchr("bhilqn", f[0]) != NULL) {
-        dt.code = kDLInt;
-    }
-    else if (strlen(f) == 1 && strchr("BHILQN", f[0]) != NULL) {
-        dt.code = kDLUInt;
-    }
-    else if (strlen(f) == 1 && strchr("efd", f[0]) != NULL) {
-        dt.code = kDLFloat;
-    }
-    else if (strcmp(f, "Zf") == 0 || strcmp(f, "Zd") == 0) {
-        dt.code = kDLComplex;
-    }
-    else {
-        arg_error(PyExc_BufferError, func, "obj", accepted, "format '%s'", format);
-        return -1;
-    }
-    if (itemsize > 16 || !dtype_supported(dt)) {
-        arg_error(PyExc_BufferError, func, "obj", accepted,
-                  "format '%s' of item size %zd", format, itemsize);
-        return -1;
-    }
-    b->dtype = dt;
-    return 0;
+    arg_error(PyExc_BufferError, func, "obj", accepted, "format '%s' of item size %zd",
+              format == NULL ? "B" : format, itemsize);
+    return -1;
 }
 
 static PyObject *
 from_buffer(PyObject *module, PyObject *obj)
 {
     static const char func[] = "from_buffer";
-    Buffer *b = buffer_new(SOURCE_BUFFER);
-    if (b == NULL) {
-        return NULL;
+    PyObject *result = NULL;
+    Buffer *b = NULL;
+
+    if (!PyObject_CheckBuffer(obj)) {
+        arg_error(PyExc_TypeError, func, "obj",
+                  "an object supporting the buffer protocol", "an object of type '%s'",
+                  Py_TYPE(obj)->tp_name);
+        goto done;
     }
-    if (PyObject_GetBuffer(obj, &b->view, PyBUF_RECORDS_RO) < 0) {
-        goto fail;
+    b = buffer_new(SOURCE_BUFFER);
+    if (b == NULL || PyObject_GetBuffer(obj, &b->view, PyBUF_RECORDS_RO) < 0) {
+        goto done;
     }
     b->has_view = true;
-    Py_buffer *v = &b->view;
-    if (v->ndim > MAX_NDIM || v->suboffsets != NULL) {
+    const Py_buffer *v = &b->view;
+    if (v->ndim < 0 || v->ndim > MAX_NDIM || v->suboffsets != NULL ||
+        (v->ndim > 1 && v->shape == NULL)) {
         arg_error(PyExc_BufferError, func, "obj",
-                  "a strided buffer of at most 64 dimensions", "ndim=%d", v->ndim);
-        goto fail;
+                  "a strided buffer of at most 64 dimensions", "ndim=%d%s", v->ndim,
+                  v->suboffsets != NULL ? " with suboffsets" : "");
+        goto done;
     }
-    if (parse_format(b, v->format, v->itemsize, func) < 0) {
-        goto fail;
+    if (v->itemsize <= 0 || parse_format(b, v->format, v->itemsize, func) < 0) {
+        if (!PyErr_Occurred()) {
+            arg_error(PyExc_BufferError, func, "obj", "a positive item size", "%zd",
+                      v->itemsize);
+        }
+        goto done;
     }
     b->ndim = v->ndim;
     for (int i = 0; i < v->ndim; i++) {
-        b->shape[i] = v->shape[i];
-        if (v->shape[i] <= 1) {
-            b->strides[i] = 1; /* never stepped: any value is valid */
-            continue;
+        b->shape[i] = v->shape != NULL ? v->shape[i] : v->len / v->itemsize;
+    }
+    if (v->strides == NULL) {
+        compact_strides(b, b->strides);
+    }
+    for (int i = 0; v->strides != NULL && i < v->ndim; i++) {
+        if (b->shape[i] <= 1) {
+            continue; /* never stepped: finish_layout() normalises it */
         }
         if (v->strides[i] % v->itemsize != 0) {
             arg_error(PyExc_BufferError, func, "obj",
                       "strides that are multiples of the item size", "stride %zd",
                       v->strides[i]);
-            goto fail;
+            goto done;
         }
         b->strides[i] = v->strides[i] / v->itemsize;
     }
-    if (finish_layout(b, v->buf == NULL && v->len > 0, func) < 0) {
-        goto fail;
+    if (finish_layout(b, v->buf, PyExc_BufferError, func) < 0) {
+        goto done;
     }
-    b->data = v->buf;
     b->readonly = v->readonly != 0;
     b->base = Py_NewRef(obj);
-    return (PyObject *)b;
-fail:
-    Py_DECREF(b);
-    return NULL;
+    result = (PyObject *)b;
+    b = NULL;
+done:
+    Py_XDECREF(b);
+    return result;
 }
 
-/* ------------------------------------------------------ owned memory --- */
+/* --------------------------------------------------------- owned memory --- */
 
 static int
 parse_alignment(PyObject *obj, size_t *out, const char *func)
 {
-    Py_ssize_t a = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    Py_ssize_t a = PyNumber_AsSsize_t(obj, NULL); /* clamps instead of raising */
     if (a == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        arg_error(PyExc_TypeError, func, "alignment", "an int",
+                  "an object of type '%s'", Py_TYPE(obj)->tp_name);
         return -1;
     }
     if (a < (Py_ssize_t)sizeof(void *) || a > MAX_ALIGNMENT || (a & (a - 1)) != 0) {
         arg_error(PyExc_ValueError, func, "alignment",
-                  "a power of two between 8 and 4096", "%zd", a);
+                  "a power of two between 8 and 4096", "%R", obj);
         return -1;
     }
     *out = (size_t)a;
     return 0;
 }
 
-/* A writable, zero-filled, C-contiguous CPU Buffer with b's shape and dtype. */
+/* A writable, zero-filled, C-contiguous CPU Buffer of the given shape and dtype
+ * whose data is aligned to `alignment` (a non-NULL pointer even for size 0). */
 static Buffer *
-owned_like(int ndim, const int64_t *shape, DLDataType dtype, size_t alignment,
-           const char *func)
+owned_buffer(int ndim, const int64_t *shape, DLDataType dtype, size_t alignment,
+             const char *func)
 {
-    Buffer *b = buffer_new(SOURCE_OWNED);
+    Buffer *result = NULL, *b = buffer_new(SOURCE_OWNED);
     if (b == NULL) {
-        return NULL;
+        goto done;
     }
     b->ndim = ndim;
     b->dtype = dtype;
     memcpy(b->shape, shape, sizeof(int64_t) * (size_t)ndim);
-    compact_strides(b);
-    if (finish_layout(b, false, func) < 0) {
-        Py_DECREF(b);
-        return NULL;
+    compact_strides(b, b->strides);
+    /* The layout is checked before memory exists: a stand-in address. */
+    if (finish_layout(b, (char *)(uintptr_t)alignment, PyExc_ValueError, func) < 0) {
+        goto done;
     }
-    size_t nbytes = (size_t)(size_of(b) * itemsize_of(b));
-    size_t rounded = (nbytes + alignment - 1) / alignment * alignment;
-    void *memory = NULL;
-    if (posix_memalign(&memory, alignment, rounded ? rounded : alignment) != 0) {
-        Py_DECREF(b);
+    size_t nbytes = (size_t)(size_of(b) * itemsize_of(b)), total;
+    if (__builtin_add_overflow(nbytes, alignment, &total)) {
         PyErr_NoMemory();
-        return NULL;
+        goto done;
     }
-    memset(memory, 0, rounded);
+    /* calloc: large blocks come as fresh zero pages, never written twice. */
+    char *memory = calloc(1, total);
+    if (memory == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
     b->owned = memory;
-    b->data = memory;
-    return b;
+    b->data = memory + (alignment - (uintptr_t)memory % alignment) % alignment;
+    result = b;
+    b = NULL;
+done:
+    Py_XDECREF(b);
+    return result;
 }
 
 static PyObject *
 empty(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     static const char func[] = "empty";
+    static const char accepted[] = "a tuple of at most 64 non-negative ints";
     static char *keywords[] = {"shape", "code", "bits", "alignment", NULL};
     PyObject *shape_obj, *alignment_obj = NULL;
     int code, bits;
@@ -986,40 +1195,39 @@ empty(PyObject *module, PyObject *args, PyObject *kwargs)
                                      &code, &bits, &alignment_obj)) {
         return NULL;
     }
-    size_t alignment = 64;
+    size_t alignment = DEFAULT_ALIGNMENT;
     if (alignment_obj != NULL && parse_alignment(alignment_obj, &alignment, func) < 0) {
         return NULL;
     }
     if (!PyTuple_Check(shape_obj) || PyTuple_GET_SIZE(shape_obj) > MAX_NDIM) {
-        return arg_error(PyExc_TypeError, func, "shape",
-                         "a tuple of at most 64 non-negative ints", "%R", shape_obj);
+        return arg_error(PyExc_TypeError, func, "shape", accepted, "%R", shape_obj);
     }
     int64_t shape[MAX_NDIM];
     int ndim = (int)PyTuple_GET_SIZE(shape_obj);
     for (int i = 0; i < ndim; i++) {
         PyObject *item = PyTuple_GET_ITEM(shape_obj, i);
-        if (!PyLong_Check(item)) {
-            return arg_error(PyExc_TypeError, func, "shape", "a tuple of ints", "%R",
-                             shape_obj);
+        if (!PyIndex_Check(item)) {
+            return arg_error(PyExc_TypeError, func, "shape", accepted, "%R", shape_obj);
         }
-        shape[i] = PyLong_AsLongLong(item);
-        if (shape[i] < 0) {
-            if (!PyErr_Occurred()) {
-                arg_error(PyExc_ValueError, func, "shape", "non-negative ints", "%R",
-                          shape_obj);
-            }
+        Py_ssize_t n = PyNumber_AsSsize_t(item, NULL);
+        if (n == -1 && PyErr_Occurred()) {
             return NULL;
         }
-    }
-    if (code < 0 || code > 255 || bits < 0 || bits > 255) {
-        return arg_error(PyExc_TypeError, func, "dtype", DTYPES_ACCEPTED,
-                         "code=%d, bits=%d", code, bits);
+        if (n < 0 || n == PY_SSIZE_T_MAX) {
+            return arg_error(PyExc_ValueError, func, "shape", accepted, "%R",
+                             shape_obj);
+        }
+        shape[i] = n;
     }
     DLDataType dtype = {(uint8_t)code, (uint8_t)bits, 1};
+    if (code < 0 || code > 255 || bits < 0 || bits > 255) {
+        return arg_error(PyExc_TypeError, func, "dtype", DTYPES_ACCEPTED,
+                         "dtype code=%d, bits=%d", code, bits);
+    }
     if (check_dtype(dtype, PyExc_TypeError, func, "dtype") < 0) {
         return NULL;
     }
-    return (PyObject *)owned_like(ndim, shape, dtype, alignment, func);
+    return (PyObject *)owned_buffer(ndim, shape, dtype, alignment, func);
 }
 
 /* Copy src's elements, in row-major order, into the compact memory at dst. */
@@ -1030,18 +1238,24 @@ copy_strided(const Buffer *src, char *dst)
     if (size == 0) {
         return;
     }
-    if (is_c_contiguous(src)) {
+    if (is_contiguous(src, true)) {
         memcpy(dst, src->data, (size_t)(size * itemsize));
         return;
     }
     int64_t index[MAX_NDIM] = {0};
-    int last = src->ndim - 1; /* ndim >= 1 here: 0-d tensors are contiguous */
-    int64_t inner = src->shape[last], inner_step = src->strides[last] * itemsize;
+    const int last = src->ndim - 1; /* >= 0: a 0-d tensor is contiguous */
+    const int64_t inner = src->shape[last], step = src->strides[last] * itemsize;
     const char *row = src->data;
     for (;;) {
-        const char *p = row;
-        for (int64_t k = 0; k < inner; k++, p += inner_step, dst += itemsize) {
-            memcpy(dst, p, (size_t)itemsize);
+        if (step == itemsize) {
+            memcpy(dst, row, (size_t)(inner * itemsize));
+            dst += inner * itemsize;
+        }
+        else {
+            const char *p = row;
+            for (int64_t k = 0; k < inner; k++, p += step, dst += itemsize) {
+                memcpy(dst, p, (size_t)itemsize);
+            }
         }
         int d = last - 1;
         for (; d >= 0; d--) { /* advance the outer index like an odometer */
@@ -1058,15 +1272,20 @@ copy_strided(const Buffer *src, char *dst)
     }
 }
 
+/* A C-contiguous, writable, aligned copy of self's memory (CPU-readable only). */
 static Buffer *
 copy_buffer(Buffer *self, size_t alignment, const char *func)
 {
-    if (!cpu_readable(self->device)) {
-        arg_error(PyExc_BufferError, func, "self", "memory the CPU can read",
-                  "memory on device type %d", (int)self->device.device_type);
+    if (check_usable(self, func) < 0) {
         return NULL;
     }
-    Buffer *copy = owned_like(self->ndim, self->shape, self->dtype, alignment, func);
+    if (!cpu_readable(self->device)) {
+        arg_error(PyExc_BufferError, func, "self", "memory the CPU can read",
+                  "memory on device %s (%d, %d)", device_name(self->device.device_type),
+                  (int)self->device.device_type, (int)self->device.device_id);
+        return NULL;
+    }
+    Buffer *copy = owned_buffer(self->ndim, self->shape, self->dtype, alignment, func);
     if (copy == NULL) {
         return NULL;
     }
@@ -1084,7 +1303,7 @@ buffer_copy(Buffer *self, PyObject *args, PyObject *kwargs)
                                      &alignment_obj)) {
         return NULL;
     }
-    size_t alignment = 64;
+    size_t alignment = DEFAULT_ALIGNMENT;
     if (alignment_obj != NULL &&
         parse_alignment(alignment_obj, &alignment, "copy") < 0) {
         return NULL;
@@ -1092,15 +1311,14 @@ buffer_copy(Buffer *self, PyObject *args, PyObject *kwargs)
     return (PyObject *)copy_buffer(self, alignment, "copy");
 }
 
-/* ------------------------------------------------------ DLPack export --- */
+/* -------------------------------------------------------- DLPack export --- */
 
+/* Rule 3: the one place an Export's reference to its Buffer is dropped. */
 static void
 export_free(Export *e)
 {
-    /* Rule 3: after finalization has begun, touching Python objects could
-     * crash; the memory is leaked instead. */
     if (interpreter_finalizing()) {
-        return;
+        return; /* touching Python objects now could crash: leak instead */
     }
     PyGILState_STATE gil = PyGILState_Ensure();
     stats.exported_alive--;
@@ -1109,100 +1327,101 @@ export_free(Export *e)
     PyGILState_Release(gil);
 }
 
+/* The deleters of the two formats differ only in their argument's type. */
 static void
 export_deleter_versioned(DLManagedTensorVersioned *m)
 {
-    export_free((Export *)m->manager_ctx);
+    export_free(m->manager_ctx);
 }
 
 static void
 export_deleter_legacy(DLManagedTensor *m)
 {
-    export_free((Export *)m->manager_ctx);
+    export_free(m->manager_ctx);
 }
 
-/* Unconsumed capsules free their tensor; consumed ones belong to the consumer. */
+/* Fill e's managed struct of the given kind; returns its address. */
+static void *
+export_managed(Export *e, const CapsuleKind *kind, DLTensor tensor, uint64_t flags)
+{
+    if (kind->versioned) {
+        e->managed.versioned = (DLManagedTensorVersioned){
+            .version = {UT_DLPACK_MAJOR, UT_DLPACK_MINOR},
+            .manager_ctx = e,
+            .deleter = export_deleter_versioned,
+            .flags = flags,
+            .dl_tensor = tensor,
+        };
+        return &e->managed.versioned;
+    }
+    e->managed.legacy = (DLManagedTensor){
+        .dl_tensor = tensor,
+        .manager_ctx = e,
+        .deleter = export_deleter_legacy,
+    };
+    return &e->managed.legacy;
+}
+
+/* An unconsumed capsule frees its tensor; a consumed one (renamed "used_*")
+ * belongs to its consumer. */
 static void
 capsule_destructor(PyObject *capsule)
 {
+    /* No call here may set an error: an exception may be propagating. */
     const char *name = PyCapsule_GetName(capsule);
-    if (name == NULL) {
-        PyErr_Clear();
-        return;
-    }
-    void *pointer = PyCapsule_GetPointer(capsule, name);
-    if (pointer == NULL) {
-        PyErr_Clear();
-        return;
-    }
-    if (strcmp(name, CAPSULE_VERSIONED) == 0) {
-        DLManagedTensorVersioned *m = pointer;
-        m->deleter(m);
-    }
-    else if (strcmp(name, CAPSULE_LEGACY) == 0) {
-        DLManagedTensor *m = pointer;
-        m->deleter(m);
+    const CapsuleKind *kind = kind_named(name, false);
+    if (kind != NULL && PyCapsule_IsValid(capsule, name)) {
+        managed_delete(kind, PyCapsule_GetPointer(capsule, name));
     }
 }
 
+/* Rule 3: a new capsule of the given kind over owner's memory. */
 static PyObject *
-make_capsule(Buffer *owner, bool versioned, bool copied)
+export_capsule(Buffer *owner, const CapsuleKind *kind, bool copied)
 {
-    size_t dims_bytes = sizeof(int64_t) * 2 * (size_t)owner->ndim;
-    Export *e = malloc(sizeof(Export) + dims_bytes);
+    const size_t ndim = (size_t)owner->ndim;
+    Export *e = malloc(sizeof(Export) + 2 * ndim * sizeof(int64_t));
     if (e == NULL) {
         return PyErr_NoMemory();
     }
-    int64_t *shape = e->dims, *strides = e->dims + owner->ndim;
-    memcpy(shape, owner->shape, sizeof(int64_t) * (size_t)owner->ndim);
-    memcpy(strides, owner->strides, sizeof(int64_t) * (size_t)owner->ndim);
-    /* Rule: always export strides; data already includes the byte offset, since
-     * some consumers mishandle a nonzero byte_offset. */
-    DLTensor tensor = {owner->data, owner->device, owner->ndim, owner->dtype,
-                       shape,       strides,       0};
+    int64_t *shape = e->dims, *strides = e->dims + ndim;
+    memcpy(shape, owner->shape, ndim * sizeof(int64_t));
+    memcpy(strides, owner->strides, ndim * sizeof(int64_t));
+    /* Strides always (DLPack 1.2 forbids NULL for ndim > 0); the byte offset is
+     * folded into data, since some consumers mishandle a nonzero one. */
+    DLTensor tensor = {
+        .data = owner->data,
+        .device = owner->device,
+        .ndim = owner->ndim,
+        .dtype = owner->dtype,
+        .shape = shape,
+        .strides = strides,
+        .byte_offset = 0,
+    };
+    uint64_t flags = (owner->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
+                     (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
+    void *managed = export_managed(e, kind, tensor, flags);
     e->owner = (Buffer *)Py_NewRef(owner);
-    void *pointer;
-    if (versioned) {
-        DLManagedTensorVersioned *m = &e->managed.versioned;
-        m->version = (DLPackVersion){UT_DLPACK_MAJOR, UT_DLPACK_MINOR};
-        m->manager_ctx = e;
-        m->deleter = export_deleter_versioned;
-        m->flags = (owner->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
-                   (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
-        m->dl_tensor = tensor;
-        pointer = m;
-    }
-    else {
-        DLManagedTensor *m = &e->managed.legacy;
-        m->manager_ctx = e;
-        m->deleter = export_deleter_legacy;
-        m->dl_tensor = tensor;
-        pointer = m;
-    }
-    PyObject *capsule = PyCapsule_New(pointer, versioned ? CAPSULE_VERSIONED
-                                                         : CAPSULE_LEGACY,
-                                      capsule_destructor);
-    if (capsule == NULL) {
-        Py_DECREF(e->owner);
-        free(e);
-        return NULL;
-    }
     stats.capsules_exported++;
     stats.exported_alive++;
+    PyObject *capsule = PyCapsule_New(managed, kind->name, capsule_destructor);
+    if (capsule == NULL) {
+        export_free(e);
+    }
     return capsule;
 }
 
+/* A tuple of exactly two ints (in long long range) into out[]. */
 static int
 int_pair(PyObject *obj, long long out[2])
 {
-    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2 ||
-        !PyLong_Check(PyTuple_GET_ITEM(obj, 0)) ||
-        !PyLong_Check(PyTuple_GET_ITEM(obj, 1))) {
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 2) {
         return -1;
     }
     for (int i = 0; i < 2; i++) {
-        out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(obj, i));
-        if (out[i] == -1 && PyErr_Occurred()) {
+        PyObject *item = PyTuple_GET_ITEM(obj, i);
+        out[i] = PyLong_Check(item) ? PyLong_AsLongLong(item) : -1;
+        if (!PyLong_Check(item) || (out[i] == -1 && PyErr_Occurred())) {
             PyErr_Clear();
             return -1;
         }
@@ -1221,14 +1440,16 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
                                      &stream, &max_version, &dl_device, &copy)) {
         return NULL;
     }
+    if (check_usable(self, func) < 0) {
+        return NULL;
+    }
     if (stream != Py_None && !PyLong_Check(stream)) {
         return arg_error(PyExc_TypeError, func, "stream", "None or an int",
                          "an object of type '%s'", Py_TYPE(stream)->tp_name);
     }
-    if (stream != Py_None && cpu_readable(self->device) &&
-        !cuda_readable(self->device)) {
-        return arg_error(PyExc_ValueError, func, "stream",
-                         "None for memory on the CPU", "%R", stream);
+    if (stream != Py_None && streamless(self->device)) {
+        return arg_error(PyExc_ValueError, func, "stream", "None for memory on the CPU",
+                         "%R", stream);
     }
     long long version[2] = {0, 0};
     if (max_version != Py_None && int_pair(max_version, version) < 0) {
@@ -1250,55 +1471,52 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
                      "the tensor's own device (%d, %d); unitensor never copies "
                      "across devices here",
                      (int)self->device.device_type, (int)self->device.device_id);
-            return arg_error(PyExc_BufferError, func, "dl_device", own,
-                             "(%lld, %lld)", device[0], device[1]);
+            return arg_error(PyExc_BufferError, func, "dl_device", own, "(%lld, %lld)",
+                             device[0], device[1]);
         }
     }
     if (copy != Py_None && copy != Py_True && copy != Py_False) {
         return arg_error(PyExc_TypeError, func, "copy", "True, False or None",
                          "an object of type '%s'", Py_TYPE(copy)->tp_name);
     }
-    bool versioned = max_version != Py_None && version[0] >= 1;
-    Buffer *owner = self;
+    const CapsuleKind *kind =
+        max_version != Py_None && version[0] >= 1 ? KIND_VERSIONED : KIND_LEGACY;
     if (copy == Py_True) {
-        owner = copy_buffer(self, 64, func);
-        if (owner == NULL) {
+        Buffer *fresh = copy_buffer(self, DEFAULT_ALIGNMENT, func);
+        if (fresh == NULL) {
             return NULL;
         }
+        PyObject *capsule = export_capsule(fresh, kind, true);
+        Py_DECREF(fresh); /* the capsule's Export holds it now */
+        return capsule;
     }
-    else {
-        Py_INCREF(owner);
+    if (!kind->versioned && self->readonly) {
+        return arg_error(PyExc_BufferError, func, "max_version",
+                         "(1, 0) or newer for read-only memory",
+                         "a legacy request: the legacy DLPack format cannot carry "
+                         "the read-only flag");
     }
-    PyObject *capsule = NULL;
-    if (!versioned && owner->readonly) {
-        PyErr_SetString(PyExc_BufferError,
-                        "__dlpack__(): max_version: expected (1, 0) or newer for "
-                        "read-only memory, got a legacy request: the legacy DLPack "
-                        "format cannot carry the read-only flag");
-    }
-    else {
-        capsule = make_capsule(owner, versioned, copy == Py_True);
-    }
-    Py_DECREF(owner);
-    return capsule;
+    return export_capsule(self, kind, false);
 }
 
 static PyObject *
 buffer_export_legacy(Buffer *self, PyObject *args, PyObject *kwargs)
 {
+    static const char func[] = "export_legacy";
     static char *keywords[] = {"allow_readonly", NULL};
     int allow_readonly = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$p:export_legacy", keywords,
                                      &allow_readonly)) {
         return NULL;
     }
-    if (self->readonly && !allow_readonly) {
-        PyErr_SetString(PyExc_BufferError,
-                        "export_legacy(): allow_readonly: expected True for "
-                        "read-only memory, got False");
+    if (check_usable(self, func) < 0) {
         return NULL;
     }
-    return make_capsule(self, false, false);
+    if (self->readonly && !allow_readonly) {
+        return arg_error(PyExc_BufferError, func, "allow_readonly",
+                         "True for read-only memory", "False");
+    }
+    return export_capsule(self, KIND_LEGACY, false);
 }
 
 static PyObject *
@@ -1311,65 +1529,100 @@ buffer_dlpack_device(Buffer *self, PyObject *Py_UNUSED(ignored))
 static PyObject *
 buffer_mark_readonly(Buffer *self, PyObject *Py_UNUSED(ignored))
 {
-    self->readonly = true; /* one way: nothing may make memory writable again */
+    self->readonly = true; /* one way: nothing makes memory writable again */
     Py_RETURN_NONE;
 }
 
-/* ------------------------------------------- array interface exports --- */
+/* ----------------------------------------------- array interface exports --- */
 
 static PyObject *
-interface_dict(Buffer *self, bool cuda)
+int64_tuple(const int64_t *values, int n)
 {
-    char ts[8];
-    typestr(self->dtype, ts);
-    PyObject *shape = PyTuple_New(self->ndim);
-    PyObject *strides = PyTuple_New(self->ndim);
-    if (shape == NULL || strides == NULL) {
-        Py_XDECREF(shape);
-        Py_XDECREF(strides);
-        return NULL;
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t != NULL && i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(values[i]);
+        if (v == NULL) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, v);
     }
-    for (int i = 0; i < self->ndim; i++) {
-        PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(self->shape[i]));
-        PyTuple_SET_ITEM(strides, i, PyLong_FromSsize_t(self->view_strides[i]));
-    }
-    PyObject *d = Py_BuildValue(
-        "{s:N,s:s,s:(NO),s:N,s:i}", "shape", shape, "typestr", ts, "data",
-        PyLong_FromVoidPtr(self->data), self->readonly ? Py_True : Py_False,
-        "strides", strides, "version", 3);
-    if (d != NULL && cuda && PyDict_SetItemString(d, "stream", Py_None) < 0) {
-        Py_CLEAR(d);
-    }
-    return d;
+    return t;
 }
 
 static PyObject *
+interface_dict(Buffer *self, const char *func, bool cuda)
+{
+    PyObject *result = NULL, *d = NULL, *shape = NULL, *strides = NULL, *data = NULL;
+    if (check_usable(self, func) < 0) {
+        goto done;
+    }
+    int64_t byte_strides[MAX_NDIM];
+    for (int i = 0; i < self->ndim; i++) {
+        byte_strides[i] = self->view_strides[i];
+    }
+    char typestr[8];
+    typestr_of(self->dtype, typestr);
+    shape = int64_tuple(self->shape, self->ndim);
+    strides = int64_tuple(byte_strides, self->ndim);
+    data = Py_BuildValue("(NO)", PyLong_FromVoidPtr(self->data),
+                         self->readonly ? Py_True : Py_False);
+    if (shape == NULL || strides == NULL || data == NULL) {
+        goto done;
+    }
+    d = Py_BuildValue("{s:O,s:s,s:O,s:O,s:i}", "shape", shape, "typestr", typestr,
+                      "data", data, "strides", strides, "version", 3);
+    if (d == NULL || (cuda && PyDict_SetItemString(d, "stream", Py_None) < 0)) {
+        goto done;
+    }
+    result = d;
+    d = NULL;
+done:
+    Py_XDECREF(d);
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    Py_XDECREF(data);
+    return result;
+}
+
+/* Absent (AttributeError, so hasattr() is False) where the memory is not
+ * CPU-readable. */
+static PyObject *
 buffer_array_interface(Buffer *self, void *Py_UNUSED(closure))
 {
+    static const char func[] = "__array_interface__";
     if (!cpu_readable(self->device)) {
-        PyErr_SetString(PyExc_AttributeError,
-                        "__array_interface__: the memory is not on the CPU");
-        return NULL;
+        return arg_error(PyExc_AttributeError, func, "self", "memory the CPU can read",
+                         "memory on device %s (%d, %d)",
+                         device_name(self->device.device_type),
+                         (int)self->device.device_type, (int)self->device.device_id);
     }
-    return interface_dict(self, false);
+    return interface_dict(self, func, false);
 }
 
 static PyObject *
 buffer_cuda_array_interface(Buffer *self, void *Py_UNUSED(closure))
 {
+    static const char func[] = "__cuda_array_interface__";
     if (!cuda_readable(self->device)) {
-        PyErr_SetString(PyExc_AttributeError,
-                        "__cuda_array_interface__: the memory is not CUDA memory");
-        return NULL;
+        return arg_error(PyExc_AttributeError, func, "self",
+                         "CUDA or CUDA-managed memory", "memory on device %s (%d, %d)",
+                         device_name(self->device.device_type),
+                         (int)self->device.device_type, (int)self->device.device_id);
     }
-    return interface_dict(self, true);
+    return interface_dict(self, func, true);
 }
 
 static int
 buffer_getbuffer(Buffer *self, Py_buffer *view, int flags)
 {
+    static const char func[] = "Buffer.__buffer__";
     const char *format = struct_format(self->dtype);
     const char *problem = NULL;
+    view->obj = NULL;
+    if (check_usable(self, func) < 0) {
+        return -1;
+    }
     if (!cpu_readable(self->device)) {
         problem = "the memory is not on the CPU";
     }
@@ -1380,24 +1633,23 @@ buffer_getbuffer(Buffer *self, Py_buffer *view, int flags)
         problem = "bfloat16 has no buffer-protocol format";
     }
     else if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS &&
-             !is_c_contiguous(self)) {
+             !is_contiguous(self, true)) {
         problem = "the memory is not C-contiguous";
     }
     else if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS &&
-             !is_f_contiguous(self)) {
+             !is_contiguous(self, false)) {
         problem = "the memory is not Fortran-contiguous";
     }
     else if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS &&
-             !is_c_contiguous(self) && !is_f_contiguous(self)) {
+             !is_contiguous(self, true) && !is_contiguous(self, false)) {
         problem = "the memory is not contiguous";
     }
-    else if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !is_c_contiguous(self)) {
+    else if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !is_contiguous(self, true)) {
         problem = "the memory is strided and the consumer did not ask for strides";
     }
     if (problem != NULL) {
-        arg_error(PyExc_BufferError, "Buffer.__buffer__", "flags",
-                  "a request the memory can satisfy", "one it cannot: %s", problem);
-        view->obj = NULL;
+        arg_error(PyExc_BufferError, func, "flags", "a request the memory can satisfy",
+                  "one it cannot: %s", problem);
         return -1;
     }
     view->buf = self->data;
@@ -1408,32 +1660,14 @@ buffer_getbuffer(Buffer *self, Py_buffer *view, int flags)
     view->format = (flags & PyBUF_FORMAT) == PyBUF_FORMAT ? (char *)format : NULL;
     view->ndim = self->ndim;
     view->shape = (flags & PyBUF_ND) == PyBUF_ND ? self->view_shape : NULL;
-    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? self->view_strides
-                                                             : NULL;
+    view->strides =
+        (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? self->view_strides : NULL;
     view->suboffsets = NULL;
     view->internal = NULL;
     return 0;
 }
 
-/* ------------------------------------------------------- attributes --- */
-
-static PyObject *
-int64_tuple(const int64_t *values, int n)
-{
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL) {
-        return NULL;
-    }
-    for (int i = 0; i < n; i++) {
-        PyObject *v = PyLong_FromLongLong(values[i]);
-        if (v == NULL) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, i, v);
-    }
-    return t;
-}
+/* ----------------------------------------------------------- attributes --- */
 
 static PyObject *
 get_shape(Buffer *b, void *c)
@@ -1538,7 +1772,7 @@ get_stream(Buffer *b, void *c)
 static PyObject *
 get_c_contiguous(Buffer *b, void *c)
 {
-    return PyBool_FromLong(is_c_contiguous(b));
+    return PyBool_FromLong(is_contiguous(b, true));
 }
 
 static PyObject *
@@ -1559,22 +1793,21 @@ buffer_repr(Buffer *b)
     if (shape == NULL) {
         return NULL;
     }
-    static const char *const codes[] = {"int", "uint", "float", "handle",
-                                        "bfloat", "complex", "bool"};
+    const char *code = b->dtype.code <= kDLBool ? DTYPE_CODE_NAMES[b->dtype.code] : "?";
     PyObject *r = PyUnicode_FromFormat(
         "<unitensor._core.Buffer shape=%R dtype=%s(%d) device=(%d, %d) "
         "readonly=%s source='%s'>",
-        shape, b->dtype.code < 7 ? codes[b->dtype.code] : "?", (int)b->dtype.bits,
-        (int)b->device.device_type, (int)b->device.device_id,
-        b->readonly ? "True" : "False", SOURCE_NAMES[b->source]);
+        shape, code, (int)b->dtype.bits, (int)b->device.device_type,
+        (int)b->device.device_id, b->readonly ? "True" : "False",
+        SOURCE_NAMES[b->source]);
     Py_DECREF(shape);
     return r;
 }
 
 static PyGetSetDef buffer_getset[] = {
     {"shape", (getter)get_shape, NULL, "Shape, a tuple of ints.", NULL},
-    {"strides", (getter)get_strides, NULL, "Strides in elements, always present.",
-     NULL},
+    {"strides", (getter)get_strides, NULL,
+     "Strides in elements, always present (unused ones normalised).", NULL},
     {"ndim", (getter)get_ndim, NULL, "Number of dimensions.", NULL},
     {"size", (getter)get_size, NULL, "Number of elements.", NULL},
     {"itemsize", (getter)get_itemsize, NULL, "Bytes per element.", NULL},
@@ -1582,7 +1815,8 @@ static PyGetSetDef buffer_getset[] = {
     {"dtype", (getter)get_dtype, NULL, "DLPack (code, bits, lanes).", NULL},
     {"device", (getter)get_device, NULL, "DLPack (device_type, device_id).", NULL},
     {"byte_offset", (getter)get_byte_offset, NULL, "Byte offset as imported.", NULL},
-    {"data_ptr", (getter)get_data_ptr, NULL, "Address of the first element.", NULL},
+    {"data_ptr", (getter)get_data_ptr, NULL,
+     "Address of element [0, ..., 0] (data + byte_offset).", NULL},
     {"readonly", (getter)get_readonly, NULL, "True if the memory must not be written.",
      NULL},
     {"is_copied", (getter)get_is_copied, NULL, "True if the memory is a copy.", NULL},
@@ -1594,7 +1828,7 @@ static PyGetSetDef buffer_getset[] = {
     {"alignment", (getter)get_alignment, NULL,
      "Largest power of two dividing data_ptr (at most 4096).", NULL},
     {"__array_interface__", (getter)buffer_array_interface, NULL,
-     "NumPy array interface v3 (CPU memory only).", NULL},
+     "NumPy array interface v3 (CPU-readable memory only).", NULL},
     {"__cuda_array_interface__", (getter)buffer_cuda_array_interface, NULL,
      "CUDA array interface v3 (CUDA memory only).", NULL},
     {NULL},
@@ -1614,24 +1848,25 @@ static PyMethodDef buffer_methods[] = {
     {"export_legacy", (PyCFunction)(void (*)(void))buffer_export_legacy,
      METH_VARARGS | METH_KEYWORDS,
      "export_legacy(*, allow_readonly=False)\nA legacy 'dltensor' capsule; read-only "
-     "memory only for consumers that never write (TensorFlow)."},
+     "memory only for consumers that never write (TensorFlow, JAX)."},
     {NULL},
 };
 
 static PyBufferProcs buffer_as_buffer = {
     .bf_getbuffer = (getbufferproc)buffer_getbuffer,
-    .bf_releasebuffer = NULL,
+    .bf_releasebuffer = NULL, /* view->obj holds the Buffer: nothing else to free */
 };
 
 static PyObject *
 buffer_tp_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyErr_SetString(PyExc_TypeError,
-                    "Buffer(): cannot be created directly; use from_capsule(), "
-                    "from_array_interface(), from_buffer() or empty()");
-    return NULL;
+    return arg_error(PyExc_TypeError, "Buffer", "self",
+                     "a Buffer made by from_capsule(), from_array_interface(), "
+                     "from_cuda_array_interface(), from_buffer() or empty()",
+                     "a direct call");
 }
 
+/* Final (no Py_TPFLAGS_BASETYPE), GC-aware, weak-referenceable. */
 static PyTypeObject BufferType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._core.Buffer",
     .tp_basicsize = sizeof(Buffer),
@@ -1654,9 +1889,9 @@ static PyObject *
 get_stats(PyObject *module, PyObject *Py_UNUSED(ignored))
 {
     return Py_BuildValue("{s:n,s:n,s:n,s:n}", "buffers_alive", stats.buffers_alive,
-                         "capsules_exported", stats.capsules_exported,
-                         "exported_alive", stats.exported_alive,
-                         "imported_deleters_run", stats.imported_deleters_run);
+                         "capsules_exported", stats.capsules_exported, "exported_alive",
+                         stats.exported_alive, "imported_deleters_run",
+                         stats.imported_deleters_run);
 }
 
 static PyMethodDef module_methods[] = {
@@ -1665,11 +1900,12 @@ static PyMethodDef module_methods[] = {
     {"from_array_interface", (PyCFunction)(void (*)(void))from_array_interface,
      METH_VARARGS | METH_KEYWORDS,
      "from_array_interface(obj, *, dtype=None)\nWrap obj's __array_interface__ (kept "
-     "alive); dtype (code, bits, lanes) names what the typestr cannot."},
-    {"from_cuda_array_interface", (PyCFunction)(void (*)(void))from_cuda_array_interface,
+     "alive); dtype (code, bits, lanes) names what the typestr cannot (bfloat16)."},
+    {"from_cuda_array_interface",
+     (PyCFunction)(void (*)(void))from_cuda_array_interface,
      METH_VARARGS | METH_KEYWORDS,
      "from_cuda_array_interface(obj, device_id=0)\nWrap obj's "
-     "__cuda_array_interface__."},
+     "__cuda_array_interface__ (v3; kept alive)."},
     {"from_buffer", (PyCFunction)from_buffer, METH_O,
      "from_buffer(obj)\nWrap obj's buffer-protocol export."},
     {"empty", (PyCFunction)(void (*)(void))empty, METH_VARARGS | METH_KEYWORDS,
@@ -1690,21 +1926,21 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__core(void)
 {
+    PyObject *result = NULL, *m = NULL, *version = NULL;
     if (PyType_Ready(&BufferType) < 0) {
-        return NULL;
+        goto done;
     }
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL) {
-        return NULL;
-    }
-    PyObject *version = Py_BuildValue("(ii)", UT_DLPACK_MAJOR, UT_DLPACK_MINOR);
-    if (version == NULL ||
+    m = PyModule_Create(&module_def);
+    version = Py_BuildValue("(ii)", UT_DLPACK_MAJOR, UT_DLPACK_MINOR);
+    if (m == NULL || version == NULL ||
         PyModule_AddObjectRef(m, "Buffer", (PyObject *)&BufferType) < 0 ||
         PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0) {
-        Py_XDECREF(version);
-        Py_DECREF(m);
-        return NULL;
+        goto done;
     }
-    Py_DECREF(version);
-    return m;
+    result = m;
+    m = NULL;
+done:
+    Py_XDECREF(m);
+    Py_XDECREF(version);
+    return result;
 }

@@ -72,9 +72,10 @@ typedef struct DLManagedTensor {
     void (*deleter)(struct DLManagedTensor *self);
 } DLManagedTensor;
 
-#define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
-#define DLPACK_FLAG_BITMASK_IS_COPIED (1UL << 1UL)
-#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (1UL << 2UL)
+/* DLManagedTensorVersioned.flags */
+#define DLPACK_FLAG_BITMASK_READ_ONLY (UINT64_C(1) << 0)
+#define DLPACK_FLAG_BITMASK_IS_COPIED (UINT64_C(1) << 1)
+#define DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (UINT64_C(1) << 2)
 
 /* Versioned managed tensor (DLPack >= 1.0): capsule name "dltensor_versioned". */
 typedef struct DLManagedTensorVersioned {

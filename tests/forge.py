@@ -181,6 +181,29 @@ def capsule_name(capsule) -> bytes:
 
 
 def versioned_tensor(capsule) -> DLManagedTensorVersioned:
-    """The struct inside an unconsumed 'dltensor_versioned' capsule."""
+    """The struct inside an unconsumed 'dltensor_versioned' capsule.
+
+    It lives only as long as the capsule: keep the capsule referenced while the
+    struct is read (or use ``read_capsule``).
+    """
     address = _py_capsule_pointer(capsule, b"dltensor_versioned")
     return DLManagedTensorVersioned.from_address(address)
+
+
+def read_capsule(capsule) -> dict:
+    """A copy of everything in an unconsumed capsule of either format."""
+    name = capsule_name(capsule)
+    address = _py_capsule_pointer(capsule, name)
+    if name == b"dltensor_versioned":
+        managed = DLManagedTensorVersioned.from_address(address)
+        version = (managed.version.major, managed.version.minor)
+        flags = managed.flags
+    else:
+        managed, version, flags = DLManagedTensor.from_address(address), None, 0
+    t = managed.dl_tensor
+    return {"name": name, "version": version, "flags": flags, "data": t.data or 0,
+            "device": (t.device.device_type, t.device.device_id), "ndim": t.ndim,
+            "dtype": (t.dtype.code, t.dtype.bits, t.dtype.lanes),
+            "shape": tuple(t.shape[:t.ndim]) if t.shape else None,
+            "strides": tuple(t.strides[:t.ndim]) if t.strides else None,
+            "byte_offset": t.byte_offset}
