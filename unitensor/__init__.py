@@ -1,13 +1,22 @@
 """unitensor: one Tensor type for every array framework, and zero-copy between them.
 
-``import unitensor`` imports no framework: each one loads the first time one of
-its arrays is seen or asked for.
+The module is a complete Array API namespace (2024.12, with ``linalg``, ``fft``
+and the inspection API): every function runs in the framework that owns its
+operands (see ``_dispatch.py`` for the rule). ``import unitensor`` imports no
+framework: each one loads the first time one of its arrays is seen or asked for.
 """
 
 from __future__ import annotations
 
-from ._convert import asarray, from_dlpack
+import math as _math
+
+from . import fft, linalg
+from ._creation_functions import *  # noqa: F403
+from ._creation_functions import __all__ as _creation
+from ._data_type_functions import *  # noqa: F403
+from ._data_type_functions import __all__ as _data_types
 from ._device import Device
+from ._dispatch import get_default_owner, owner, set_default_owner
 from ._dtypes import (
     DType,
     bfloat16,
@@ -26,13 +35,44 @@ from ._dtypes import (
     uint64,
 )
 from ._dtypes import bool_ as bool  # noqa: A001 - the Array API name
+from ._elementwise_functions import *  # noqa: F403
+from ._elementwise_functions import __all__ as _elementwise
 from ._errors import CopyWarning
+from ._indexing_functions import *  # noqa: F403
+from ._indexing_functions import __all__ as _indexing
+from ._inspection import __array_namespace_info__
+from ._linear_algebra_functions import *  # noqa: F403
+from ._linear_algebra_functions import __all__ as _linear_algebra
+from ._manipulation_functions import *  # noqa: F403
+from ._manipulation_functions import __all__ as _manipulation
+from ._searching_functions import *  # noqa: F403
+from ._searching_functions import __all__ as _searching
+from ._set_functions import *  # noqa: F403
+from ._set_functions import __all__ as _set
+from ._sorting_functions import *  # noqa: F403
+from ._sorting_functions import __all__ as _sorting
+from ._standard import API_VERSION as __array_api_version__
+from ._statistical_functions import *  # noqa: F403
+from ._statistical_functions import __all__ as _statistical
 from ._tensor import Tensor
+from ._utility_functions import *  # noqa: F403
+from ._utility_functions import __all__ as _utility
 
 __version__ = "0.1.0"
 
+# The standard's constants.
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None
+
 __all__ = [
-    "CopyWarning", "DType", "Device", "Tensor", "asarray", "bfloat16", "bool",
-    "complex64", "complex128", "float16", "float32", "float64", "from_dlpack",
-    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "CopyWarning", "DType", "Device", "Tensor", "__array_api_version__",
+    "__array_namespace_info__", "bfloat16", "bool", "complex64", "complex128", "e",
+    "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
+    "int16", "int32", "int64", "linalg", "nan", "newaxis", "owner", "pi",
+    "set_default_owner", "uint8", "uint16", "uint32", "uint64",
+    *_creation, *_data_types, *_elementwise, *_indexing, *_linear_algebra,
+    *_manipulation, *_searching, *_set, *_sorting, *_statistical, *_utility,
 ]

@@ -24,3 +24,9 @@ def default_owner() -> str:
                             describe(name))
         _default_owner = name
     return _default_owner
+
+
+def set_default_owner(name: str) -> None:
+    """Set the default owner (``name`` already checked by the caller)."""
+    global _default_owner
+    _default_owner = name

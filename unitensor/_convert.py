@@ -86,6 +86,21 @@ def from_dlpack(x: Any, /, *, device: Any = None,
 def view(t: _tensor.Tensor, framework: str, copy: bool | None,
          func: str) -> Any:
     """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy."""
+    return _view(t, framework, copy, func, False)
+
+
+def operand(t: _tensor.Tensor, backend: Any, func: str) -> Any:
+    """``t``'s memory as ``backend``'s array for an operation that only reads it.
+
+    Zero-copy where the framework can alias it, even read-only memory for a
+    framework without read-only arrays (that alias is never cached or handed
+    out); otherwise a reported copy.
+    """
+    return _view(t, backend.NAME, None, func, True)
+
+
+def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
+          reading: bool) -> Any:
     if copy is None or copy is False:
         memory = t._memory
         cached = None if memory is None else memory.views.get(framework)
@@ -102,13 +117,14 @@ def view(t: _tensor.Tensor, framework: str, copy: bool | None,
             t._shared().views[framework] = native
             return native
     buf = buffer_of(t)
-    reason = target.copy_reason(buf)
+    reason = target.copy_reason(buf, reading)
     if copy is True or reason is not None:
         if copy is not True:
             copy_or_refuse(func, "copy", copy, str(reason))
         return target.wrap(_copied_buffer(t, buf, target))
     native = target.wrap(buf)
-    t._shared().views[framework] = native
+    if not (reading and buf.readonly):  # a writable alias stays private to the call
+        t._shared().views[framework] = native
     return native
 
 
@@ -200,9 +216,20 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
                         "True or None for Python data (making an array copies it)",
                         "False")
     owner = _backends.get(default_owner())
+    if not isinstance(obj, _SCALARS):
+        obj = _natives_in(obj, owner)
     t = _tensor._make(owner, owner.from_python(obj, dtype))
     return t if device is None and copy is None else _adjust(
         t, None, device, copy if copy is not True else None, "asarray")
+
+
+def _natives_in(obj: Any, owner: Any) -> Any:
+    """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s."""
+    if type(obj) is _tensor.Tensor:
+        return view(obj, owner.NAME, None, "asarray")
+    if isinstance(obj, (list, tuple)):
+        return [_natives_in(item, owner) for item in obj]
+    return obj
 
 
 def _dtype(dtype: Any) -> DType | None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import operator
+import sys
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
 from . import _convert
 from ._device import Device
 from ._dtypes import DType
+from ._errors import arg_error, describe
+from ._standard import SUPPORTED_VERSIONS
 
 
 class _Memory:
@@ -144,6 +149,67 @@ class Tensor:
         return (f"unitensor.Tensor({self._native!r}, owner={self.owner!r}, "
                 f"dtype={self.dtype.name}, device={self.device})")
 
+    # -- the Array API array object -------------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The ``unitensor`` module: one namespace, whoever owns the data."""
+        if api_version is not None and api_version not in SUPPORTED_VERSIONS:
+            raise arg_error(ValueError, "__array_namespace__", "api_version",
+                            f"None or one of {SUPPORTED_VERSIONS}",
+                            describe(api_version))
+        return sys.modules["unitensor"]
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """This array on ``device``: itself if it is there already, else a copy."""
+        return _convert._adjust(self, None, device, None, "to_device")
+
+    @property
+    def mT(self) -> Tensor:  # noqa: N802 - the standard's name
+        return _dispatch.unary("matrix_transpose", self)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 - the standard's name
+        if self.ndim != 2:
+            raise arg_error(ValueError, "T", "self", "a 2-d array (use mT or "
+                            "permute_dims for others)", f"a {self.ndim}-d array")
+        return _dispatch.call("permute_dims", (self, (1, 0)), {})
+
+    def __getitem__(self, key: Any, /) -> Tensor:
+        return _dispatch.getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        _dispatch.setitem(self, key, value)
+
+    def __len__(self) -> int:
+        if not self._native.shape:
+            raise TypeError("len() of a 0-d Tensor")
+        return int(self._native.shape[0])
+
+    def __iter__(self) -> Iterator[Tensor]:
+        # Explicit, because JAX clamps out-of-range indices instead of raising the
+        # IndexError that ends iteration through __getitem__.
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        return bool(self._native)
+
+    def __int__(self) -> int:
+        return int(self._native)
+
+    def __float__(self) -> float:
+        return float(self._native)
+
+    def __complex__(self) -> complex:
+        return complex(self._native)
+
+    def __index__(self) -> int:
+        return operator.index(self._native)
+
+    __hash__ = None  # type: ignore[assignment] - == is elementwise
+    # numpy's operators defer to ours (a ``numpy_array + tensor`` is a Tensor),
+    # while numpy functions still accept a Tensor through __array__.
+    __array_priority__ = 1000
+
 
 def _make(backend: ModuleType, native: Any, memory: _Memory | None = None) -> Tensor:
     """Wrap ``native`` (already the backend's array) without any checks."""
@@ -152,3 +218,59 @@ def _make(backend: ModuleType, native: Any, memory: _Memory | None = None) -> Te
     t._native = native
     t._memory = memory
     return t
+
+
+# Imported here, below Tensor, because _dispatch needs Tensor itself.
+from . import _dispatch  # noqa: E402
+
+# Operators: each is the namespace function of the same meaning, dispatched alike.
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+    "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
+    "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater",
+                "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs",
+          "invert": "bitwise_invert"}
+
+
+def _forward(name: str) -> Callable[[Tensor, Any], Any]:
+    def method(self: Tensor, other: Any, /) -> Any:
+        return _dispatch.binary(name, self, other)
+    return method
+
+
+def _reflected(name: str) -> Callable[[Tensor, Any], Any]:
+    def method(self: Tensor, other: Any, /) -> Any:
+        return _dispatch.binary(name, other, self)
+    return method
+
+
+def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
+    native_op = getattr(operator, f"__i{dunder}__")
+
+    def method(self: Tensor, other: Any, /) -> Tensor:
+        _dispatch.inplace(self, name, native_op, other)
+        return self
+    return method
+
+
+def _unary(name: str) -> Callable[[Tensor], Any]:
+    def method(self: Tensor, /) -> Any:
+        return _dispatch.unary(name, self)
+    return method
+
+
+for _dunder, _name in _BINARY.items():
+    setattr(Tensor, f"__{_dunder}__", _forward(_name))
+    setattr(Tensor, f"__r{_dunder}__", _reflected(_name))
+    setattr(Tensor, f"__i{_dunder}__", _inplace(_name, _dunder))
+for _dunder, _name in _COMPARISONS.items():
+    setattr(Tensor, f"__{_dunder}__", _forward(_name))
+for _dunder, _name in _UNARY.items():
+    setattr(Tensor, f"__{_dunder}__", _unary(_name))
+del _dunder, _name
+

@@ -10,9 +10,10 @@ adapter module (``numpy.py``, ``torch.py``, ...) has the same functions:
     its metadata as unitensor sees it;
 ``export(x)``
     a ``_core.Buffer`` over ``x``'s memory, zero-copy;
-``copy_reason(buf)``
+``copy_reason(buf, reading=False)``
     why the framework cannot alias ``buf`` (a copy is needed), or None; raises
-    ``BufferError`` when not even a copy would be right;
+    ``BufferError`` when not even a copy would be right. ``reading``: the array
+    is an operand that unitensor only reads, never hands out;
 ``wrap(buf)``
     the framework's array over ``buf``'s memory, zero-copy;
 ``from_native(source, x)``
@@ -20,6 +21,21 @@ adapter module (``numpy.py``, ``torch.py``, ...) has the same functions:
     array ``x`` (e.g. ``torch.from_numpy``), or None where it does not apply;
 ``copy(x)``, ``astype(x, dtype)``, ``to_device(x, device)``, ``from_python(obj, dtype)``
     the framework's own operations, used where the user asked for a copy.
+
+and, for the Array API namespace (see ``_dispatch.py``):
+
+``namespace()``
+    the framework's Array API namespace, or None where it has none (tensorflow:
+    its arrays compute in numpy); ``FIXES`` maps a function name to the adapter's
+    replacement where the namespace deviates from the standard;
+``ARRAY``, ``result(value)``
+    the type of the framework's arrays, and an array from any other result
+    (numpy returns scalars from 0-d operations);
+``native_dtype(dtype)``, ``native_device(device)``, ``dtype_from_native(d)``,
+``device_from_native(d)``
+    dtypes and devices both ways;
+``setitem(x, key, value)``
+    ``x[key] = value``, returning the array to rebind (a new one for JAX).
 """
 
 from __future__ import annotations

@@ -93,3 +93,39 @@ def cpu_only_reason(buf: _core.Buffer, framework: str) -> str | None:
     if buf.device[0] in CPU_READABLE:
         return None
     return f"{framework} only reads CPU memory and the data is on another device"
+
+
+# -- fixes written once against a namespace, bound by each adapter that needs them --
+def floor_divide_fixed(xp: object) -> object:
+    """``floor_divide`` with the standard's infinities and signed zeros.
+
+    numpy and torch give NaN for ``inf // finite`` and -1 for ``finite // inf``
+    of the other sign; the standard gives what ``floor(x1 / x2)`` gives there.
+    """
+    floor_divide = xp.floor_divide  # type: ignore[attr-defined]
+
+    def fixed(x1: object, x2: object, /) -> object:
+        result = floor_divide(x1, x2)
+        if xp.isdtype(result.dtype, "real floating"):  # type: ignore[attr-defined]
+            a, b = (v if hasattr(v, "dtype") else
+                    xp.asarray(v, dtype=result.dtype)  # type: ignore[attr-defined]
+                    for v in (x1, x2))
+            special = xp.isinf(a) != xp.isinf(b)  # type: ignore[attr-defined]
+            if xp.any(special):  # type: ignore[attr-defined]
+                result = xp.where(special, xp.floor(a / b), result)  # type: ignore[attr-defined]
+        return result
+    return fixed
+
+
+def expm1_fixed(xp: object) -> object:
+    """Complex ``expm1`` with the standard's special cases (``exp(x) - 1`` has them)."""
+    expm1 = xp.expm1  # type: ignore[attr-defined]
+
+    def fixed(x: object, /) -> object:
+        if not xp.isdtype(x.dtype, "complex floating"):  # type: ignore[attr-defined]
+            return expm1(x)
+        finite = xp.isfinite(x)  # type: ignore[attr-defined]
+        if xp.all(finite):  # type: ignore[attr-defined]
+            return expm1(x)
+        return xp.where(finite, expm1(x), xp.exp(x) - 1)  # type: ignore[attr-defined]
+    return fixed

@@ -10,7 +10,14 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error
-from ._common import buffer_from_dlpack, cpu_only_reason, dtype_in, require
+from ._common import (
+    buffer_from_dlpack,
+    cpu_only_reason,
+    dtype_in,
+    expm1_fixed,
+    floor_divide_fixed,
+    require,
+)
 
 NAME = "array_api_strict"
 module = xs
@@ -42,7 +49,7 @@ def from_native(source: str, x: object) -> None:
     return None  # no faster route than DLPack
 
 
-def copy_reason(buf: _core.Buffer) -> str | None:
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if buf.dtype == (4, 16, 1):
         raise arg_error(BufferError, "to", "x", "a dtype array_api_strict has",
                         "bfloat16")
@@ -71,3 +78,42 @@ def from_python(obj: object, dtype: DType | None) -> Array:
 
 
 del np
+
+
+# -- the Array API namespace ------------------------------------------------------
+ARRAY = Array
+# array-api-strict computes with numpy and inherits its special-case deviations.
+FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(xs),
+                            "expm1": expm1_fixed(xs)}
+
+
+def namespace() -> object:
+    return xs
+
+
+def result(value: object) -> Array:
+    return xs.asarray(value)
+
+
+def native_dtype(dtype: DType) -> object:
+    return _TO_STRICT[dtype]
+
+
+def native_device(device: Device) -> object:
+    if device != CPU:
+        raise arg_error(ValueError, "array_api_strict", "device", "cpu",
+                        repr(str(device)))
+    return xs.__array_namespace_info__().default_device()
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: object) -> Device:
+    return CPU
+
+
+def setitem(x: Array, key: object, value: object) -> Array:
+    x[key] = value  # type: ignore[index]
+    return x

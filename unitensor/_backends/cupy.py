@@ -40,7 +40,7 @@ def from_native(source: str, x: object) -> None:
     return None  # no faster route than DLPack
 
 
-def copy_reason(buf: _core.Buffer) -> str | None:
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if not _cuda_usable():
         raise arg_error(BufferError, "cupy", "x", "a machine with a CUDA device",
                         "none usable (cupy is installed; the driver or GPU is not)")
@@ -84,3 +84,41 @@ def from_python(obj: object, dtype: DType | None) -> cupy.ndarray:
 def cuda_device_of(pointer: int) -> int:
     """The CUDA device that holds ``pointer`` (for __cuda_array_interface__)."""
     return cupy.cuda.runtime.pointerGetAttributes(pointer).device
+
+
+# -- the Array API namespace ------------------------------------------------------
+ARRAY = cupy.ndarray
+FIXES: dict[str, object] = {}
+
+
+def namespace() -> object:
+    import array_api_compat.cupy
+    return array_api_compat.cupy
+
+
+def result(value: object) -> cupy.ndarray:
+    return cupy.asarray(value)
+
+
+def native_dtype(dtype: DType) -> object:
+    return _TO_CUPY[dtype]
+
+
+def native_device(device: Device) -> object:
+    if device.kind != "cuda":
+        raise arg_error(ValueError, "cupy", "device", "a cuda device",
+                        repr(str(device)))
+    return cupy.cuda.Device(device.index)
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: object) -> Device:
+    return Device("cuda", native_device.id)  # type: ignore[attr-defined]
+
+
+def setitem(x: cupy.ndarray, key: object, value: object) -> cupy.ndarray:
+    x[key] = value  # type: ignore[index]
+    return x

@@ -71,7 +71,7 @@ def from_native(source: str, x: object) -> None:
     return None  # no faster route than DLPack
 
 
-def copy_reason(buf: _core.Buffer) -> str | None:
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if buf.dtype in _WIDE and not jax.config.jax_enable_x64:
         raise arg_error(
             BufferError, "jax", "x", "a dtype JAX holds with x64 disabled (enable "
@@ -111,3 +111,63 @@ def to_device(x: jax.Array, device: Device) -> jax.Array:
 
 def from_python(obj: object, dtype: DType | None) -> jax.Array:
     return jnp.asarray(obj, dtype=None if dtype is None else _TO_JAX[dtype])
+
+
+# -- the Array API namespace ------------------------------------------------------
+ARRAY = type(jnp.zeros(()))  # jax.Array is abstract; this is its concrete type
+
+
+def _searchsorted(x1: jax.Array, x2: jax.Array, /, **kw: object) -> jax.Array:
+    """jnp.searchsorted returns int32 even with x64; the standard: the index dtype."""
+    result = jnp.searchsorted(x1, x2, **kw)
+    return result.astype(jnp.__array_namespace_info__().default_dtypes()["indexing"])
+
+
+def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
+    """jnp.cumulative_prod keeps small integer dtypes; the standard widens them to
+    the default integer of the same signedness (as jnp.cumulative_sum does)."""
+    if kw.get("dtype") is None and jnp.issubdtype(x.dtype, jnp.integer):
+        kw["dtype"] = jnp.promote_types(
+            x.dtype, jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger)
+            else jnp.int64) if jax.config.jax_enable_x64 else None
+    return jnp.cumulative_prod(x, **kw)
+
+
+FIXES: dict[str, object] = {"searchsorted": _searchsorted,
+                            "cumulative_prod": _cumulative_prod}
+
+
+def namespace() -> object:
+    return jnp
+
+
+def result(value: object) -> jax.Array:
+    return jnp.asarray(value)
+
+
+def native_dtype(dtype: DType) -> object:
+    return _TO_JAX[dtype]
+
+
+def native_device(device: Device) -> object:
+    platform = "cpu" if device.kind == "cpu" else "gpu"
+    return jax.devices(platform)[device.index]
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: object) -> Device:
+    if native_device is None:  # jax's info: "no default", meaning jax.devices()[0]
+        native_device = jax.devices()[0]
+    platform = native_device.platform  # type: ignore[attr-defined]
+    if platform == "cpu":
+        return CPU
+    return Device("cuda" if platform in ("gpu", "cuda") else platform,
+                  native_device.local_hardware_id or 0)  # type: ignore[attr-defined]
+
+
+def setitem(x: jax.Array, key: object, value: object) -> jax.Array:
+    """JAX arrays are immutable: the Tensor is rebound to the updated copy."""
+    return x.at[key].set(value)  # type: ignore[index]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import array_api_compat.numpy as compat_numpy
 import numpy as np
 
 from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DType, bfloat16
 from .._errors import arg_error, describe
-from ._common import buffer_from_dlpack, cpu_only_reason, numpy_dtype_table
+from ._common import (
+    buffer_from_dlpack,
+    cpu_only_reason,
+    expm1_fixed,
+    floor_divide_fixed,
+    numpy_dtype_table,
+)
 
 NAME = "numpy"
 module = np
@@ -85,7 +92,7 @@ _NUMPY_NAMES = {n for n in ("bool", "int8", "int16", "int32", "int64", "uint8",
 _TORCH_TO_NUMPY_OK = _TorchDtypes()
 
 
-def copy_reason(buf: _core.Buffer) -> str | None:
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     return cpu_only_reason(buf, "numpy")
 
 
@@ -140,3 +147,48 @@ def fix_byte_order(x: np.ndarray) -> np.ndarray | None:
     if x.dtype.kind in "biufc" and not x.dtype.isnative:
         return x.astype(x.dtype.newbyteorder("="))
     return None
+
+
+# -- the Array API namespace ------------------------------------------------------
+ARRAY = np.ndarray
+
+
+# numpy's other deviations from the standard (sort's missing ``descending``,
+# ``clip``'s signature, ...) are fixed by array-api-compat, which re-exports
+# numpy's own functions wherever they already conform: most calls go straight
+# to numpy.
+FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(compat_numpy),
+                             "expm1": expm1_fixed(compat_numpy)}
+
+
+def namespace() -> object:
+    return compat_numpy
+
+
+def result(value: object) -> np.ndarray:
+    """numpy returns scalars from operations on 0-d arrays: made 0-d arrays again."""
+    return np.asarray(value)
+
+
+def native_dtype(dtype: DType) -> np.dtype:
+    return numpy_dtype(dtype)
+
+
+def native_device(device: Device) -> str:
+    if device != CPU:
+        raise arg_error(ValueError, "numpy", "device", "cpu (numpy arrays live in "
+                        "CPU memory)", repr(str(device)))
+    return "cpu"
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: object) -> Device:
+    return CPU
+
+
+def setitem(x: np.ndarray, key: object, value: object) -> np.ndarray:
+    x[key] = value  # type: ignore[index]
+    return x

@@ -61,7 +61,7 @@ def from_native(source: str, x: object) -> None:
     return None  # no faster route than DLPack
 
 
-def copy_reason(buf: _core.Buffer) -> str | None:
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if not buf.c_contiguous:
         return "TensorFlow accepts only row-major compact memory"
     return cpu_only_reason(buf, "tensorflow (as built here)")
@@ -88,3 +88,12 @@ def to_device(x: tf.Tensor, device: Device) -> tf.Tensor:
 
 def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
     return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
+
+
+# -- the Array API namespace ------------------------------------------------------
+ARRAY = type(tf.constant(0))
+
+
+def namespace() -> None:
+    """TF has no Array API namespace: its arrays compute in numpy, zero-copy."""
+    return None

@@ -11,6 +11,7 @@ Quirks handled here:
 
 from __future__ import annotations
 
+import array_api_compat.torch as compat_torch
 import numpy as np
 import torch
 
@@ -18,7 +19,7 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error, copy_or_refuse
-from ._common import buffer_from_dlpack, dtype_in, require
+from ._common import buffer_from_dlpack, dtype_in, floor_divide_fixed, require
 
 NAME = "torch"
 module = torch
@@ -81,8 +82,8 @@ _FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
                                      "complex64", "complex128")}
 
 
-def copy_reason(buf: _core.Buffer) -> str | None:
-    if buf.readonly:
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+    if buf.readonly and not reading:  # an operand only read may alias it
         return ("the memory is read-only and torch tensors are always writable "
                 "(torch.from_dlpack would alias it as writable)")
     if any(s < 0 for s in buf.strides):
@@ -118,3 +119,65 @@ def to_device(x: torch.Tensor, device: Device) -> torch.Tensor:
 
 def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
     return torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
+
+
+# -- the Array API namespace ------------------------------------------------------
+ARRAY = torch.Tensor
+_UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+_LIMITED = {torch.uint16: torch.int32, torch.uint32: torch.int64,
+            torch.uint64: torch.int64}  # torch's uint16/32/64: storage, little math
+
+
+def _unsigned_accumulation(func: object) -> object:
+    """torch sums unsigned integers into int64 and has no uint16/32/64 arithmetic;
+    the standard's default is uint64. Computed in int64, returned as uint64 (or
+    as the dtype asked for)."""
+    def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
+        wanted = kw.get("dtype")
+        if x.dtype not in _UNSIGNED and wanted not in _LIMITED:
+            return func(x, **kw)  # type: ignore[operator]
+        if wanted in _LIMITED:
+            kw["dtype"] = torch.int64
+        elif x.dtype in _LIMITED:
+            x = x.to(_LIMITED[x.dtype])
+        result = func(x, **kw)  # type: ignore[operator]
+        target = wanted or (torch.uint64 if result.dtype == torch.int64 else None)
+        return result if target is None else result.to(target)
+    return fixed
+
+
+FIXES: dict[str, object] = {
+    name: _unsigned_accumulation(getattr(compat_torch, name))
+    for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
+FIXES["floor_divide"] = floor_divide_fixed(compat_torch)
+
+
+def namespace() -> object:
+    return compat_torch
+
+
+def result(value: object) -> torch.Tensor:
+    return torch.asarray(value)
+
+
+def native_dtype(dtype: DType) -> torch.dtype:
+    return torch_dtype(dtype)
+
+
+def native_device(device: Device) -> torch.device:
+    return torch.device(str(device))
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: torch.device) -> Device:
+    if native_device.type == "cpu":
+        return CPU
+    return Device(native_device.type, native_device.index or 0)
+
+
+def setitem(x: torch.Tensor, key: object, value: object) -> torch.Tensor:
+    x[key] = value  # type: ignore[index]
+    return x

@@ -1,0 +1,195 @@
+"""Data type functions: the standard's promotion rules, the same on every owner.
+
+``result_type``, ``can_cast`` and ``isdtype`` are answered by unitensor itself
+from the standard's promotion table (frameworks disagree: numpy promotes
+int64 + uint64 to float64, torch lacks most unsigned promotions), so they give
+one answer whoever owns the data. ``finfo``/``iinfo`` accept Tensors and dtypes
+alike. ``astype`` runs in the owner, like every operation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import _dispatch
+from ._dtypes import DTYPES, DType
+from ._errors import arg_error, describe
+from ._tensor import Tensor
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("signed integer",),
+    "unsigned integer": ("unsigned integer",),
+    "integral": ("signed integer", "unsigned integer"),
+    "real floating": ("real floating",),
+    "complex floating": ("complex floating",),
+    "numeric": ("signed integer", "unsigned integer", "real floating",
+                "complex floating"),
+}
+_FLOAT_OF_COMPLEX = {"complex64": "float32", "complex128": "float64"}
+_COMPLEX_OF_FLOAT = {"float16": "complex64", "bfloat16": "complex64",
+                     "float32": "complex64", "float64": "complex128"}
+
+
+def _promote(a: DType, b: DType) -> DType:
+    """The standard's promotion of two dtypes; TypeError where it defines none."""
+    if a is b:
+        return a
+    ka, kb = a.kind, b.kind
+    if ka == kb:
+        if ka in ("signed integer", "unsigned integer", "complex floating"):
+            return a if a.itemsize > b.itemsize else b
+        if ka == "real floating":
+            if {a.name, b.name} == {"float16", "bfloat16"}:
+                return DTYPES["float32"]  # neither holds the other (as JAX does)
+            return a if a.itemsize > b.itemsize else b
+    elif {ka, kb} == {"signed integer", "unsigned integer"}:
+        signed, unsigned = (a, b) if ka == "signed integer" else (b, a)
+        if unsigned.itemsize < signed.itemsize:
+            return signed
+        if unsigned.itemsize < 8:  # the next signed type holds both
+            return DTYPES[f"int{unsigned.itemsize * 16}"]
+    elif {ka, kb} == {"real floating", "complex floating"}:
+        real, cplx = (a, b) if ka == "real floating" else (b, a)
+        wide = _COMPLEX_OF_FLOAT[real.name]
+        return cplx if cplx.itemsize >= DTYPES[wide].itemsize else DTYPES[wide]
+    raise arg_error(TypeError, "result_type", "arrays_and_dtypes",
+                    "dtypes the Array API standard promotes together",
+                    f"{a.name} and {b.name}")
+
+
+def _dtype_of(value: Any, func: str, arg: str) -> DType:
+    if isinstance(value, DType):
+        return value
+    if type(value) is Tensor:
+        return value.dtype
+    raise arg_error(TypeError, func, arg, "a unitensor dtype or a Tensor",
+                    describe(value))
+
+
+def result_type(*arrays_and_dtypes: Tensor | DType | bool | int | float | complex
+                ) -> DType:
+    """The dtype the standard gives an operation on these operands."""
+    dtypes, scalars = [], []
+    for value in arrays_and_dtypes:
+        if isinstance(value, (bool, int, float, complex)):
+            scalars.append(value)
+        else:
+            dtypes.append(_dtype_of(value, "result_type", "arrays_and_dtypes"))
+    if not dtypes:
+        raise arg_error(ValueError, "result_type", "arrays_and_dtypes",
+                        "at least one array or dtype", f"{len(scalars)} scalars only")
+    result = dtypes[0]
+    for dt in dtypes[1:]:
+        result = _promote(result, dt)
+    for scalar in scalars:
+        result = _promote(result, _scalar_dtype(scalar, result))
+    return result
+
+
+def _scalar_dtype(scalar: bool | int | float | complex, other: DType) -> DType:
+    """A Python scalar takes the array's dtype when their kinds agree."""
+    kind = other.kind
+    if isinstance(scalar, bool):
+        fits = kind == "bool"
+    elif isinstance(scalar, int):
+        fits = kind != "bool"
+    elif isinstance(scalar, float):
+        fits = kind in ("real floating", "complex floating")
+    else:
+        if kind == "real floating":
+            return DTYPES[_COMPLEX_OF_FLOAT[other.name]]
+        fits = kind == "complex floating"
+    if not fits:
+        raise arg_error(TypeError, "result_type", "arrays_and_dtypes",
+                        "Python scalars of a kind the array dtypes accept",
+                        f"{type(scalar).__name__} with {other.name}")
+    return other
+
+
+def can_cast(from_: DType | Tensor, to: DType, /) -> bool:
+    """Whether ``from_`` promotes to ``to`` under the standard's rules."""
+    source = _dtype_of(from_, "can_cast", "from_")
+    target = _dtype_of(to, "can_cast", "to")
+    try:
+        return _promote(source, target) is target
+    except TypeError:
+        return False
+
+
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
+    """Whether ``dtype`` is ``kind`` (a dtype, a kind name, or a tuple of them)."""
+    if not isinstance(dtype, DType):
+        raise arg_error(TypeError, "isdtype", "dtype", "a unitensor dtype",
+                        describe(dtype))
+    if isinstance(kind, tuple):
+        return any(_is_kind(dtype, k) for k in kind)
+    return _is_kind(dtype, kind)
+
+
+def _is_kind(dtype: DType, kind: object) -> bool:
+    if isinstance(kind, DType):
+        return dtype is kind
+    if isinstance(kind, str):
+        try:
+            return dtype.kind in _KINDS[kind]
+        except KeyError:
+            raise arg_error(ValueError, "isdtype", "kind",
+                            f"a dtype or one of {tuple(_KINDS)}", repr(kind)) from None
+    raise arg_error(TypeError, "isdtype", "kind",
+                    "a dtype, a kind name, or a tuple of them", describe(kind))
+
+
+@dataclass(frozen=True)
+class finfo_object:  # noqa: N801 - the standard's name
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class iinfo_object:  # noqa: N801 - the standard's name
+    bits: int
+    max: int
+    min: int
+    dtype: DType
+
+
+def finfo(type: DType | Tensor, /) -> finfo_object:  # noqa: A002 - standard's name
+    """Machine limits of a floating-point dtype (of a complex dtype: its real part)."""
+    dtype = _dtype_of(type, "finfo", "type")
+    if dtype.kind not in ("real floating", "complex floating"):
+        raise arg_error(TypeError, "finfo", "type", "a floating-point dtype",
+                        dtype.name)
+    real = DTYPES[_FLOAT_OF_COMPLEX.get(dtype.name, dtype.name)]
+    info = _numpy_finfo(real)
+    return finfo_object(bits=real.itemsize * 8, eps=float(info.eps),
+                        max=float(info.max), min=float(info.min),
+                        smallest_normal=float(info.smallest_normal), dtype=real)
+
+
+def iinfo(type: DType | Tensor, /) -> iinfo_object:  # noqa: A002 - standard's name
+    """Limits of an integer dtype."""
+    dtype = _dtype_of(type, "iinfo", "type")
+    if dtype.kind not in ("signed integer", "unsigned integer"):
+        raise arg_error(TypeError, "iinfo", "type", "an integer dtype", dtype.name)
+    bits = dtype.itemsize * 8
+    if dtype.kind == "signed integer":
+        return iinfo_object(bits, 2 ** (bits - 1) - 1, -(2 ** (bits - 1)), dtype)
+    return iinfo_object(bits, 2 ** bits - 1, 0, dtype)
+
+
+def _numpy_finfo(dtype: DType) -> Any:
+    import numpy as np  # imported here: `import unitensor` imports no framework
+
+    if dtype.name == "bfloat16":
+        import ml_dtypes
+        return ml_dtypes.finfo(ml_dtypes.bfloat16)
+    return np.finfo(dtype.name)
+
+
+__all__ = _dispatch.define("data_types", globals())

@@ -1,0 +1,369 @@
+"""Where a call runs: the one rule that picks the owner, and the call itself.
+
+The rule, in order:
+
+1. inside ``with unitensor.owner(name):``, that framework;
+2. otherwise the owner of the left-most Tensor (or framework array) operand;
+3. with no array operand (creation functions), the default owner:
+   :func:`unitensor.set_default_owner`, else ``UNITENSOR_DEFAULT_OWNER``, else numpy.
+
+Operands owned by another framework are converted to the chosen one zero-copy
+(read-only memory may be aliased, since an operand is only read). Operands on
+different devices are an error naming both: never an implicit transfer.
+tensorflow has no Array API namespace, so a tensorflow owner computes in numpy on
+zero-copy views (results are numpy-owned).
+
+Each backend's functions are looked up once per name: the adapter's fix for a
+deviation where it has one, else the backend's Array API namespace.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from types import ModuleType
+from typing import Any
+
+from . import _backends, _config, _convert
+from ._device import Device
+from ._dtypes import DType
+from ._errors import arg_error
+from ._standard import FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
+from ._tensor import Tensor, _make
+
+_forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
+_BY_TYPE = _backends._by_type
+# backend -> {function name -> the callable that runs it}: filled on first call.
+_impls: dict[ModuleType, dict[str, Callable[..., Any]]] = {}
+
+
+# -- the owner rule -------------------------------------------------------------
+@contextlib.contextmanager
+def owner(name: str) -> Iterator[str]:
+    """Run every unitensor call in this block in framework ``name``.
+
+    Operands owned by other frameworks are converted zero-copy; creation
+    functions create arrays of ``name``. Nests, and is local to the thread (and
+    to the asyncio task).
+    """
+    backend = _backends.get(name, "owner")
+    token = _forced.set(_compute(backend))
+    try:
+        yield backend.NAME
+    finally:
+        _forced.reset(token)
+
+
+def set_default_owner(name: str) -> None:
+    """Make ``name`` the owner of arrays made with no array operand."""
+    _config.set_default_owner(_backends.get(name, "set_default_owner").NAME)
+
+
+def get_default_owner() -> str:
+    """The framework that creates arrays when no operand decides."""
+    return _config.default_owner()
+
+
+def _compute(backend: ModuleType) -> ModuleType:
+    """The backend that runs operations on ``backend``'s arrays."""
+    return backend if backend.namespace() is not None else _backends.get("numpy")
+
+
+def _choose(args: tuple[Any, ...],
+            kwargs: dict[str, Any]) -> tuple[ModuleType, Tensor | None]:
+    """The backend that runs the call, and the Tensor that decided it (if any)."""
+    forced = _forced.get()
+    for value in (*args, *kwargs.values()):
+        kind = type(value)
+        items = value if kind is list or kind is tuple else (value,)
+        for item in items:
+            if type(item) is not Tensor:
+                if _native_backend(item) is None:
+                    continue
+                item = _convert.asarray(item)
+            return (forced or _compute(item._backend)), item
+    return (forced or _compute(_backends.get(_config.default_owner()))), None
+
+
+def _native_backend(value: Any) -> ModuleType | None:
+    """The backend of a framework's own array passed directly, or None."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return None
+    return _BY_TYPE.get(kind) or _backends.for_type(kind)
+
+
+_NUMBERS = frozenset({bool, int, float, complex})
+_PLAIN = _NUMBERS | {str, type(None), slice, type(Ellipsis), DType, Device}
+
+
+# -- operands in, results out ---------------------------------------------------
+def _operand(value: Any, backend: ModuleType, func: str, anchor: Tensor | None) -> Any:
+    """``value`` as ``backend`` takes it: arrays native, dtypes and devices too."""
+    kind = type(value)
+    if kind is Tensor:
+        if value._backend is backend:
+            return value._native
+        if anchor is not None and value is not anchor:
+            check_same_device(func, anchor, value)
+        return _convert.operand(value, backend, func)
+    if kind in _PLAIN:
+        if kind is DType:
+            return backend.native_dtype(value)
+        if kind is Device:
+            return backend.native_device(value)
+        return value
+    if kind is list or kind is tuple:
+        return kind(_operand(item, backend, func, anchor) for item in value)
+    if _native_backend(value) is not None:
+        return _operand(_convert.asarray(value), backend, func, anchor)
+    return value
+
+
+def _wrap(backend: ModuleType, result: Any, name: str = "") -> Any:
+    """The backend's results as Tensors: named tuples as the standard names them."""
+    if type(result) is backend.ARRAY:
+        return _make(backend, result)
+    if isinstance(result, (tuple, list)):
+        items = [_wrap(backend, item) for item in result]
+        named = _NAMED.get(name)
+        if named is not None:
+            return named(*items)
+        return items if name in LIST_RESULTS else tuple(items)
+    return _make(backend, backend.result(result))
+
+
+def _named_tuple(name: str, fields: tuple[str, ...]) -> type:
+    words = name.rpartition(".")[2].split("_")
+    return collections.namedtuple("".join(w.capitalize() for w in words) + "Result",
+                                  fields)
+
+
+_NAMED = {name: _named_tuple(name, fields) for name, fields in NAMED_RESULTS.items()}
+
+
+# -- the call -------------------------------------------------------------------
+def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
+    """``backend``'s function for the standard's ``name`` ('sum', 'linalg.qr')."""
+    table = _impls.get(backend)
+    if table is None:
+        table = _impls[backend] = {}
+    func = table.get(name)
+    if func is None:
+        func = backend.FIXES.get(name)
+        if func is None:
+            func = backend.namespace()
+            for part in name.split("."):
+                func = getattr(func, part, None)
+            if func is None:
+                raise NotImplementedError(
+                    f"{name}(): not available in {backend.NAME} "
+                    f"(its namespace has no {name})")
+        table[name] = func
+    return func
+
+
+def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Run the standard's function ``name`` on the chosen owner."""
+    backend, anchor = _choose(args, kwargs)
+    native_args = [_operand(a, backend, name, anchor) for a in args]
+    native_kwargs = {k: _operand(v, backend, name, anchor) for k, v in kwargs.items()}
+    func = implementation(backend, name)
+    try:
+        result = func(*native_args, **native_kwargs)
+    except Exception as exc:
+        _raise_if_devices_differ(name, (*args, *kwargs.values()), exc)
+        raise
+    return _wrap(backend, result, name)
+
+
+_EMPTY: dict[str, Callable[..., Any]] = {}  # never written
+
+
+def unary(name: str, x: Any) -> Any:
+    """``call`` for one-array functions, with a fast path for a Tensor."""
+    if type(x) is Tensor and _forced.get() is None:
+        backend = x._backend
+        func = _impls.get(backend, _EMPTY).get(name)
+        if func is not None:
+            result = func(x._native)
+            if type(result) is backend.ARRAY:
+                return _make(backend, result)
+            return _wrap(backend, result, name)
+    return call(name, (x,), {})
+
+
+def binary(name: str, x1: Any, x2: Any) -> Any:
+    """``call`` for two-operand functions, with a fast path for one owner.
+
+    The fast path (both Tensors of one owner, or a Tensor and a Python number)
+    is one dictionary look-up and the framework's own function.
+    """
+    if type(x1) is Tensor and _forced.get() is None:
+        backend = x1._backend
+        kind = type(x2)
+        if kind is Tensor and x2._backend is backend:
+            other = x2._native
+        elif kind in _NUMBERS:
+            other = x2
+        else:
+            return call(name, (x1, x2), {})
+        func = _impls.get(backend, _EMPTY).get(name)
+        if func is not None:
+            try:
+                result = func(x1._native, other)
+            except Exception as exc:
+                _raise_if_devices_differ(name, (x1, x2), exc)
+                raise
+            if type(result) is backend.ARRAY:
+                return _make(backend, result)
+            return _wrap(backend, result)
+    return call(name, (x1, x2), {})
+
+
+# -- the array object's indexing and in-place operators ---------------------------
+def getitem(x: Tensor, key: Any) -> Tensor:
+    backend = _compute(x._backend)
+    native = (x._native if backend is x._backend
+              else _operand(x, backend, "__getitem__", x))
+    key = _operand(key, backend, "__getitem__", x)
+    fix = backend.FIXES.get("__getitem__")
+    result = native[key] if fix is None else fix(native, key)
+    return _wrap(backend, result)
+
+
+def setitem(x: Tensor, key: Any, value: Any) -> None:
+    """``x[key] = value``; an immutable owner (JAX) rebinds ``x`` to the update."""
+    backend = x._backend
+    native = x._native
+    updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
+                              _operand(value, backend, "__setitem__", x))
+    if updated is not native:
+        _rebind(x, updated, "__setitem__")
+
+
+def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
+            other: Any) -> None:
+    """``x op= other``: in place where the owner mutates, rebinding where it cannot."""
+    backend = x._backend
+    if backend.namespace() is None or _forced.get() not in (None, backend):
+        _rebind(x, binary(name, x, other)._native, f"__i{name}__", _compute(backend))
+        return
+    native = x._native
+    other = _operand(other, backend, name, x)
+    fix = backend.FIXES.get(name)
+    if fix is None:
+        updated = native_op(native, other)
+    else:  # the adapter's fix of the operation, written back in place
+        updated = backend.setitem(native, ..., fix(native, other))
+    if updated is not native:  # an immutable framework made a new array
+        _rebind(x, updated, f"__i{name}__")
+
+
+def _rebind(x: Tensor, native: Any, func: str,
+            backend: ModuleType | None = None) -> None:
+    """Point ``x`` at a new array of the same dtype and shape (immutable owners)."""
+    backend = backend or x._backend
+    if type(native) is not backend.ARRAY:
+        native = backend.result(native)
+    if backend.dtype(native) is not x.dtype or tuple(native.shape) != x.shape:
+        got = f"{backend.dtype(native).name} {tuple(native.shape)}"
+        raise arg_error(TypeError, func, "other", "an operand that keeps the "
+                        f"array's dtype {x.dtype.name} and shape {x.shape}",
+                        f"one giving {got}")
+    x._backend, x._native, x._memory = backend, native, None
+
+
+def _raise_if_devices_differ(func: str, values: tuple[Any, ...],
+                             exc: Exception) -> None:
+    """Replace a framework's device-mismatch error with one naming both devices."""
+    devices: list[Device] = []
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        for item in items:
+            if type(item) is Tensor and item.device not in devices:
+                devices.append(item.device)
+    if len(devices) > 1:
+        raise arg_error(ValueError, func, "arrays", "operands on one device (move "
+                        "them with to_device() first)",
+                        f"arrays on {devices[0]} and {devices[1]}") from exc
+
+
+def check_same_device(func: str, first: Tensor, other: Tensor) -> None:
+    if first.device != other.device:
+        raise arg_error(ValueError, func, "arrays", "operands on one device (move "
+                        "them with to_device() first)",
+                        f"arrays on {first.device} and {other.device}")
+
+
+# -- making the namespace from the table ----------------------------------------
+def define(group: str, namespace: dict[str, Any]) -> list[str]:
+    """Define the functions of ``group`` in ``namespace`` (a module's globals).
+
+    Functions the module already wrote by hand are kept. Returns the names, in the
+    standard's order, for the module's ``__all__``.
+    """
+    rows = [row for row in FUNCTIONS if row.group == group]
+    prefix = "" if group not in ("linalg", "fft") else f"{group}."
+    for row in rows:
+        if row.name not in namespace:
+            namespace[row.name] = _make_function(row, prefix + row.name)
+    return [row.name for row in rows]
+
+
+def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
+    """A function with the standard's exact signature that dispatches the call.
+
+    Generated source (like ``collections.namedtuple``): the real signature shows
+    in ``inspect.signature`` and ``help()``, and a call costs no ``*args`` packing.
+    Keyword arguments are passed on only when they differ from the default, so
+    each framework applies its own defaults.
+    """
+    params = [p.strip() for p in row.signature.split(",")]
+    positional_only = "/" in params
+    positional, keywords, star = [], [], None
+    for p in params:
+        if p == "/":
+            positional_only = False
+            continue
+        if p == "*":
+            continue
+        name, _, default = p.partition("=")
+        if name.startswith("*"):
+            star = name[1:]
+        elif default and not positional_only:
+            keywords.append((name, default))
+        else:
+            positional.append(name)
+    if star is None and not keywords and len(positional) == 1 and _takes_array(row):
+        body = f"    return _unary({qualified!r}, {positional[0]})"
+    elif (star is None and not keywords and len(positional) == 2
+          and row.group == "elementwise"):
+        body = f"    return _binary({qualified!r}, {positional[0]}, {positional[1]})"
+    else:
+        packed = positional + ([f"*{star}"] if star else [])
+        args = f"({', '.join(packed)},)" if packed else "()"
+        lines = ["    kw = {}"]
+        lines += [f"    if {name} is not {default}: kw[{name!r}] = {name}"
+                  if default in ("None", "True", "False") else
+                  f"    if {name} != {default}: kw[{name!r}] = {name}"
+                  for name, default in keywords]
+        lines.append(f"    return _call({qualified!r}, {args}, kw)")
+        body = "\n".join(lines)
+    source = f"def {row.name}({row.signature}):\n{body}\n"
+    scope: dict[str, Any] = {"_call": call, "_unary": unary, "_binary": binary}
+    exec(source, scope)  # noqa: S102 - source built above from the table only
+    func = scope[row.name]
+    func.__module__ = "unitensor" + ("" if "." not in qualified else
+                                     "." + qualified.partition(".")[0])
+    func.__qualname__ = row.name
+    func.__doc__ = (f"``{row.name}`` of the Array API standard ({row.group}), run "
+                    "by the owner of the operands.")
+    return func
+
+
+def _takes_array(row: Function) -> bool:
+    """One-argument functions that take an array (not a shape or a number)."""
+    return row.group not in ("creation", "data_types") or row.name.endswith("_like")

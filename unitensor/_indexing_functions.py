@@ -1,0 +1,7 @@
+"""The standard's indexing functions, each run by the owner of its operands."""
+
+from __future__ import annotations
+
+from . import _dispatch
+
+__all__ = _dispatch.define("indexing", globals())

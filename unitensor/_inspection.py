@@ -1,0 +1,69 @@
+"""The inspection API: what the current owner supports, in unitensor's terms.
+
+The answers are the owner's own (``__array_namespace_info__`` of its namespace),
+with dtypes and devices translated, so they describe what ``unitensor`` calls
+will actually produce: the owner forced by ``unitensor.owner()``, else the
+default owner.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from . import _dispatch
+from ._device import Device
+from ._dtypes import DType
+
+
+class Info:
+    """The object ``__array_namespace_info__()`` returns."""
+
+    __slots__ = ("_backend", "_info")
+
+    def __init__(self, backend: ModuleType) -> None:
+        self._backend = backend
+        self._info = backend.namespace().__array_namespace_info__()
+
+    def capabilities(self) -> dict[str, Any]:
+        return dict(self._info.capabilities())
+
+    def default_device(self) -> Device:
+        return self._backend.device_from_native(self._info.default_device())
+
+    def devices(self) -> list[Device]:
+        found = []
+        for native in self._info.devices():
+            try:
+                found.append(self._backend.device_from_native(native))
+            except ValueError:  # a device holding no memory, like torch's 'meta'
+                continue
+        return list(dict.fromkeys(found))  # strict's simulated devices are all cpu
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
+        native = self._info.default_dtypes(device=self._device(device))
+        return {kind: self._dtype(d) for kind, d in native.items()}
+
+    def dtypes(self, *, device: Any = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        native = self._info.dtypes(device=self._device(device), kind=kind)
+        found = {name: self._backend.dtype_from_native(d) for name, d in native.items()}
+        return {name: d for name, d in found.items() if d is not None}
+
+    def _device(self, device: Any) -> Any:
+        return None if device is None else self._backend.native_device(device)
+
+    def _dtype(self, native: Any) -> DType:
+        found = self._backend.dtype_from_native(native)
+        if found is None:  # unreachable: every framework's defaults are in our table
+            raise TypeError(f"default_dtypes(): {native!r} has no unitensor dtype")
+        return found
+
+
+def __array_namespace_info__() -> Info:
+    """The inspection namespace for the owner calls here would run in."""
+    backend, _ = _dispatch._choose((), {})
+    return Info(backend)
+
+
+__all__ = ["__array_namespace_info__"]

@@ -1,0 +1,7 @@
+"""The standard's sorting functions, each run by the owner of its operands."""
+
+from __future__ import annotations
+
+from . import _dispatch
+
+__all__ = _dispatch.define("sorting", globals())
