@@ -188,7 +188,7 @@ class Tensor:
         # Explicit, because JAX clamps out-of-range indices instead of raising the
         # IndexError that ends iteration through __getitem__.
         for i in range(len(self)):
-            yield self[i]
+            yield self[i, ...]
 
     def __bool__(self) -> bool:
         return bool(self._native)

@@ -96,13 +96,19 @@ def cpu_only_reason(buf: _core.Buffer, framework: str) -> str | None:
 
 
 # -- fixes written once against a namespace, bound by each adapter that needs them --
-def floor_divide_fixed(xp: object) -> object:
+def floor_divide_fixed(xp: object, numpy: object = None) -> object:
     """``floor_divide`` with the standard's infinities and signed zeros.
 
-    numpy and torch give NaN for ``inf // finite`` and -1 for ``finite // inf``
+    numpy, torch and jax give NaN for ``inf // finite`` and -1 for ``finite // inf``
     of the other sign; the standard gives what ``floor(x1 / x2)`` gives there.
+    ``numpy``: for namespaces computing with numpy, whose warnings about the
+    cases fixed here are silenced.
     """
     floor_divide = xp.floor_divide  # type: ignore[attr-defined]
+    if numpy is not None:
+        def floor_divide(x1: object, x2: object, /) -> object:
+            with numpy.errstate(invalid="ignore"):  # type: ignore[attr-defined]
+                return xp.floor_divide(x1, x2)  # type: ignore[attr-defined]
 
     def fixed(x1: object, x2: object, /) -> object:
         result = floor_divide(x1, x2)

@@ -22,6 +22,7 @@ from .._errors import arg_error
 from ._common import (
     ForImmutableConsumer,
     dtype_in,
+    floor_divide_fixed,
     immutable_buffer,
     numpy_dtype_table,
     require,
@@ -134,7 +135,8 @@ def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
 
 
 FIXES: dict[str, object] = {"searchsorted": _searchsorted,
-                            "cumulative_prod": _cumulative_prod}
+                            "cumulative_prod": _cumulative_prod,
+                            "floor_divide": floor_divide_fixed(jnp)}
 
 
 def namespace() -> object:

@@ -157,8 +157,8 @@ ARRAY = np.ndarray
 # ``clip``'s signature, ...) are fixed by array-api-compat, which re-exports
 # numpy's own functions wherever they already conform: most calls go straight
 # to numpy.
-FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(compat_numpy),
-                             "expm1": expm1_fixed(compat_numpy)}
+FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(compat_numpy, np),
+                            "expm1": expm1_fixed(compat_numpy)}
 
 
 def namespace() -> object:
