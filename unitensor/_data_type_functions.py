@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _dispatch
-from ._dtypes import DTYPES, DType
+from ._dtypes import DTYPES, DType, complex_of, promote
 from ._errors import arg_error, describe
 from ._tensor import Tensor
 
@@ -28,35 +28,6 @@ _KINDS = {
                 "complex floating"),
 }
 _FLOAT_OF_COMPLEX = {"complex64": "float32", "complex128": "float64"}
-_COMPLEX_OF_FLOAT = {"float16": "complex64", "bfloat16": "complex64",
-                     "float32": "complex64", "float64": "complex128"}
-
-
-def _promote(a: DType, b: DType) -> DType:
-    """The standard's promotion of two dtypes; TypeError where it defines none."""
-    if a is b:
-        return a
-    ka, kb = a.kind, b.kind
-    if ka == kb:
-        if ka in ("signed integer", "unsigned integer", "complex floating"):
-            return a if a.itemsize > b.itemsize else b
-        if ka == "real floating":
-            if {a.name, b.name} == {"float16", "bfloat16"}:
-                return DTYPES["float32"]  # neither holds the other (as JAX does)
-            return a if a.itemsize > b.itemsize else b
-    elif {ka, kb} == {"signed integer", "unsigned integer"}:
-        signed, unsigned = (a, b) if ka == "signed integer" else (b, a)
-        if unsigned.itemsize < signed.itemsize:
-            return signed
-        if unsigned.itemsize < 8:  # the next signed type holds both
-            return DTYPES[f"int{unsigned.itemsize * 16}"]
-    elif {ka, kb} == {"real floating", "complex floating"}:
-        real, cplx = (a, b) if ka == "real floating" else (b, a)
-        wide = _COMPLEX_OF_FLOAT[real.name]
-        return cplx if cplx.itemsize >= DTYPES[wide].itemsize else DTYPES[wide]
-    raise arg_error(TypeError, "result_type", "arrays_and_dtypes",
-                    "dtypes the Array API standard promotes together",
-                    f"{a.name} and {b.name}")
 
 
 def _dtype_of(value: Any, func: str, arg: str) -> DType:
@@ -82,9 +53,9 @@ def result_type(*arrays_and_dtypes: Tensor | DType | bool | int | float | comple
                         "at least one array or dtype", f"{len(scalars)} scalars only")
     result = dtypes[0]
     for dt in dtypes[1:]:
-        result = _promote(result, dt)
+        result = promote(result, dt)
     for scalar in scalars:
-        result = _promote(result, _scalar_dtype(scalar, result))
+        result = promote(result, _scalar_dtype(scalar, result))
     return result
 
 
@@ -99,7 +70,7 @@ def _scalar_dtype(scalar: bool | int | float | complex, other: DType) -> DType:
         fits = kind in ("real floating", "complex floating")
     else:
         if kind == "real floating":
-            return DTYPES[_COMPLEX_OF_FLOAT[other.name]]
+            return complex_of(other)
         fits = kind == "complex floating"
     if not fits:
         raise arg_error(TypeError, "result_type", "arrays_and_dtypes",
@@ -113,7 +84,7 @@ def can_cast(from_: DType | Tensor, to: DType, /) -> bool:
     source = _dtype_of(from_, "can_cast", "from_")
     target = _dtype_of(to, "can_cast", "to")
     try:
-        return _promote(source, target) is target
+        return promote(source, target) is target
     except TypeError:
         return False
 

@@ -161,6 +161,9 @@ def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
                 raise NotImplementedError(
                     f"{name}(): not available in {backend.NAME} "
                     f"(its namespace has no {name})")
+            adapt = getattr(backend, "adapt", None)
+            if adapt is not None:  # a framework-wide fix (torch's unsigned types)
+                func = adapt(name, func)
         table[name] = func
     return func
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from ._errors import arg_error
+
 # DLPack type codes (see ext/dlpack.h).
 _INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
 
@@ -61,6 +63,42 @@ uint8, uint16, uint32, uint64 = (
 float16, bfloat16, float32, float64 = (
     DTYPES[n] for n in ("float16", "bfloat16", "float32", "float64"))
 complex64, complex128 = DTYPES["complex64"], DTYPES["complex128"]
+
+
+_COMPLEX_OF_FLOAT = {"float16": "complex64", "bfloat16": "complex64",
+                     "float32": "complex64", "float64": "complex128"}
+
+
+def promote(a: DType, b: DType, func: str = "result_type") -> DType:
+    """The standard's promotion of two dtypes; TypeError where it defines none."""
+    if a is b:
+        return a
+    ka, kb = a.kind, b.kind
+    if ka == kb:
+        if ka in ("signed integer", "unsigned integer", "complex floating"):
+            return a if a.itemsize > b.itemsize else b
+        if ka == "real floating":
+            if {a.name, b.name} == {"float16", "bfloat16"}:
+                return DTYPES["float32"]  # neither holds the other (as JAX does)
+            return a if a.itemsize > b.itemsize else b
+    elif {ka, kb} == {"signed integer", "unsigned integer"}:
+        signed, unsigned = (a, b) if ka == "signed integer" else (b, a)
+        if unsigned.itemsize < signed.itemsize:
+            return signed
+        if unsigned.itemsize < 8:  # the next signed type holds both
+            return DTYPES[f"int{unsigned.itemsize * 16}"]
+    elif {ka, kb} == {"real floating", "complex floating"}:
+        real, cplx = (a, b) if ka == "real floating" else (b, a)
+        wide = _COMPLEX_OF_FLOAT[real.name]
+        return cplx if cplx.itemsize >= DTYPES[wide].itemsize else DTYPES[wide]
+    raise arg_error(TypeError, func, "arrays_and_dtypes",
+                    "dtypes the Array API standard promotes together",
+                    f"{a.name} and {b.name}")
+
+
+def complex_of(real: DType) -> DType:
+    """The complex dtype a real floating dtype promotes to with a complex scalar."""
+    return DTYPES[_COMPLEX_OF_FLOAT[real.name]]
 
 
 def from_dlpack_code(code: tuple[int, int, int]) -> DType:

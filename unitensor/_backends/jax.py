@@ -20,11 +20,14 @@ from .._device import CPU, Device
 from .._dtypes import DType
 from .._errors import arg_error
 from ._common import (
+    COMPLEX_SPECIAL_CASES,
     ForImmutableConsumer,
+    complex_special_cases_fixed,
     dtype_in,
     floor_divide_fixed,
     immutable_buffer,
     numpy_dtype_table,
+    remainder_fixed,
     require,
 )
 
@@ -136,7 +139,11 @@ def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
 
 FIXES: dict[str, object] = {"searchsorted": _searchsorted,
                             "cumulative_prod": _cumulative_prod,
-                            "floor_divide": floor_divide_fixed(jnp)}
+                            "floor_divide": floor_divide_fixed(jnp),
+                            "remainder": remainder_fixed(jnp)}
+FIXES.update({name: complex_special_cases_fixed(
+    jnp, name, lambda x: x.dtype.kind == "c", np.asarray, jnp.asarray)
+    for name in COMPLEX_SPECIAL_CASES})
 
 
 def namespace() -> object:

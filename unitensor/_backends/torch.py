@@ -11,15 +11,25 @@ Quirks handled here:
 
 from __future__ import annotations
 
+import math
+
 import array_api_compat.torch as compat_torch
 import numpy as np
 import torch
 
 from .. import _core
 from .._device import CPU, Device
-from .._dtypes import DTYPES, DType
+from .._dtypes import DTYPES, DType, promote
 from .._errors import arg_error, copy_or_refuse
-from ._common import buffer_from_dlpack, dtype_in, floor_divide_fixed, require
+from ._common import (
+    COMPLEX_SPECIAL_CASES,
+    buffer_from_dlpack,
+    complex_special_cases_fixed,
+    dtype_in,
+    floor_divide_fixed,
+    remainder_fixed,
+    require,
+)
 
 NAME = "torch"
 module = torch
@@ -146,10 +156,156 @@ def _unsigned_accumulation(func: object) -> object:
     return fixed
 
 
+def _std_var(name: str) -> object:
+    """torch takes only whole-number corrections; the standard any float."""
+    native = getattr(compat_torch, name)
+
+    def fixed(x: torch.Tensor, /, *, axis: object = None, correction: float = 0.0,
+              keepdims: bool = False) -> torch.Tensor:
+        if float(correction).is_integer():
+            return native(x, axis=axis, correction=int(correction), keepdims=keepdims)
+        dims = _dims(x, axis)
+        if not dims:  # torch reads dim=() as "every dimension"
+            var = (x - x).abs() ** 2 / (1 - correction)
+        else:
+            n = math.prod(x.shape[d] for d in dims)
+            squares = (x - x.mean(dim=dims, keepdim=True)).abs() ** 2
+            var = squares.sum(dim=dims, keepdim=keepdims) / (n - correction)
+        return var.sqrt() if name == "std" else var
+    return fixed
+
+
+def _dims(x: torch.Tensor, axis: object) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(x.ndim))
+    return tuple(axis) if isinstance(axis, tuple) else (axis,)  # type: ignore[arg-type]
+
+
+def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
+    """array-api-compat has no unique_all for torch: the first index of each value
+    is the smallest position that maps to it."""
+    flat = x.reshape(-1)
+    values, inverse, counts = torch.unique(flat, return_inverse=True,
+                                           return_counts=True)
+    positions = torch.arange(flat.numel(), device=x.device)
+    indices = torch.full(values.shape, flat.numel(), dtype=torch.int64,
+                         device=x.device).scatter_reduce(
+        0, inverse, positions, reduce="amin", include_self=True)
+    return values, indices, inverse.reshape(x.shape), counts
+
+
+def _getitem(x: torch.Tensor, key: object) -> torch.Tensor:
+    """torch refuses slices with negative steps: those axes are flipped first."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
+        return x[key]  # type: ignore[index]
+    consumed = sum(1 if k is not None and k is not Ellipsis else 0 for k in items)
+    flip, new_key, dim = [], [], 0
+    for k in items:
+        if k is Ellipsis:
+            dim += x.ndim - consumed
+        elif k is None:
+            pass
+        elif type(k) is slice and k.step is not None and k.step < 0:
+            n = x.shape[dim]
+            start, stop, step = k.indices(n)
+            flip.append(dim)
+            k = slice(n - 1 - start, n - 1 - stop, -step)
+            dim += 1
+        else:
+            is_mask = isinstance(k, torch.Tensor) and k.dtype == torch.bool
+            dim += k.ndim if is_mask else 1  # type: ignore[union-attr]
+        new_key.append(k)
+    if x.dtype in _SAME_BITS:  # torch cannot flip uint16/32/64: flip their bits
+        flipped = torch.flip(x.view(_SAME_BITS[x.dtype]), flip).view(x.dtype)
+    else:
+        flipped = torch.flip(x, flip)
+    return flipped[tuple(new_key)]
+
+
+_SAME_BITS = {torch.uint16: torch.int16, torch.uint32: torch.int32,
+              torch.uint64: torch.int64}
+
+
+def adapt(name: str, func: object) -> object:
+    """Every function taking arrays also works on uint16/32/64 (see _widening)."""
+    if name in _NOT_WIDENED:
+        return func
+    return _widening(func, name)
+
+
+# No array arguments, or their own fix for unsigned types (_unsigned_accumulation).
+_NOT_WIDENED = {"arange", "empty", "eye", "full", "linspace", "ones", "zeros",
+                "fft.fftfreq", "fft.rfftfreq", "sum", "prod", "cumulative_sum",
+                "cumulative_prod", "linalg.trace"}
+# Functions whose integer results are indices or counts, never the input's dtype;
+# for unique_*, only the first result (the values) keeps the input's dtype.
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
+                  "count_nonzero"}
+
+
+def _widening(func: object, name: str) -> object:
+    """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
+    them: a call that fails on them is computed again in int64 and returns the
+    standard's dtype. uint64 values of 2**63 and above do not survive this."""
+    def run(*args: object, **kw: object) -> object:
+        try:
+            return func(*args, **kw)  # type: ignore[operator]
+        except (RuntimeError, NotImplementedError):
+            arrays = _arrays(args)
+            if not any(a.dtype in _LIMITED for a in arrays):
+                raise
+        target = _DTYPES[arrays[0].dtype]
+        for a in arrays[1:]:
+            target = promote(target, _DTYPES[a.dtype], name)
+        result = func(*(_widen(a) for a in args), **kw)  # type: ignore[operator]
+        if name in _INDEX_RESULTS:
+            return result
+        if name.startswith("unique_"):
+            return (_narrow(result[0], target), *result[1:])
+        if isinstance(result, (tuple, list)):
+            return type(result)(_narrow(r, target) for r in result)
+        return _narrow(result, target)
+    return run
+
+
+def _arrays(args: tuple[object, ...]) -> list[torch.Tensor]:
+    found = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)):
+            found.extend(x for x in a if isinstance(x, torch.Tensor))
+    return found
+
+
+def _widen(a: object) -> object:
+    if isinstance(a, torch.Tensor):
+        return a.to(torch.int64) if not a.dtype.is_floating_point and (
+            not a.dtype.is_complex and a.dtype != torch.bool) else a
+    if isinstance(a, (list, tuple)):
+        return type(a)(_widen(x) for x in a)
+    return a
+
+
+def _narrow(result: object, target: DType) -> object:
+    if isinstance(result, torch.Tensor) and result.dtype == torch.int64:
+        return result.to(_TO_TORCH[target])
+    return result
+
+
 FIXES: dict[str, object] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
-FIXES["floor_divide"] = floor_divide_fixed(compat_torch)
+FIXES["linalg.trace"] = _unsigned_accumulation(compat_torch.linalg.trace)
+FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
+             remainder=remainder_fixed(compat_torch), std=_std_var("std"),
+             var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem)
+FIXES.update({name: complex_special_cases_fixed(
+    compat_torch, name, torch.Tensor.is_complex,
+    lambda x: x.resolve_conj().cpu().numpy(),
+    lambda r: torch.from_numpy(np.asarray(r)))
+    for name in COMPLEX_SPECIAL_CASES})
 
 
 def namespace() -> object:
