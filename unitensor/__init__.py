@@ -58,6 +58,9 @@ from ._tensor import Tensor
 from ._utility_functions import *  # noqa: F403
 from ._utility_functions import __all__ as _utility
 
+# isort: split
+from . import _operators  # noqa: F401 - installs Tensor's operators, once all exist
+
 __version__ = "0.1.0"
 
 # The standard's constants.

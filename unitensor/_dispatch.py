@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from types import ModuleType
@@ -34,6 +35,11 @@ from ._standard import FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
 from ._tensor import Tensor, _make
 
 _forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
+# How many ``owner()`` blocks are open in any thread: while none is, the fast paths
+# skip reading the context variable.
+_forcing = 0
+_forcing_now = [0]  # the same count, readable by the generated functions
+_forcing_lock = threading.Lock()
 _BY_TYPE = _backends._by_type
 # backend -> {function name -> the callable that runs it}: filled on first call.
 _impls: dict[ModuleType, dict[str, Callable[..., Any]]] = {}
@@ -48,11 +54,18 @@ def owner(name: str) -> Iterator[str]:
     functions create arrays of ``name``. Nests, and is local to the thread (and
     to the asyncio task).
     """
+    global _forcing
     backend = _backends.get(name, "owner")
     token = _forced.set(_compute(backend))
+    with _forcing_lock:
+        _forcing += 1
+        _forcing_now[0] = _forcing
     try:
         yield backend.NAME
     finally:
+        with _forcing_lock:
+            _forcing -= 1
+            _forcing_now[0] = _forcing
         _forced.reset(token)
 
 
@@ -161,9 +174,9 @@ def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
                 raise NotImplementedError(
                     f"{name}(): not available in {backend.NAME} "
                     f"(its namespace has no {name})")
-            adapt = getattr(backend, "adapt", None)
-            if adapt is not None:  # a framework-wide fix (torch's unsigned types)
-                func = adapt(name, func)
+        adapt = getattr(backend, "adapt", None)
+        if adapt is not None:  # a framework-wide fix (torch's unsigned types)
+            func = adapt(name, func)
         table[name] = func
     return func
 
@@ -182,48 +195,44 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return _wrap(backend, result, name)
 
 
-_EMPTY: dict[str, Callable[..., Any]] = {}  # never written
+def _same_dtype_function(backend: ModuleType, name: str,
+                         table: dict[ModuleType, Callable[..., Any]]) -> None:
+    """Fill a generated function's fast-path ``table`` for ``backend``: the
+    framework's own function where the adapter names one for operands of one
+    dtype (skipping array-api-compat's promotion wrappers), else the full
+    implementation."""
+    if backend.namespace() is not None:
+        table[backend] = backend.SAME_DTYPE.get(name) or implementation(backend, name)
 
 
-def unary(name: str, x: Any) -> Any:
-    """``call`` for one-array functions, with a fast path for a Tensor."""
-    if type(x) is Tensor and _forced.get() is None:
-        backend = x._backend
-        func = _impls.get(backend, _EMPTY).get(name)
-        if func is not None:
-            result = func(x._native)
-            if type(result) is backend.ARRAY:
-                return _make(backend, result)
-            return _wrap(backend, result, name)
+def unary(name: str, x: Any, table: dict[ModuleType, Any] | None = None) -> Any:
+    """The general path of a one-array function (the generated function holds
+    the fast path); records ``x``'s backend in ``table`` for next time."""
+    if table is not None and type(x) is Tensor and x._backend not in table:
+        _same_dtype_function(x._backend, name, table)
     return call(name, (x,), {})
 
 
-def binary(name: str, x1: Any, x2: Any) -> Any:
-    """``call`` for two-operand functions, with a fast path for one owner.
-
-    The fast path (both Tensors of one owner, or a Tensor and a Python number)
-    is one dictionary look-up and the framework's own function.
-    """
-    if type(x1) is Tensor and _forced.get() is None:
+def binary(name: str, x1: Any, x2: Any,
+           table: dict[ModuleType, Any] | None = None) -> Any:
+    """The general path of a two-operand function (the generated function holds
+    the fast path for two Tensors of one owner and dtype)."""
+    if type(x1) is Tensor and not (_forcing and _forced.get() is not None):
         backend = x1._backend
-        kind = type(x2)
-        if kind is Tensor and x2._backend is backend:
-            other = x2._native
-        elif kind in _NUMBERS:
-            other = x2
-        else:
-            return call(name, (x1, x2), {})
-        func = _impls.get(backend, _EMPTY).get(name)
-        if func is not None:
-            try:
-                result = func(x1._native, other)
-            except Exception as exc:
-                _raise_if_devices_differ(name, (x1, x2), exc)
-                raise
-            if type(result) is backend.ARRAY:
-                return _make(backend, result)
-            return _wrap(backend, result)
+        if table is not None and backend not in table and type(x2) is Tensor:
+            _same_dtype_function(backend, name, table)
+        if type(x2) in _NUMBERS:  # a Python scalar: the full implementation
+            func = _impls.get(backend, _EMPTY).get(name)
+            if func is not None:
+                try:
+                    result = func(x1._native, x2)
+                except Exception:
+                    return call(name, (x1, x2), {})
+                return _wrap(backend, result, name)
     return call(name, (x1, x2), {})
+
+
+_EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 
 
 # -- the array object's indexing and in-place operators ---------------------------
@@ -256,11 +265,11 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
         return
     native = x._native
     other = _operand(other, backend, name, x)
-    fix = backend.FIXES.get(name)
-    if fix is None:
+    if name not in backend.FIXES:
         updated = native_op(native, other)
     else:  # the adapter's fix of the operation, written back in place
-        updated = backend.setitem(native, ..., fix(native, other))
+        fixed = implementation(backend, name)(native, other)
+        updated = backend.setitem(native, ..., fixed)
     if updated is not native:  # an immutable framework made a new array
         _rebind(x, updated, f"__i{name}__")
 
@@ -341,10 +350,10 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         else:
             positional.append(name)
     if star is None and not keywords and len(positional) == 1 and _takes_array(row):
-        body = f"    return _unary({qualified!r}, {positional[0]})"
+        body = _UNARY.format(x=positional[0], name=qualified)
     elif (star is None and not keywords and len(positional) == 2
           and row.group == "elementwise"):
-        body = f"    return _binary({qualified!r}, {positional[0]}, {positional[1]})"
+        body = _BINARY.format(x1=positional[0], x2=positional[1], name=qualified)
     else:
         packed = positional + ([f"*{star}"] if star else [])
         args = f"({', '.join(packed)},)" if packed else "()"
@@ -356,7 +365,9 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
         body = "\n".join(lines)
     source = f"def {row.name}({row.signature}):\n{body}\n"
-    scope: dict[str, Any] = {"_call": call, "_unary": unary, "_binary": binary}
+    scope: dict[str, Any] = {
+        "_call": call, "_unary": unary, "_binary": binary, "_Tensor": Tensor,
+        "_new": object.__new__, "_forcing": _forcing_now, "_table": {}}
     exec(source, scope)  # noqa: S102 - source built above from the table only
     func = scope[row.name]
     func.__module__ = "unitensor" + ("" if "." not in qualified else
@@ -365,6 +376,47 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     func.__doc__ = (f"``{row.name}`` of the Array API standard ({row.group}), run "
                     "by the owner of the operands.")
     return func
+
+
+# The fast paths, inlined in each generated function so that a call costs one
+# Python frame: a Tensor (two of one owner and dtype) whose backend this function
+# has seen goes straight to the framework; anything else takes the general path.
+_UNARY = """\
+    if type({x}) is _Tensor and not _forcing[0]:
+        backend = {x}._backend
+        func = _table.get(backend)
+        if func is not None:
+            try:
+                result = func({x}._native)
+            except Exception:
+                return _call({name!r}, ({x},), {{}})
+            if type(result) is backend.ARRAY:
+                t = _new(_Tensor)
+                t._backend = backend
+                t._native = result
+                t._memory = None
+                return t
+    return _unary({name!r}, {x}, _table)"""
+
+_BINARY = """\
+    if type({x1}) is _Tensor and type({x2}) is _Tensor and not _forcing[0]:
+        backend = {x1}._backend
+        a = {x1}._native
+        b = {x2}._native
+        if backend is {x2}._backend and a.dtype is b.dtype:
+            func = _table.get(backend)
+            if func is not None:
+                try:
+                    result = func(a, b)
+                except Exception:
+                    return _call({name!r}, ({x1}, {x2}), {{}})
+                if type(result) is backend.ARRAY:
+                    t = _new(_Tensor)
+                    t._backend = backend
+                    t._native = result
+                    t._memory = None
+                    return t
+    return _binary({name!r}, {x1}, {x2}, _table)"""
 
 
 def _takes_array(row: Function) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -222,55 +222,3 @@ def _make(backend: ModuleType, native: Any, memory: _Memory | None = None) -> Te
 
 # Imported here, below Tensor, because _dispatch needs Tensor itself.
 from . import _dispatch  # noqa: E402
-
-# Operators: each is the namespace function of the same meaning, dispatched alike.
-_BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
-    "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
-    "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
-}
-_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater",
-                "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
-_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs",
-          "invert": "bitwise_invert"}
-
-
-def _forward(name: str) -> Callable[[Tensor, Any], Any]:
-    def method(self: Tensor, other: Any, /) -> Any:
-        return _dispatch.binary(name, self, other)
-    return method
-
-
-def _reflected(name: str) -> Callable[[Tensor, Any], Any]:
-    def method(self: Tensor, other: Any, /) -> Any:
-        return _dispatch.binary(name, other, self)
-    return method
-
-
-def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
-    native_op = getattr(operator, f"__i{dunder}__")
-
-    def method(self: Tensor, other: Any, /) -> Tensor:
-        _dispatch.inplace(self, name, native_op, other)
-        return self
-    return method
-
-
-def _unary(name: str) -> Callable[[Tensor], Any]:
-    def method(self: Tensor, /) -> Any:
-        return _dispatch.unary(name, self)
-    return method
-
-
-for _dunder, _name in _BINARY.items():
-    setattr(Tensor, f"__{_dunder}__", _forward(_name))
-    setattr(Tensor, f"__r{_dunder}__", _reflected(_name))
-    setattr(Tensor, f"__i{_dunder}__", _inplace(_name, _dunder))
-for _dunder, _name in _COMPARISONS.items():
-    setattr(Tensor, f"__{_dunder}__", _forward(_name))
-for _dunder, _name in _UNARY.items():
-    setattr(Tensor, f"__{_dunder}__", _unary(_name))
-del _dunder, _name
-

@@ -146,6 +146,17 @@ def remainder_fixed(xp: object) -> object:
     return fixed
 
 
+def sign_fixed(xp: object) -> object:
+    """``sign`` of a zero is an unsigned zero (jax gives -0 for -0, and
+    array_api_strict -0 for complex zeros)."""
+    sign = xp.sign  # type: ignore[attr-defined]
+
+    def fixed(x: object, /) -> object:
+        result = sign(x)
+        return xp.where(x == 0, xp.zeros_like(result), result)  # type: ignore[attr-defined]
+    return fixed
+
+
 def expm1_fixed(xp: object) -> object:
     """Complex ``expm1`` with the standard's special cases (``exp(x) - 1`` has them)."""
     expm1 = xp.expm1  # type: ignore[attr-defined]

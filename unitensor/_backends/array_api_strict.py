@@ -17,6 +17,7 @@ from ._common import (
     expm1_fixed,
     floor_divide_fixed,
     require,
+    sign_fixed,
 )
 
 NAME = "array_api_strict"
@@ -82,7 +83,10 @@ def from_python(obj: object, dtype: DType | None) -> Array:
 ARRAY = Array
 # array-api-strict computes with numpy and inherits its special-case deviations.
 FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(xs, np),
-                            "expm1": expm1_fixed(xs)}
+                            "expm1": expm1_fixed(xs), "sign": sign_fixed(xs)}
+
+# Functions for operands of one dtype that skip the namespace: none needed here.
+SAME_DTYPE: dict[str, object] = {}
 
 
 def namespace() -> object:

@@ -90,6 +90,9 @@ def cuda_device_of(pointer: int) -> int:
 ARRAY = cupy.ndarray
 FIXES: dict[str, object] = {}
 
+# Functions for operands of one dtype that skip the namespace: none needed here.
+SAME_DTYPE: dict[str, object] = {}
+
 
 def namespace() -> object:
     import array_api_compat.cupy

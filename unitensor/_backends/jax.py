@@ -29,6 +29,7 @@ from ._common import (
     numpy_dtype_table,
     remainder_fixed,
     require,
+    sign_fixed,
 )
 
 NAME = "jax"
@@ -140,10 +141,14 @@ def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
 FIXES: dict[str, object] = {"searchsorted": _searchsorted,
                             "cumulative_prod": _cumulative_prod,
                             "floor_divide": floor_divide_fixed(jnp),
-                            "remainder": remainder_fixed(jnp)}
+                            "remainder": remainder_fixed(jnp),
+                            "sign": sign_fixed(jnp)}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, lambda x: x.dtype.kind == "c", np.asarray, jnp.asarray)
     for name in COMPLEX_SPECIAL_CASES})
+
+# Functions for operands of one dtype that skip the namespace: none needed here.
+SAME_DTYPE: dict[str, object] = {}
 
 
 def namespace() -> object:

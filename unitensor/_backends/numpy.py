@@ -160,6 +160,9 @@ ARRAY = np.ndarray
 FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(compat_numpy, np),
                             "expm1": expm1_fixed(compat_numpy)}
 
+# Functions for operands of one dtype that skip the namespace: none needed here.
+SAME_DTYPE: dict[str, object] = {}
+
 
 def namespace() -> object:
     return compat_numpy

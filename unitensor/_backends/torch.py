@@ -307,6 +307,24 @@ FIXES.update({name: complex_special_cases_fixed(
     lambda r: torch.from_numpy(np.asarray(r)))
     for name in COMPLEX_SPECIAL_CASES})
 
+# For operands of one dtype, torch's own functions are the standard's (compat's
+# wrappers only fix mixed-dtype promotion): the dispatcher's fast path calls these.
+SAME_DTYPE: dict[str, object] = {
+    name: getattr(torch, native) for name, native in {
+        "add": "add", "subtract": "subtract", "multiply": "multiply",
+        "divide": "divide", "maximum": "maximum", "minimum": "minimum",
+        "less": "less", "less_equal": "less_equal", "greater": "greater",
+        "greater_equal": "greater_equal", "equal": "eq", "not_equal": "ne",
+        "logical_and": "logical_and", "logical_or": "logical_or",
+        "logical_xor": "logical_xor", "logical_not": "logical_not",
+        "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
+        "bitwise_xor": "bitwise_xor", "atan2": "atan2", "hypot": "hypot",
+        "logaddexp": "logaddexp", "copysign": "copysign", "nextafter": "nextafter",
+        "matmul": "matmul", "negative": "negative", "abs": "abs",
+        "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+        "square": "square", "signbit": "signbit",
+    }.items()}
+
 
 def namespace() -> object:
     return compat_torch

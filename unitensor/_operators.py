@@ -1,0 +1,59 @@
+"""The array object's operators, each the namespace function of the same meaning.
+
+Installed on Tensor once the namespace exists (``unitensor/__init__.py`` imports
+this module last): ``x + y`` *is* a call of the generated ``ut.add``, so it costs
+what ``ut.add(x, y)`` costs and follows the same owner rule.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from . import _dispatch, _elementwise_functions, _linear_algebra_functions
+from ._tensor import Tensor
+
+# Imported here, below Tensor, because _dispatch (and the namespace made by it)
+# needs Tensor itself.
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+    "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
+    "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater",
+                "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs",
+          "invert": "bitwise_invert"}
+
+
+def _function(name: str) -> Callable[..., Any]:
+    module = _linear_algebra_functions if name == "matmul" else _elementwise_functions
+    return getattr(module, name)  # type: ignore[no-any-return]
+
+
+def _reflected(func: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Any]:
+    def method(self: Tensor, other: Any, /) -> Any:
+        return func(other, self)
+    return method
+
+
+def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
+    native_op = getattr(operator, f"__i{dunder}__")
+
+    def method(self: Tensor, other: Any, /) -> Tensor:
+        _dispatch.inplace(self, name, native_op, other)
+        return self
+    return method
+
+
+for _dunder, _name in _BINARY.items():
+    setattr(Tensor, f"__{_dunder}__", _function(_name))
+    setattr(Tensor, f"__r{_dunder}__", _reflected(_function(_name)))
+    setattr(Tensor, f"__i{_dunder}__", _inplace(_name, _dunder))
+for _dunder, _name in (_COMPARISONS | _UNARY).items():
+    setattr(Tensor, f"__{_dunder}__", _function(_name))
+del _dunder, _name
