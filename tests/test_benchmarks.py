@@ -16,8 +16,10 @@ def test_quick_benchmark_run_writes_the_tables(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     text = out_file.read_text()
-    for heading in ("## Targets", "## Conversion", "## Memory", "## Import"):
+    for heading in ("## Targets", "## Conversion", "## Dispatch", "## Memory",
+                    "## Import"):
         assert heading in text
     assert "ut.asarray(numpy).torch()" in text and "torch.from_numpy(a)" in text
     assert "frameworks imported: none" in text
+    assert "numpy (16): ut.add(x, y)" in text and "torch (8x8): ut.matmul" in text
     assert "| met" in text or "| not met" in text

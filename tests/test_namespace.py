@@ -377,3 +377,44 @@ def test_a_missing_function_names_the_owner():
 def test_unknown_arguments_fail_like_python():
     with pytest.raises(TypeError):
         ut.sum(ut.asarray(np.ones(2)), axes=0)
+
+
+def test_jax_all_any_read_complex_numbers_whole(x64):
+    import jax.numpy as jnp
+    assert bool(ut.all(ut.asarray(jnp.asarray([1j, 2.0 + 0j]))))
+    assert not bool(ut.any(ut.asarray(jnp.asarray([0j]))))
+
+
+def test_asarray_reads_nested_zero_d_tensors():
+    torch = pytest.importorskip("torch")
+    x = ut.asarray(torch.tensor([7, 9], dtype=torch.uint16))
+    ut.set_default_owner("torch")
+    try:
+        y = ut.asarray([[x[0], x[1]]], dtype=ut.uint16)
+    finally:
+        ut.set_default_owner("numpy")
+    assert y.owner == "torch" and y.dtype is ut.uint16 and y.shape == (1, 2)
+    assert ut.asarray([x[0], x[1]]).numpy().tolist() == [7, 9]
+
+
+def test_torch_special_functions_fixed():
+    torch = pytest.importorskip("torch")
+    z = ut.asarray(torch.zeros(2, dtype=torch.complex64))
+    assert (z ** z).numpy().tolist() == [1 + 0j, 1 + 0j]  # x ** 0 is 1, even 0 ** 0
+    x = ut.asarray(torch.tensor([-0.0, 1.0]))
+    assert np.signbit((x % -1.0).numpy()[0])  # a zero remainder has x2's sign
+    m = ut.asarray(torch.arange(6.0).reshape(2, 3))
+    assert m[:, ::-2].numpy().tolist() == [[2.0, 0.0], [5.0, 3.0]]  # negative steps
+    assert float(ut.std(m, correction=0.5)) == pytest.approx(
+        float(np.std(np.arange(6.0), ddof=0.5)), rel=1e-6)
+    assert ut.count_nonzero(m, axis=()).shape == (2, 3)
+    assert ut.unique_all(ut.asarray(torch.tensor([3, 1, 3]))).indices.numpy(
+        ).tolist() == [1, 0]
+    c = ut.conj(ut.asarray(torch.tensor([1 + 2j])))
+    assert c.numpy().tolist() == [1 - 2j]  # no lazy conjugate bit, so no copy
+
+
+def test_complex_branch_cuts_follow_signed_zeros(x64):
+    import jax.numpy as jnp
+    out = ut.sqrt(ut.asarray(jnp.asarray([complex(-1.0, -0.0)]))).numpy()
+    assert out[0] == -1j

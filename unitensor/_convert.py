@@ -217,18 +217,22 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
                         "False")
     owner = _backends.get(default_owner())
     if not isinstance(obj, _SCALARS):
-        obj = _natives_in(obj, owner)
+        obj = _natives_in(obj, owner, dtype is not None)
     t = _tensor._make(owner, owner.from_python(obj, dtype))
     return t if device is None and copy is None else _adjust(
         t, None, device, copy if copy is not True else None, "asarray")
 
 
-def _natives_in(obj: Any, owner: Any) -> Any:
-    """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s."""
+def _natives_in(obj: Any, owner: Any, as_numbers: bool) -> Any:
+    """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s,
+    or Python numbers where a dtype is given (torch cannot read its own
+    uint16/32/64 0-d tensors in a list)."""
     if type(obj) is _tensor.Tensor:
+        if as_numbers and not obj.shape:
+            return obj._native.item()
         return view(obj, owner.NAME, None, "asarray")
     if isinstance(obj, (list, tuple)):
-        return [_natives_in(item, owner) for item in obj]
+        return [_natives_in(item, owner, as_numbers) for item in obj]
     return obj
 
 

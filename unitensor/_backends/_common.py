@@ -146,6 +146,20 @@ def remainder_fixed(xp: object) -> object:
     return fixed
 
 
+def pow_fixed(xp: object, is_complex: object) -> object:
+    """``x ** 0`` is 1 for every x; torch gives NaN for complex ``0 ** 0``."""
+    pow_ = xp.pow  # type: ignore[attr-defined]
+
+    def fixed(x1: object, x2: object, /) -> object:
+        result = pow_(x1, x2)
+        if not is_complex(result):  # type: ignore[operator]
+            return result
+        if not hasattr(x2, "dtype"):  # a Python scalar exponent
+            return xp.ones_like(result) if x2 == 0 else result  # type: ignore[attr-defined]
+        return xp.where(x2 == 0, xp.ones_like(result), result)  # type: ignore[attr-defined]
+    return fixed
+
+
 def sign_fixed(xp: object) -> object:
     """``sign`` of a zero is an unsigned zero (jax gives -0 for -0, and
     array_api_strict -0 for complex zeros)."""
@@ -180,10 +194,10 @@ COMPLEX_SPECIAL_CASES = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos
 
 def complex_special_cases_fixed(xp: object, name: str, is_complex: object,
                                 to_numpy: object, from_numpy: object) -> object:
-    """``name`` with the non-finite complex elements computed by numpy.
+    """``name`` with the special complex elements computed by numpy.
 
-    Finite inputs (the common case, checked once per call) take the framework's
-    own function; otherwise the non-finite elements come from numpy's, through
+    Ordinary inputs (the common case, checked once per call) take the framework's
+    own function; infinities, NaNs and signed zeros come from numpy's, through
     zero-copy views where the memory is on the CPU.
     """
     from . import numpy as numpy_backend
@@ -196,11 +210,13 @@ def complex_special_cases_fixed(xp: object, name: str, is_complex: object,
         result = native(x)
         if not is_complex(x):  # type: ignore[operator]
             return result
-        finite = xp.isfinite(x)  # type: ignore[attr-defined]
-        if xp.all(finite):  # type: ignore[attr-defined]
+        # Special cases: non-finite parts, and a zero imaginary part (whose sign
+        # picks the side of a branch cut: sqrt(-1 - 0j) is -1j).
+        ordinary = xp.isfinite(x) & (xp.imag(x) != 0)  # type: ignore[attr-defined]
+        if xp.all(ordinary):  # type: ignore[attr-defined]
             return result
         import numpy as np
         with np.errstate(all="ignore"):
             special = from_numpy(reference(to_numpy(x)))  # type: ignore[operator]
-        return xp.where(finite, result, special)  # type: ignore[attr-defined]
+        return xp.where(ordinary, result, special)  # type: ignore[attr-defined]
     return fixed

@@ -138,7 +138,17 @@ def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
     return jnp.cumulative_prod(x, **kw)
 
 
-FIXES: dict[str, object] = {"searchsorted": _searchsorted,
+def _truth(name: str) -> object:
+    """jnp.all/any read a complex number by its real part (jnp.all(1j) is False)."""
+    native = getattr(jnp, name)
+
+    def fixed(x: jax.Array, /, **kw: object) -> jax.Array:
+        return native(x != 0 if jnp.iscomplexobj(x) else x, **kw)
+    return fixed
+
+
+FIXES: dict[str, object] = {"searchsorted": _searchsorted, "all": _truth("all"),
+                            "any": _truth("any"),
                             "cumulative_prod": _cumulative_prod,
                             "floor_divide": floor_divide_fixed(jnp),
                             "remainder": remainder_fixed(jnp),

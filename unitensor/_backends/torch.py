@@ -27,6 +27,7 @@ from ._common import (
     complex_special_cases_fixed,
     dtype_in,
     floor_divide_fixed,
+    pow_fixed,
     remainder_fixed,
     require,
 )
@@ -157,14 +158,15 @@ def _unsigned_accumulation(func: object) -> object:
 
 
 def _std_var(name: str) -> object:
-    """torch takes only whole-number corrections; the standard any float."""
+    """torch takes only whole-number corrections (the standard: any float) and
+    reads axis=() as "every axis" (the standard: none)."""
     native = getattr(compat_torch, name)
 
     def fixed(x: torch.Tensor, /, *, axis: object = None, correction: float = 0.0,
               keepdims: bool = False) -> torch.Tensor:
-        if float(correction).is_integer():
-            return native(x, axis=axis, correction=int(correction), keepdims=keepdims)
         dims = _dims(x, axis)
+        if dims and float(correction).is_integer():
+            return native(x, axis=axis, correction=int(correction), keepdims=keepdims)
         if not dims:  # torch reads dim=() as "every dimension"
             var = (x - x).abs() ** 2 / (1 - correction)
         else:
@@ -172,6 +174,22 @@ def _std_var(name: str) -> object:
             squares = (x - x.mean(dim=dims, keepdim=True)).abs() ** 2
             var = squares.sum(dim=dims, keepdim=keepdims) / (n - correction)
         return var.sqrt() if name == "std" else var
+    return fixed
+
+
+def _count_nonzero(x: torch.Tensor, /, *, axis: object = None,
+                   keepdims: bool = False) -> torch.Tensor:
+    """torch reads axis=() as "every axis"; the standard: count each element."""
+    if axis == ():
+        return (x != 0).to(torch.int64)
+    return compat_torch.count_nonzero(x, axis=axis, keepdims=keepdims)
+
+
+def _resolved(func: object) -> object:
+    """torch returns lazy conjugate views (conj, ihfft) that cannot be exported
+    without a copy; the standard's conj is a new array anyway."""
+    def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
+        return func(x, **kw).resolve_conj()  # type: ignore[operator]
     return fixed
 
 
@@ -300,6 +318,9 @@ FIXES: dict[str, object] = {
 FIXES["linalg.trace"] = _unsigned_accumulation(compat_torch.linalg.trace)
 FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
+             pow=pow_fixed(compat_torch, torch.Tensor.is_complex),
+             count_nonzero=_count_nonzero, conj=_resolved(compat_torch.conj),
+             **{"fft.ihfft": _resolved(compat_torch.fft.ihfft)},
              var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem)
 FIXES.update({name: complex_special_cases_fixed(
     compat_torch, name, torch.Tensor.is_complex,
