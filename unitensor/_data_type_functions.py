@@ -9,8 +9,7 @@ alike. ``astype`` runs in the owner, like every operation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _dispatch
 from ._dtypes import DTYPES, DType, complex_of, promote
@@ -112,8 +111,7 @@ def _is_kind(dtype: DType, kind: object) -> bool:
                     "a dtype, a kind name, or a tuple of them", describe(kind))
 
 
-@dataclass(frozen=True)
-class finfo_object:  # noqa: N801 - the standard's name
+class finfo_object(NamedTuple):  # noqa: N801 - the standard's name
     bits: int
     eps: float
     max: float
@@ -122,8 +120,7 @@ class finfo_object:  # noqa: N801 - the standard's name
     dtype: DType
 
 
-@dataclass(frozen=True)
-class iinfo_object:  # noqa: N801 - the standard's name
+class iinfo_object(NamedTuple):  # noqa: N801 - the standard's name
     bits: int
     max: int
     min: int

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -41,6 +42,7 @@ _forcing = 0
 _forcing_now = [0]  # the same count, readable by the generated functions
 _forcing_lock = threading.Lock()
 _BY_TYPE = _backends._by_type
+_new = object.__new__
 # backend -> {function name -> the callable that runs it}: filled on first call.
 _impls: dict[ModuleType, dict[str, Callable[..., Any]]] = {}
 
@@ -141,20 +143,19 @@ def _wrap(backend: ModuleType, result: Any, name: str = "") -> Any:
         return _make(backend, result)
     if isinstance(result, (tuple, list)):
         items = [_wrap(backend, item) for item in result]
-        named = _NAMED.get(name)
-        if named is not None:
-            return named(*items)
+        if name in NAMED_RESULTS:
+            return _named_tuple(name)(*items)
         return items if name in LIST_RESULTS else tuple(items)
     return _make(backend, backend.result(result))
 
 
-def _named_tuple(name: str, fields: tuple[str, ...]) -> type:
+@functools.cache
+def _named_tuple(name: str) -> type:
+    """The standard's named tuple for ``name`` ('linalg.svd' -> SvdResult), made
+    on first use: each costs a compile, which ``import unitensor`` need not pay."""
     words = name.rpartition(".")[2].split("_")
     return collections.namedtuple("".join(w.capitalize() for w in words) + "Result",
-                                  fields)
-
-
-_NAMED = {name: _named_tuple(name, fields) for name, fields in NAMED_RESULTS.items()}
+                                  NAMED_RESULTS[name])
 
 
 # -- the call -------------------------------------------------------------------
@@ -183,6 +184,20 @@ def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
 
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
+    first = args[0] if args else None
+    if (type(first) is Tensor and not _forcing_now[0] and _plain(args[1:])
+            and _plain(kwargs.values())):
+        # One Tensor and plain Python arguments (sum(x, axis=0), reshape(x, s)):
+        # nothing to choose or convert.
+        backend = first._backend
+        func = _impls.get(backend, _EMPTY).get(name)
+        if func is not None:
+            try:
+                result = func(first._native, *args[1:], **kwargs)
+            except Exception:  # the general path below raises it properly
+                pass
+            else:
+                return _wrap(backend, result, name)
     backend, anchor = _choose(args, kwargs)
     native_args = [_operand(a, backend, name, anchor) for a in args]
     native_kwargs = {k: _operand(v, backend, name, anchor) for k, v in kwargs.items()}
@@ -193,6 +208,20 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _raise_if_devices_differ(name, (*args, *kwargs.values()), exc)
         raise
     return _wrap(backend, result, name)
+
+
+_EMPTY: dict[str, Callable[..., Any]] = {}  # never written
+_SIMPLE = frozenset({bool, int, float, complex, str, type(None)})
+
+
+def _plain(values: Any) -> bool:
+    """Only Python numbers, strings, None, and tuples of them (axes, shapes)."""
+    for value in values:
+        kind = type(value)
+        if kind not in _SIMPLE and not (
+                kind is tuple and all(type(v) in _SIMPLE for v in value)):
+            return False
+    return True
 
 
 def _same_dtype_function(backend: ModuleType, name: str,
@@ -232,7 +261,6 @@ def binary(name: str, x1: Any, x2: Any,
     return call(name, (x1, x2), {})
 
 
-_EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 
 
 # -- the array object's indexing and in-place operators ---------------------------
@@ -328,10 +356,12 @@ def define(group: str, namespace: dict[str, Any]) -> list[str]:
 def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     """A function with the standard's exact signature that dispatches the call.
 
-    Generated source (like ``collections.namedtuple``): the real signature shows
-    in ``inspect.signature`` and ``help()``, and a call costs no ``*args`` packing.
-    Keyword arguments are passed on only when they differ from the default, so
-    each framework applies its own defaults.
+    One-array and elementwise two-array functions (every one named ``x`` or
+    ``x1, x2`` by the standard) are closures holding the fast path. The others
+    are generated from source (like ``collections.namedtuple``), so their real
+    signature shows in ``inspect.signature`` and ``help()`` and a call costs no
+    ``*args`` packing; keyword arguments are passed on only when they differ
+    from the default, so each framework applies its own defaults.
     """
     params = [p.strip() for p in row.signature.split(",")]
     positional_only = "/" in params
@@ -349,11 +379,10 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
             keywords.append((name, default))
         else:
             positional.append(name)
-    if star is None and not keywords and len(positional) == 1 and _takes_array(row):
-        body = _UNARY.format(x=positional[0], name=qualified)
-    elif (star is None and not keywords and len(positional) == 2
-          and row.group == "elementwise"):
-        body = _BINARY.format(x1=positional[0], x2=positional[1], name=qualified)
+    if row.signature == "x, /" and _takes_array(row):
+        func = _unary_function(qualified)
+    elif row.signature == "x1, x2, /":
+        func = _binary_function(qualified)
     else:
         packed = positional + ([f"*{star}"] if star else [])
         args = f"({', '.join(packed)},)" if packed else "()"
@@ -363,60 +392,66 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
                   f"    if {name} != {default}: kw[{name!r}] = {name}"
                   for name, default in keywords]
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
-        body = "\n".join(lines)
-    source = f"def {row.name}({row.signature}):\n{body}\n"
-    scope: dict[str, Any] = {
-        "_call": call, "_unary": unary, "_binary": binary, "_Tensor": Tensor,
-        "_new": object.__new__, "_forcing": _forcing_now, "_table": {}}
-    exec(source, scope)  # noqa: S102 - source built above from the table only
-    func = scope[row.name]
+        source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
+        scope: dict[str, Any] = {"_call": call}
+        exec(source, scope)  # noqa: S102 - source built above from the table only
+        func = scope[row.name]
+    func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])
-    func.__qualname__ = row.name
     func.__doc__ = (f"``{row.name}`` of the Array API standard ({row.group}), run "
                     "by the owner of the operands.")
     return func
 
 
-# The fast paths, inlined in each generated function so that a call costs one
-# Python frame: a Tensor (two of one owner and dtype) whose backend this function
-# has seen goes straight to the framework; anything else takes the general path.
-_UNARY = """\
-    if type({x}) is _Tensor and not _forcing[0]:
-        backend = {x}._backend
-        func = _table.get(backend)
-        if func is not None:
-            try:
-                result = func({x}._native)
-            except Exception:
-                return _call({name!r}, ({x},), {{}})
-            if type(result) is backend.ARRAY:
-                t = _new(_Tensor)
-                t._backend = backend
-                t._native = result
-                t._memory = None
-                return t
-    return _unary({name!r}, {x}, _table)"""
+# The fast paths live in the functions themselves, so that a call costs one Python
+# frame: a Tensor (two of one owner and dtype) whose backend this function has
+# seen goes straight to the framework; anything else takes the general path.
+def _unary_function(name: str) -> Callable[[Any], Any]:
+    table: dict[ModuleType, Callable[..., Any]] = {}
 
-_BINARY = """\
-    if type({x1}) is _Tensor and type({x2}) is _Tensor and not _forcing[0]:
-        backend = {x1}._backend
-        a = {x1}._native
-        b = {x2}._native
-        if backend is {x2}._backend and a.dtype is b.dtype:
-            func = _table.get(backend)
+    def function(x: Any, /) -> Any:
+        if type(x) is Tensor and not _forcing_now[0]:
+            backend = x._backend
+            func = table.get(backend)
             if func is not None:
                 try:
-                    result = func(a, b)
+                    result = func(x._native)
                 except Exception:
-                    return _call({name!r}, ({x1}, {x2}), {{}})
+                    return call(name, (x,), {})
                 if type(result) is backend.ARRAY:
-                    t = _new(_Tensor)
+                    t = _new(Tensor)
                     t._backend = backend
                     t._native = result
                     t._memory = None
                     return t
-    return _binary({name!r}, {x1}, {x2}, _table)"""
+        return unary(name, x, table)
+    return function
+
+
+def _binary_function(name: str) -> Callable[[Any, Any], Any]:
+    table: dict[ModuleType, Callable[..., Any]] = {}
+
+    def function(x1: Any, x2: Any, /) -> Any:
+        if type(x1) is Tensor and type(x2) is Tensor and not _forcing_now[0]:
+            backend = x1._backend
+            a = x1._native
+            b = x2._native
+            if backend is x2._backend and a.dtype is b.dtype:
+                func = table.get(backend)
+                if func is not None:
+                    try:
+                        result = func(a, b)
+                    except Exception:
+                        return call(name, (x1, x2), {})
+                    if type(result) is backend.ARRAY:
+                        t = _new(Tensor)
+                        t._backend = backend
+                        t._native = result
+                        t._memory = None
+                        return t
+        return binary(name, x1, x2, table)
+    return function
 
 
 def _takes_array(row: Function) -> bool:
