@@ -69,3 +69,15 @@ def test_cuda_buffer_exports_cuda_array_interface(cupy):
     assert not hasattr(buf, "__array_interface__")
     with pytest.raises(ValueError, match="stream"):
         ut.asarray(np.arange(2.0)).__dlpack__(stream=1)
+
+
+def test_operations_run_on_the_device_and_mixing_devices_is_an_error(cupy):
+    import numpy as np
+    import pytest
+
+    import unitensor as ut
+    x = ut.asarray(cupy.arange(4.0))
+    result = ut.sin(x) + 1
+    assert result.owner == "cupy" and result.device == ut.Device("cuda", 0)
+    with pytest.raises(ValueError, match="cuda:0 and cpu|cpu and cuda:0"):
+        ut.add(x, ut.asarray(np.ones(4)))

@@ -418,3 +418,21 @@ def test_complex_branch_cuts_follow_signed_zeros(x64):
     import jax.numpy as jnp
     out = ut.sqrt(ut.asarray(jnp.asarray([complex(-1.0, -0.0)]))).numpy()
     assert out[0] == -1j
+
+
+def test_torch_unsigned_fallback_keeps_the_standard_dtypes():
+    torch = pytest.importorskip("torch")
+    u = ut.asarray(torch.tensor([1, 2, 3], dtype=torch.uint16))
+    u += ut.asarray(torch.tensor([1, 1, 1], dtype=torch.uint16))  # in place
+    assert u.numpy().tolist() == [2, 3, 4] and u.dtype is ut.uint16
+    assert ut.take(u, ut.asarray(torch.tensor([0, 2]))).dtype is ut.uint16
+    assert ut.repeat(u, 2).dtype is ut.uint16
+    limit = ut.asarray(torch.tensor(3, dtype=torch.uint16))
+    assert ut.clip(u, max=limit).numpy().tolist() == [2, 3, 3]
+
+
+def test_jax_permute_dims_takes_negative_axes(x64):
+    import jax.numpy as jnp
+    assert ut.permute_dims(ut.asarray(jnp.zeros((2, 3))), (-1, 0)).shape == (3, 2)
+    x = ut.asarray(jnp.asarray([complex(-0.0, 2.0)], dtype=jnp.complex64))
+    assert ut.asinh(x).numpy()[0].real < 0  # the branch cut's side, by the zero's sign

@@ -229,7 +229,10 @@ def _natives_in(obj: Any, owner: Any, as_numbers: bool) -> Any:
     uint16/32/64 0-d tensors in a list)."""
     if type(obj) is _tensor.Tensor:
         if as_numbers and not obj.shape:
-            return obj._native.item()
+            kind = obj.dtype.kind
+            number = bool if kind == "bool" else complex if kind.startswith(
+                "complex") else float if kind.endswith("floating") else int
+            return number(obj)
         return view(obj, owner.NAME, None, "asarray")
     if isinstance(obj, (list, tuple)):
         return [_natives_in(item, owner, as_numbers) for item in obj]

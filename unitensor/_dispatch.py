@@ -292,12 +292,20 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
         _rebind(x, binary(name, x, other)._native, f"__i{name}__", _compute(backend))
         return
     native = x._native
-    other = _operand(other, backend, name, x)
-    if name not in backend.FIXES:
-        updated = native_op(native, other)
-    else:  # the adapter's fix of the operation, written back in place
-        fixed = implementation(backend, name)(native, other)
-        updated = backend.setitem(native, ..., fixed)
+    operand = _operand(other, backend, name, x)
+    try:
+        if name not in backend.FIXES:
+            updated = native_op(native, operand)
+        else:  # the adapter's fix of the operation, written back in place
+            fixed = implementation(backend, name)(native, operand)
+            updated = backend.setitem(native, ..., fixed)
+    except Exception:
+        # The framework's own in-place operator cannot (torch's uint16/32/64):
+        # the general path computes it, written back if it keeps x's dtype.
+        result = binary(name, x, other)
+        if result.dtype is not x.dtype or result.shape != x.shape:
+            raise
+        updated = backend.setitem(native, ..., result._native)
     if updated is not native:  # an immutable framework made a new array
         _rebind(x, updated, f"__i{name}__")
 

@@ -210,9 +210,11 @@ def complex_special_cases_fixed(xp: object, name: str, is_complex: object,
         result = native(x)
         if not is_complex(x):  # type: ignore[operator]
             return result
-        # Special cases: non-finite parts, and a zero imaginary part (whose sign
-        # picks the side of a branch cut: sqrt(-1 - 0j) is -1j).
-        ordinary = xp.isfinite(x) & (xp.imag(x) != 0)  # type: ignore[attr-defined]
+        # Special cases: non-finite parts, and a zero real or imaginary part
+        # (whose sign picks the side of a branch cut: sqrt(-1 - 0j) is -1j,
+        # asinh(-0 + 2j) is -1.317 + 1.571j).
+        ordinary = (xp.isfinite(x) & (xp.imag(x) != 0)  # type: ignore[attr-defined]
+                    & (xp.real(x) != 0))  # type: ignore[attr-defined]
         if xp.all(ordinary):  # type: ignore[attr-defined]
             return result
         import numpy as np

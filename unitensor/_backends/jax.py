@@ -147,7 +147,13 @@ def _truth(name: str) -> object:
     return fixed
 
 
-FIXES: dict[str, object] = {"searchsorted": _searchsorted, "all": _truth("all"),
+def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
+    """jnp.permute_dims refuses negative axes, which the standard allows."""
+    return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
+
+
+FIXES: dict[str, object] = {"searchsorted": _searchsorted,
+                            "permute_dims": _permute_dims, "all": _truth("all"),
                             "any": _truth("any"),
                             "cumulative_prod": _cumulative_prod,
                             "floor_divide": floor_divide_fixed(jnp),

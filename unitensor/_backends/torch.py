@@ -21,6 +21,7 @@ from .. import _core
 from .._device import CPU, Device
 from .._dtypes import DTYPES, DType, promote
 from .._errors import arg_error, copy_or_refuse
+from .._standard import FUNCTIONS
 from ._common import (
     COMPLEX_SPECIAL_CASES,
     buffer_from_dlpack,
@@ -270,13 +271,12 @@ def _widening(func: object, name: str) -> object:
         try:
             return func(*args, **kw)  # type: ignore[operator]
         except (RuntimeError, NotImplementedError):
-            arrays = _arrays(args)
+            arrays = _arrays((*args, *kw.values()))
             if not any(a.dtype in _LIMITED for a in arrays):
                 raise
-        target = _DTYPES[arrays[0].dtype]
-        for a in arrays[1:]:
-            target = promote(target, _DTYPES[a.dtype], name)
-        result = func(*(_widen(a) for a in args), **kw)  # type: ignore[operator]
+        target = _result_dtype(name, arrays)
+        result = func(*(_widen(a) for a in args),  # type: ignore[operator]
+                      **{k: _widen(v) for k, v in kw.items()})
         if name in _INDEX_RESULTS:
             return result
         if name.startswith("unique_"):
@@ -285,6 +285,26 @@ def _widening(func: object, name: str) -> object:
             return type(result)(_narrow(r, target) for r in result)
         return _narrow(result, target)
     return run
+
+
+def _result_dtype(name: str, arrays: list[torch.Tensor]) -> DType:
+    """The standard's result dtype: operands promoted together for the functions
+    that promote (elementwise, linear algebra); otherwise the first array's
+    (take, repeat, ... whose other arrays are indices or counts)."""
+    dtypes = [_DTYPES[a.dtype] for a in arrays if a.dtype != torch.bool]
+    if not dtypes:
+        return DTYPES["bool"]
+    if name.split(".")[-1] not in _PROMOTING:
+        return dtypes[0]
+    target = dtypes[0]
+    for d in dtypes[1:]:
+        target = promote(target, d, name)
+    return target
+
+
+_PROMOTING = {row.name for row in FUNCTIONS
+              if row.group in ("elementwise", "linear_algebra", "linalg")} | {
+    "where", "concat", "stack"}
 
 
 def _arrays(args: tuple[object, ...]) -> list[torch.Tensor]:
