@@ -436,3 +436,13 @@ def test_jax_permute_dims_takes_negative_axes(x64):
     assert ut.permute_dims(ut.asarray(jnp.zeros((2, 3))), (-1, 0)).shape == (3, 2)
     x = ut.asarray(jnp.asarray([complex(-0.0, 2.0)], dtype=jnp.complex64))
     assert ut.asinh(x).numpy()[0].real < 0  # the branch cut's side, by the zero's sign
+
+
+def test_torch_unsigned_mixed_dtypes_and_masked_writes():
+    torch = pytest.importorskip("torch")
+    a = ut.asarray(torch.tensor([1, 257], dtype=torch.uint16))
+    b = ut.asarray(torch.tensor([1, 1], dtype=torch.uint8))
+    assert (a != b).numpy().tolist() == [False, True]  # torch alone says 257 == 1
+    assert ut.bitwise_left_shift(a, b).dtype is ut.uint16  # torch alone: uint8
+    a[a > 1] = 65535
+    assert a.numpy().tolist() == [1, 65535]

@@ -265,15 +265,14 @@ _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
 
 def _widening(func: object, name: str) -> object:
     """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
-    them: a call that fails on them is computed again in int64 and returns the
-    standard's dtype. uint64 values of 2**63 and above do not survive this."""
+    them: a call involving them is computed in int64 and returns the standard's
+    dtype. uint64 values of 2**63 and above do not survive arithmetic this way."""
     def run(*args: object, **kw: object) -> object:
-        try:
+        arrays = _arrays((*args, *kw.values()))
+        if not any(a.dtype in _LIMITED for a in arrays):
             return func(*args, **kw)  # type: ignore[operator]
-        except (RuntimeError, NotImplementedError):
-            arrays = _arrays((*args, *kw.values()))
-            if not any(a.dtype in _LIMITED for a in arrays):
-                raise
+        # Checked up front, not on failure: some calls succeed with a wrong dtype
+        # (uint16 << uint8 gives uint8) or wrong values (257 != 1 is False).
         target = _result_dtype(name, arrays)
         result = func(*(_widen(a) for a in args),  # type: ignore[operator]
                       **{k: _widen(v) for k, v in kw.items()})
@@ -394,5 +393,13 @@ def device_from_native(native_device: torch.device) -> Device:
 
 
 def setitem(x: torch.Tensor, key: object, value: object) -> torch.Tensor:
+    if x.dtype in _SAME_BITS:  # no masked_fill/index_put for uint16/32/64:
+        bits = torch.iinfo(_SAME_BITS[x.dtype]).bits  # write the same bits as signed
+        if isinstance(value, torch.Tensor):
+            value = value.to(x.dtype).view(_SAME_BITS[x.dtype])
+        elif isinstance(value, int) and value >= 2 ** (bits - 1):
+            value -= 2 ** bits
+        x.view(_SAME_BITS[x.dtype])[key] = value  # type: ignore[index]
+        return x
     x[key] = value  # type: ignore[index]
     return x
