@@ -1,10 +1,10 @@
 """tests/lifetime_torture.py under valgrind memcheck: no invalid reads, writes or frees.
 
 Uses Debian's /usr/bin/python3.11 (a plain build that valgrind understands) with
-PYTHONMALLOC=malloc, in a virtual environment cached under /tmp that holds numpy
-and setuptools, and an extension built for that interpreter in a temporary
-directory. Leak checking is off (CPython keeps memory until exit by design); the
-torture script itself checks that every deleter ran exactly once.
+PYTHONMALLOC=malloc, in a virtual environment cached under /tmp that holds numpy,
+array-api-compat and setuptools, and an extension built for that interpreter in a
+temporary directory. Leak checking is off (CPython keeps memory until exit by
+design); the torture script itself checks that every deleter ran exactly once.
 """
 
 from __future__ import annotations
@@ -30,15 +30,19 @@ def debian_venv() -> Path:
     if not python.exists():
         subprocess.run([str(PYTHON), "-m", "venv", str(VENV)], check=True,
                        capture_output=True)
-    ready = subprocess.run([str(python), "-c", "import numpy, setuptools; "
+    # unitensor's own dependencies (numpy, array-api-compat) and the build's
+    ready = subprocess.run([str(python), "-c", "import numpy, array_api_compat, "
+                            "setuptools; "
                             "assert int(setuptools.__version__.split('.')[0]) >= 70"],
                            capture_output=True)
     if ready.returncode != 0:
         install = subprocess.run([str(python), "-m", "pip", "install", "-q", "-U",
-                                  "numpy", "setuptools"], capture_output=True,
+                                  "numpy", "array-api-compat", "setuptools"],
+                                 capture_output=True,
                                  text=True)
         if install.returncode != 0:
-            pytest.skip(f"cannot install numpy for {PYTHON}: {install.stderr[-500:]}")
+            pytest.skip(f"cannot install numpy and array-api-compat for {PYTHON}: "
+                        f"{install.stderr[-500:]}")
     return python
 
 
