@@ -364,6 +364,9 @@ SAME_DTYPE: dict[str, object] = {
         "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
         "square": "square", "signbit": "signbit",
     }.items()}
+# sin, exp, ...: the complex special-case fix alone (they take no integers, so the
+# uint16/32/64 fallback has nothing to do on the fast path).
+SAME_DTYPE.update({name: FIXES[name] for name in COMPLEX_SPECIAL_CASES})
 
 
 def namespace() -> object:
