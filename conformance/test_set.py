@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from .harness import run, unary
 
-CASES = [unary(name, "real", small=True) for name in
+CASES = [unary(name, "numeric", small=True) for name in
          ("unique_all", "unique_counts", "unique_inverse", "unique_values")]
 
 

@@ -446,3 +446,12 @@ def test_torch_unsigned_mixed_dtypes_and_masked_writes():
     assert ut.bitwise_left_shift(a, b).dtype is ut.uint16  # torch alone: uint8
     a[a > 1] = 65535
     assert a.numpy().tolist() == [1, 65535]
+
+
+def test_torch_unique_of_complex_numbers():
+    torch = pytest.importorskip("torch")
+    x = ut.asarray(torch.tensor([1 + 1j, 2j, 1 + 1j]))
+    result = ut.unique_counts(x)
+    assert result.values.owner == "torch"
+    assert result.values.numpy().tolist() == [2j, 1 + 1j]
+    assert result.counts.numpy().tolist() == [1, 2]

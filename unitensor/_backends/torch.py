@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import array_api_compat.numpy as compat_numpy
 import array_api_compat.torch as compat_torch
 import numpy as np
 import torch
@@ -267,12 +268,19 @@ def _widening(func: object, name: str) -> object:
     """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
     them: a call involving them is computed in int64 and returns the standard's
     dtype. uint64 values of 2**63 and above do not survive arithmetic this way."""
+    promoting = name.split(".")[-1] in _PROMOTING
+
     def run(*args: object, **kw: object) -> object:
         arrays = _arrays((*args, *kw.values()))
         if not any(a.dtype in _LIMITED for a in arrays):
             return func(*args, **kw)  # type: ignore[operator]
-        # Checked up front, not on failure: some calls succeed with a wrong dtype
-        # (uint16 << uint8 gives uint8) or wrong values (257 != 1 is False).
+        if not promoting:  # moving data (reshape, unique, ...): torch's own, if it can
+            try:
+                return func(*args, **kw)  # type: ignore[operator]
+            except (RuntimeError, NotImplementedError):
+                pass
+        # Promoting functions go to int64 up front: some succeed with a wrong
+        # dtype (uint16 << uint8 gives uint8) or wrong values (257 != 1 is False).
         target = _result_dtype(name, arrays)
         result = func(*(_widen(a) for a in args),  # type: ignore[operator]
                       **{k: _widen(v) for k, v in kw.items()})
@@ -331,6 +339,19 @@ def _narrow(result: object, target: DType) -> object:
     return result
 
 
+def _complex_via_numpy(name: str, native: object) -> object:
+    """torch.unique has no complex kernels: complex inputs go through numpy's
+    unique (a zero-copy view on the CPU), the results back to torch."""
+    def fixed(x: torch.Tensor, /) -> object:
+        if not x.is_complex():
+            return native(x)  # type: ignore[operator]
+        result = getattr(compat_numpy, name)(x.resolve_conj().cpu().numpy())
+        if isinstance(result, tuple):
+            return tuple(torch.from_numpy(np.asarray(r)).to(x.device) for r in result)
+        return torch.from_numpy(np.asarray(result)).to(x.device)
+    return fixed
+
+
 FIXES: dict[str, object] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
@@ -367,6 +388,9 @@ SAME_DTYPE: dict[str, object] = {
 # sin, exp, ...: the complex special-case fix alone (they take no integers, so the
 # uint16/32/64 fallback has nothing to do on the fast path).
 SAME_DTYPE.update({name: FIXES[name] for name in COMPLEX_SPECIAL_CASES})
+FIXES.update({name: _complex_via_numpy(name, FIXES.get(name) or getattr(
+    compat_torch, name)) for name in ("unique_all", "unique_counts",
+                                       "unique_inverse", "unique_values")})
 
 
 def namespace() -> object:
