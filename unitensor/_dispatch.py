@@ -37,9 +37,8 @@ from ._tensor import Tensor, _make
 
 _forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
 # How many ``owner()`` blocks are open in any thread: while none is, the fast paths
-# skip reading the context variable.
-_forcing = 0
-_forcing_now = [0]  # the same count, readable by the generated functions
+# skip reading the context variable. A list, so the closures read it in place.
+_forcing_now = [0]
 _forcing_lock = threading.Lock()
 _BY_TYPE = _backends._by_type
 _new = object.__new__
@@ -56,18 +55,15 @@ def owner(name: str) -> Iterator[str]:
     functions create arrays of ``name``. Nests, and is local to the thread (and
     to the asyncio task).
     """
-    global _forcing
     backend = _backends.get(name, "owner")
     token = _forced.set(_compute(backend))
     with _forcing_lock:
-        _forcing += 1
-        _forcing_now[0] = _forcing
+        _forcing_now[0] += 1
     try:
         yield backend.NAME
     finally:
         with _forcing_lock:
-            _forcing -= 1
-            _forcing_now[0] = _forcing
+            _forcing_now[0] -= 1
         _forced.reset(token)
 
 
@@ -246,7 +242,7 @@ def binary(name: str, x1: Any, x2: Any,
            table: dict[ModuleType, Any] | None = None) -> Any:
     """The general path of a two-operand function (the generated function holds
     the fast path for two Tensors of one owner and dtype)."""
-    if type(x1) is Tensor and not (_forcing and _forced.get() is not None):
+    if type(x1) is Tensor and not (_forcing_now[0] and _forced.get() is not None):
         backend = x1._backend
         if table is not None and backend not in table and type(x2) is Tensor:
             _same_dtype_function(backend, name, table)
