@@ -27,6 +27,12 @@ setup(
             include_dirs=["ext"],
             extra_compile_args=extra_compile_args,
             extra_link_args=extra_link_args,
-        )
+        ),
+        Extension(
+            "unitensor._fast",
+            sources=["ext/_fast.c"],
+            extra_compile_args=extra_compile_args,
+            extra_link_args=extra_link_args,
+        ),
     ]
 )

@@ -1375,14 +1375,16 @@ capsule_destructor(PyObject *capsule)
     }
 }
 
-/* Rule 3: a new capsule of the given kind over owner's memory. */
-static PyObject *
-export_capsule(Buffer *owner, const CapsuleKind *kind, bool copied)
+/* Rule 3: a new managed tensor of the given kind over owner's memory, holding
+ * a reference to owner until its deleter runs. */
+static void *
+new_export(Buffer *owner, const CapsuleKind *kind, bool copied)
 {
     const size_t ndim = (size_t)owner->ndim;
     Export *e = malloc(sizeof(Export) + 2 * ndim * sizeof(int64_t));
     if (e == NULL) {
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        return NULL;
     }
     int64_t *shape = e->dims, *strides = e->dims + ndim;
     memcpy(shape, owner->shape, ndim * sizeof(int64_t));
@@ -1404,9 +1406,20 @@ export_capsule(Buffer *owner, const CapsuleKind *kind, bool copied)
     e->owner = (Buffer *)Py_NewRef(owner);
     stats.capsules_exported++;
     stats.exported_alive++;
+    return managed;
+}
+
+/* Rule 3: a new capsule of the given kind over owner's memory. */
+static PyObject *
+export_capsule(Buffer *owner, const CapsuleKind *kind, bool copied)
+{
+    void *managed = new_export(owner, kind, copied);
+    if (managed == NULL) {
+        return NULL;
+    }
     PyObject *capsule = PyCapsule_New(managed, kind->name, capsule_destructor);
     if (capsule == NULL) {
-        export_free(e);
+        managed_delete(kind, managed);
     }
     return capsule;
 }
@@ -1531,6 +1544,118 @@ buffer_mark_readonly(Buffer *self, PyObject *Py_UNUSED(ignored))
 {
     self->readonly = true; /* one way: nothing makes memory writable again */
     Py_RETURN_NONE;
+}
+
+/* ------------------------------------------- DLPack C exchange API --- */
+
+/* The exchange table a framework publishes on its array type (DLPack 1.3), or
+ * NULL with a TypeError naming `arg`. Types seen are remembered: the table is
+ * static in the framework for the life of the process (the spec's rule). */
+#define N_EXCHANGE_TYPES 8
+static struct {
+    PyTypeObject *type; /* a strong reference */
+    const DLPackExchangeAPI *api;
+} exchange_types[N_EXCHANGE_TYPES];
+
+static const DLPackExchangeAPI *
+exchange_api(PyTypeObject *type, const char *func, const char *arg)
+{
+    for (int i = 0; i < N_EXCHANGE_TYPES && exchange_types[i].type != NULL; i++) {
+        if (exchange_types[i].type == type) {
+            return exchange_types[i].api;
+        }
+    }
+    PyObject *capsule = PyObject_GetAttrString((PyObject *)type,
+                                               "__dlpack_c_exchange_api__");
+    const DLPackExchangeAPI *api =
+        capsule == NULL ? NULL : PyCapsule_GetPointer(capsule, UT_EXCHANGE_API_CAPSULE);
+    Py_XDECREF(capsule);
+    if (api == NULL) {
+        PyErr_Clear();
+        arg_error(PyExc_TypeError, func, arg,
+                  "an array type with a DLPack C exchange API "
+                  "(__dlpack_c_exchange_api__)", "type '%s'", type->tp_name);
+        return NULL;
+    }
+    if (api->header.version.major != UT_DLPACK_MAJOR ||
+        api->managed_tensor_from_py_object_no_sync == NULL ||
+        api->managed_tensor_to_py_object_no_sync == NULL) {
+        arg_error(PyExc_TypeError, func, arg, "a DLPack 1.x C exchange API",
+                  "version %u.%u from type '%s'", api->header.version.major,
+                  api->header.version.minor, type->tp_name);
+        return NULL;
+    }
+    for (int i = 0; i < N_EXCHANGE_TYPES; i++) {
+        if (exchange_types[i].type == NULL) {
+            exchange_types[i].type = (PyTypeObject *)Py_NewRef(type);
+            exchange_types[i].api = api;
+            break;
+        }
+    }
+    return api;
+}
+
+/* A Buffer over the memory of `obj`, a framework array, through the framework's
+ * C exchange API: what obj.__dlpack__() gives, without the Python calls. */
+static PyObject *
+exchange_import(PyObject *module, PyObject *obj)
+{
+    static const char func[] = "exchange_import";
+    const DLPackExchangeAPI *api = exchange_api(Py_TYPE(obj), func, "obj");
+    if (api == NULL) {
+        return NULL;
+    }
+    DLManagedTensorVersioned *managed = NULL;
+    if (api->managed_tensor_from_py_object_no_sync(obj, &managed) != 0) {
+        return NULL; /* the framework set the error; nothing was made */
+    }
+    Buffer *b = buffer_new(SOURCE_DLPACK_VERSIONED);
+    if (b == NULL || load_managed(b, KIND_VERSIONED, managed, func) < 0) {
+        managed_delete(KIND_VERSIONED, managed); /* refused: ours to give back */
+        Py_XDECREF(b);
+        return NULL;
+    }
+    b->kind = KIND_VERSIONED;
+    b->managed = managed;
+    return (PyObject *)b;
+}
+
+/* An array of the framework whose array type is `type`, over buf's memory,
+ * through that framework's C exchange API. Read-only memory is refused: the
+ * exchange has no way to ask the framework for a read-only array. */
+static PyObject *
+exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exchange_export";
+    if (nargs != 2 || !PyObject_TypeCheck(args[0], &BufferType) ||
+        !PyType_Check(args[1])) {
+        return arg_error(PyExc_TypeError, func, "args", "(a Buffer, an array type)",
+                         "%zd arguments", nargs);
+    }
+    Buffer *b = (Buffer *)args[0];
+    const DLPackExchangeAPI *api = exchange_api((PyTypeObject *)args[1], func, "type");
+    if (api == NULL || check_usable(b, func) < 0) {
+        return NULL;
+    }
+    if (b->readonly) {
+        return arg_error(PyExc_BufferError, func, "buffer", "writable memory",
+                         "read-only memory");
+    }
+    DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
+    if (managed == NULL) {
+        return NULL;
+    }
+    /* The consumer owns the tensor now. Whether it has already run the deleter
+     * when it fails is not specified: the count of live exports tells. */
+    Py_ssize_t alive = stats.exported_alive;
+    void *out = NULL;
+    if (api->managed_tensor_to_py_object_no_sync(managed, &out) != 0) {
+        if (stats.exported_alive == alive) {
+            managed_delete(KIND_VERSIONED, managed);
+        }
+        return NULL;
+    }
+    return out;
 }
 
 /* ----------------------------------------------- array interface exports --- */
@@ -1906,6 +2031,12 @@ static PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "from_cuda_array_interface(obj, device_id=0)\nWrap obj's "
      "__cuda_array_interface__ (v3; kept alive)."},
+    {"exchange_import", (PyCFunction)exchange_import, METH_O,
+     "exchange_import(obj)\nA Buffer over a framework array through the DLPack C "
+     "exchange API of its type."},
+    {"exchange_export", (PyCFunction)(void (*)(void))exchange_export, METH_FASTCALL,
+     "exchange_export(buffer, array_type)\nAn array of array_type's framework over "
+     "buffer's memory, through its DLPack C exchange API."},
     {"from_buffer", (PyCFunction)from_buffer, METH_O,
      "from_buffer(obj)\nWrap obj's buffer-protocol export."},
     {"empty", (PyCFunction)(void (*)(void))empty, METH_VARARGS | METH_KEYWORDS,

@@ -1,4 +1,4 @@
-/* The DLPack ABI (v1.1), written from the specification for unitensor.
+/* The DLPack ABI (v1.1, and the 1.3 C exchange API), written from the specification for unitensor.
  *
  * Only what unitensor produces and consumes is declared. Field order and types
  * are the ABI: do not reorder. https://dmlc.github.io/dlpack/latest/c_api.html
@@ -85,5 +85,35 @@ typedef struct DLManagedTensorVersioned {
     uint64_t flags;
     DLTensor dl_tensor;
 } DLManagedTensorVersioned;
+
+/* The C exchange API (DLPack 1.3): a table of C functions a framework publishes
+ * as `type(x).__dlpack_c_exchange_api__`, a capsule named "dlpack_exchange_api",
+ * so that a consumer in C exchanges tensors without Python-level __dlpack__ calls.
+ * Every function returns 0 on success, -1 with a Python exception set. */
+typedef struct DLPackExchangeAPIHeader {
+    DLPackVersion version;
+    struct DLPackExchangeAPIHeader *prev_api; /* an older table, or NULL */
+} DLPackExchangeAPIHeader;
+
+typedef struct {
+    DLPackExchangeAPIHeader header;
+    /* A new tensor of the producer shaped like `prototype` (unused here). */
+    int (*managed_tensor_allocator)(DLTensor *prototype, DLManagedTensorVersioned **out,
+                                    void *error_ctx,
+                                    void (*set_error)(void *error_ctx, const char *kind,
+                                                      const char *message));
+    /* The framework's array `py_object` as a new owning managed tensor. */
+    int (*managed_tensor_from_py_object_no_sync)(void *py_object,
+                                                 DLManagedTensorVersioned **out);
+    /* A framework array taking ownership of `tensor`. */
+    int (*managed_tensor_to_py_object_no_sync)(DLManagedTensorVersioned *tensor,
+                                               void **out_py_object);
+    /* A non-owning DLTensor view of `py_object`, valid until control returns. */
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out);
+    int (*current_work_stream)(DLDeviceType device_type, int32_t device_id,
+                               void **out_current_stream);
+} DLPackExchangeAPI;
+
+#define UT_EXCHANGE_API_CAPSULE "dlpack_exchange_api"
 
 #endif /* UNITENSOR_DLPACK_H */

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from forge import counters, forge  # noqa: E402
 
 import unitensor as ut  # noqa: E402
-from unitensor import _core  # noqa: E402
+from unitensor import _core, _fast  # noqa: E402
 from unitensor._convert import buffer_of  # noqa: E402
 
 
@@ -80,6 +80,24 @@ def cycles(rounds: int) -> None:
     gc.collect()
 
 
+def fast_paths(rounds: int) -> None:
+    """The C Tensor and fast paths (ext/_fast.c): made, shared, cycled, dropped."""
+    for _ in range(rounds):
+        a = np.arange(16.0)
+        t = ut.asarray(a)
+        s = ut.add(t, t) + t
+        if s.numpy()[3] != 9.0 or ut.sin(t).numpy()[0] != 0.0:
+            raise AssertionError("wrong value from a fast path")
+        capsule = buffer_of(s).__dlpack__(max_version=(1, 0))
+        again = ut.from_dlpack(capsule)
+        del capsule
+        t._shared().views["self"] = t  # a cycle through the Tensor's cache
+        f = _fast.FastPath("unary", ut.sin.__wrapped__, {})
+        f.table["self"] = f  # a cycle through a FastPath
+        del a, t, s, again, f
+    gc.collect()
+
+
 def rejected_capsules(rounds: int) -> None:
     for _ in range(rounds):
         for bad in (dict(null_data=True), dict(dtype=(2, 32, 4)),
@@ -102,6 +120,7 @@ def main() -> int:
     chains(rounds)
     layouts(rounds)
     cycles(rounds)
+    fast_paths(rounds)
     rejected_capsules(rounds)
     gc.collect()
     end = _core.stats()

@@ -46,8 +46,8 @@ def sanitized_package(tmp_path_factory) -> Path:
     package = work / "pkg" / "unitensor"
     shutil.copytree(ROOT / "unitensor", package,
                     ignore=shutil.ignore_patterns("*.so", "__pycache__"))
-    (built,) = (work / "lib" / "unitensor").glob("_core*.so")
-    shutil.copy(built, package / built.name)
+    for built in (work / "lib" / "unitensor").glob("*.so"):  # _core and _fast
+        shutil.copy(built, package / built.name)
     return package.parent
 
 
@@ -57,13 +57,14 @@ def test_core_and_catalogue_are_clean_under_asan_and_ubsan(sanitized_package):
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
            "PYTHONPATH": str(sanitized_package)}
     check = subprocess.run(
-        [sys.executable, "-c", "import unitensor._core as c; print(c.__file__)"],
+        [sys.executable, "-c", "import unitensor._core as c, unitensor._fast as f; "
+         "print(c.__file__, f.__file__)"],
         env=env, capture_output=True, text=True, cwd=ROOT / "tests")
     assert check.stdout.startswith(str(sanitized_package)), check.stderr[-2000:]
     # RSS-based leak checks measure ASan's quarantine, not unitensor: left out.
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "test_buffer.py", "test_asarray.py", "test_reliability.py",
+         "test_buffer.py", "test_asarray.py", "test_reliability.py", "test_fast.py",
          "-k", "not p26 and not p32 and not p33"],
         env=env, capture_output=True, text=True, cwd=ROOT / "tests", timeout=900)
     report = out.stdout[-4000:] + out.stderr[-4000:]

@@ -231,3 +231,12 @@ def test_tensor_constructor_points_to_asarray():
 def test_repr_names_owner_dtype_device():
     text = repr(ut.asarray(np.arange(2, dtype=np.int8)))
     assert "owner='numpy'" in text and "int8" in text and "cpu" in text
+
+
+def test_numpy_export_of_float64_without_ml_dtypes(monkeypatch):
+    """Without ml_dtypes numpy's bfloat16 is None, and ``dtype == None`` is True
+    for float64 in numpy: the export must not take the bfloat16 route then."""
+    numpy_backend = ut._backends.get("numpy")
+    monkeypatch.setattr(numpy_backend, "_BFLOAT16", None)
+    buf = numpy_backend.export(np.arange(3.0))
+    assert buf.dtype == (2, 64, 1) and buf.shape == (3,)

@@ -17,6 +17,7 @@ from ._errors import arg_error, copy_or_refuse, describe
 
 _SCALARS = (bool, int, float, complex)
 _BY_TYPE = _backends._by_type  # the per-type cache, read directly on the hot path
+_LOADED = _backends._loaded
 _ACCEPTED = ("an array from numpy, torch, jax, cupy, tensorflow or array_api_strict, "
              "a DLPack capsule, an object with __dlpack__, __array_interface__, "
              "__cuda_array_interface__ or the buffer protocol, a Python scalar or a "
@@ -31,8 +32,8 @@ def _capsule_type() -> type:
 _CAPSULE_TYPE = _capsule_type()
 
 
-def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
-            copy: bool | None = None) -> _tensor.Tensor:
+def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
+             copy: bool | None = None) -> _tensor.Tensor:
     """Wrap ``obj`` as a Tensor, zero-copy where it is already an array.
 
     ``obj`` may be a Tensor, an array of numpy, torch, jax, cupy, tensorflow or
@@ -57,6 +58,12 @@ def asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     if dtype is None and device is None and copy is None:
         return t
     return _adjust(t, _dtype(dtype), device, copy, "asarray")
+
+
+_asarray.__name__ = _asarray.__qualname__ = "asarray"
+# A Tensor, or an array of a type and dtype seen before, is wrapped in C
+# (ext/_fast.c); the C code calls _asarray for everything else.
+asarray = _tensor.fast_path("asarray", _asarray, _backends.fast_types)
 
 
 def from_dlpack(x: Any, /, *, device: Any = None,
@@ -110,11 +117,14 @@ def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
             return t._native
     elif copy is not True:
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
-    target = _backends.get(framework, func)
+    target = _LOADED.get(framework) or _backends.get(framework, func)
     if copy is not True:
         native = target.from_native(t._backend.NAME, t._native)
         if native is not None:  # the framework's own zero-copy route
-            t._shared().views[framework] = native
+            memory = t._memory
+            if memory is None:
+                memory = t._memory = _tensor._Memory()
+            memory.views[framework] = native
             return native
     buf = buffer_of(t)
     reason = target.copy_reason(buf, reading)

@@ -28,20 +28,20 @@ from contextvars import ContextVar
 from types import ModuleType
 from typing import Any
 
-from . import _backends, _config, _convert
+from . import _backends, _config, _convert, _fast
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error
 from ._standard import FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
-from ._tensor import Tensor, _make
+from ._tensor import Tensor, _make, fast_path
 
 _forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
 # How many ``owner()`` blocks are open in any thread: while none is, the fast paths
 # skip reading the context variable. A list, so the closures read it in place.
 _forcing_now = [0]
 _forcing_lock = threading.Lock()
+_fast.configure(Tensor, _forcing_now, _backends._loaded)
 _BY_TYPE = _backends._by_type
-_new = object.__new__
 # backend -> {function name -> the callable that runs it}: filled on first call.
 _impls: dict[ModuleType, dict[str, Callable[..., Any]]] = {}
 
@@ -227,7 +227,8 @@ def _same_dtype_function(backend: ModuleType, name: str,
     dtype (skipping array-api-compat's promotion wrappers), else the full
     implementation."""
     if backend.namespace() is not None:
-        table[backend] = backend.SAME_DTYPE.get(name) or implementation(backend, name)
+        func = backend.SAME_DTYPE.get(name) or implementation(backend, name)
+        table[backend] = (func, backend.ARRAY)
 
 
 def unary(name: str, x: Any, table: dict[ModuleType, Any] | None = None) -> Any:
@@ -408,54 +409,23 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     return func
 
 
-# The fast paths live in the functions themselves, so that a call costs one Python
-# frame: a Tensor (two of one owner and dtype) whose backend this function has
-# seen goes straight to the framework; anything else takes the general path.
+# The fast paths are C (ext/_fast.c): a Tensor (two of one owner and dtype) whose
+# backend this function has seen goes straight to the framework's function in
+# ``table``; anything else calls the Python function below, which fills it.
 def _unary_function(name: str) -> Callable[[Any], Any]:
-    table: dict[ModuleType, Callable[..., Any]] = {}
+    table: dict[ModuleType, tuple[Callable[..., Any], type]] = {}
 
     def function(x: Any, /) -> Any:
-        if type(x) is Tensor and not _forcing_now[0]:
-            backend = x._backend
-            func = table.get(backend)
-            if func is not None:
-                try:
-                    result = func(x._native)
-                except Exception:
-                    return call(name, (x,), {})
-                if type(result) is backend.ARRAY:
-                    t = _new(Tensor)
-                    t._backend = backend
-                    t._native = result
-                    t._memory = None
-                    return t
         return unary(name, x, table)
-    return function
+    return fast_path("unary", function, table)
 
 
 def _binary_function(name: str) -> Callable[[Any, Any], Any]:
-    table: dict[ModuleType, Callable[..., Any]] = {}
+    table: dict[ModuleType, tuple[Callable[..., Any], type]] = {}
 
     def function(x1: Any, x2: Any, /) -> Any:
-        if type(x1) is Tensor and type(x2) is Tensor and not _forcing_now[0]:
-            backend = x1._backend
-            a = x1._native
-            b = x2._native
-            if backend is x2._backend and a.dtype is b.dtype:
-                func = table.get(backend)
-                if func is not None:
-                    try:
-                        result = func(a, b)
-                    except Exception:
-                        return call(name, (x1, x2), {})
-                    if type(result) is backend.ARRAY:
-                        t = _new(Tensor)
-                        t._backend = backend
-                        t._native = result
-                        t._memory = None
-                        return t
         return binary(name, x1, x2, table)
-    return function
+    return fast_path("binary", function, table)
 
 
 def _takes_array(row: Function) -> bool:

@@ -2,35 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from . import _convert
+from . import _convert, _fast
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error, describe
 from ._standard import SUPPORTED_VERSIONS
 
-
-class _Memory:
-    """What every Tensor aliasing the same memory shares.
-
-    ``buffer`` is the ``_core.Buffer`` over the memory, made the first time the
-    memory must cross to another framework; ``views`` caches the zero-copy arrays
-    already made for other frameworks, so ``.torch()`` twice converts once.
-    """
-
-    __slots__ = ("buffer", "views")
-
-    def __init__(self, buffer: Any = None) -> None:
-        self.buffer = buffer
-        self.views: dict[str, Any] = {}
+# What every Tensor aliasing the same memory shares (a C type: ext/_fast.c):
+# ``buffer``, the ``_core.Buffer`` over the memory, made the first time it must
+# cross to another framework; ``views``, the zero-copy arrays already made for
+# other frameworks, so that ``.torch()`` twice converts once.
+_Memory = _fast.Memory
 
 
-class Tensor:
+class Tensor(_fast.TensorBase):
     """An array of any framework, seen through one type.
 
     Make one with :func:`unitensor.asarray` or :func:`unitensor.from_dlpack`.
@@ -39,15 +31,14 @@ class Tensor:
     another framework without copying, made once and cached.
     """
 
-    __slots__ = ("_backend", "_native", "_memory", "__weakref__")
+    # The storage is the C base (ext/_fast.c): the owner's adapter, its array, and
+    # the _Memory record, made on first need so that asarray() stays cheap.
+    # Tensor() itself refuses: asarray() and from_dlpack() make Tensors.
+    __slots__ = ()
 
     _backend: ModuleType
     _native: Any
-    _memory: _Memory | None  # made on first need: asarray() stays cheap
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        raise TypeError("Tensor(): use unitensor.asarray(obj) or "
-                        "unitensor.from_dlpack(obj) to make a Tensor")
+    _memory: _Memory | None
 
     # -- what it is ---------------------------------------------------------
     @property
@@ -211,13 +202,21 @@ class Tensor:
     __array_priority__ = 1000
 
 
-def _make(backend: ModuleType, native: Any, memory: _Memory | None = None) -> Tensor:
-    """Wrap ``native`` (already the backend's array) without any checks."""
-    t = object.__new__(Tensor)
-    t._backend = backend
-    t._native = native
-    t._memory = memory
-    return t
+# _make(backend, native, memory=None): wrap ``native`` (already the backend's
+# array) without any checks.
+_make: Callable[..., Tensor] = _fast.make_tensor
+
+
+def fast_path(kind: str, slow: Callable[..., Any], table: Any) -> Any:
+    """A C shortcut standing for ``slow`` (see ext/_fast.c), looking like it."""
+    return functools.update_wrapper(_fast.FastPath(kind, slow, table), slow)
+
+
+# The views: a cached one (or the owner's own array) is returned from C.
+for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
+                            ("tf", "tensorflow"), ("cupy", "cupy")):
+    setattr(Tensor, _method, fast_path("view", getattr(Tensor, _method), _framework))
+del _method, _framework
 
 
 # Imported here, below Tensor, because _dispatch needs Tensor itself.

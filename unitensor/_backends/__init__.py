@@ -6,6 +6,10 @@ adapter module (``numpy.py``, ``torch.py``, ...) has the same functions:
 
 ``native(obj)``
     the framework's array for ``obj`` (``TypeError`` if ``obj`` is not one);
+``wraps_as_is(kind)``, ``NATIVE_DTYPES``
+    whether ``native(obj) is obj`` for every ``obj`` of type ``kind``, and the
+    framework's dtype objects that ``dtype()`` accepts: such arrays are wrapped
+    by asarray's C fast path;
 ``dtype(x)``, ``device(x)``, ``readonly(x)``
     its metadata as unitensor sees it;
 ``export(x)``
@@ -66,6 +70,9 @@ _loaded: dict[str, ModuleType] = {}
 # type -> adapter (or None): filled on first sight of each type, so the hot path
 # of asarray() is one dictionary look-up.
 _by_type: dict[type, ModuleType | None] = {}
+# type -> (adapter, its dtype objects): the types that asarray() wraps as they are
+# (``native(obj) is obj``), read by the C fast path of asarray (ext/_fast.c).
+fast_types: dict[type, tuple[ModuleType, tuple[object, ...]]] = {}
 
 
 def get(name: object, func: str = "to") -> ModuleType:
@@ -99,4 +106,6 @@ def for_type(kind: type) -> ModuleType | None:
     name = _BY_PREFIX.get(kind.__module__.partition(".")[0])
     adapter = get(name) if name is not None else None
     _by_type[kind] = adapter
+    if adapter is not None and adapter.wraps_as_is(kind):
+        fast_types[kind] = (adapter, tuple(adapter.NATIVE_DTYPES))
     return adapter

@@ -26,6 +26,13 @@ _DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
 _TO_STRICT = {d: k for k, d in _DTYPES.items()}
 
 
+NATIVE_DTYPES = tuple(_DTYPES)
+
+
+def wraps_as_is(kind: type) -> bool:
+    return issubclass(kind, Array)
+
+
 def native(obj: object) -> Array:
     return require(obj, Array, "an array_api_strict.Array")  # type: ignore[return-value]
 

@@ -16,6 +16,13 @@ _DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
 _TO_CUPY = {d: k for k, d in _DTYPES.items()}
 
 
+NATIVE_DTYPES = tuple(_DTYPES)
+
+
+def wraps_as_is(kind: type) -> bool:
+    return issubclass(kind, cupy.ndarray)
+
+
 def native(obj: object) -> cupy.ndarray:
     return require(obj, cupy.ndarray, "a cupy.ndarray")  # type: ignore[return-value]
 

@@ -1,0 +1,305 @@
+"""The C fast paths (ext/_fast.c): each is a shortcut to what its Python function
+returns, taken only where it applies; everything else reaches the Python function.
+
+Each FastPath is built here over a recording ``slow`` function, so that a test
+sees which path ran: the fast one must not call ``slow``, the others must.
+"""
+
+from __future__ import annotations
+
+import gc
+import inspect
+import sys
+import threading
+import weakref
+
+import numpy as np
+import pytest
+import torch
+
+import unitensor as ut
+from unitensor import _backends, _fast
+from unitensor._tensor import Tensor, _make, fast_path
+
+NUMPY = _backends.get("numpy")
+TORCH = _backends.get("torch")
+
+
+class Recorder:
+    """A slow path that records its calls and answers ``"slow"``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple, dict]] = []
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append((args, kwargs))
+        return "slow"
+
+
+# -- the Tensor's C base -----------------------------------------------------------
+def test_tensor_cannot_be_made_directly():
+    with pytest.raises(TypeError, match=r"unitensor.asarray\(obj\)"):
+        Tensor()
+    with pytest.raises(TypeError, match="unitensor.asarray"):
+        _fast.TensorBase()
+
+
+def test_make_tensor_checks_its_argument_count():
+    with pytest.raises(TypeError, match=r"make_tensor\(\): expected \(backend, native"):
+        _make(NUMPY)
+
+
+def test_tensor_storage_is_readable_writable_and_weakly_referenceable():
+    a = np.arange(3.0)
+    t = _make(NUMPY, a)
+    assert t._backend is NUMPY and t._native is a and t._memory is None
+    t._native = a[:2]
+    assert t.shape == (2,)
+    ref = weakref.ref(t)
+    del t
+    assert ref() is None
+    with pytest.raises(AttributeError):
+        _make(NUMPY, a).anything = 1  # no __dict__: the storage is fixed
+
+
+def test_a_cycle_through_a_tensor_is_collected():
+    t = ut.asarray(torch.arange(4.0))
+    t.numpy()  # a memory record with a view cache
+    t._memory.views["cycle"] = t
+    ref = weakref.ref(t)
+    del t
+    gc.collect()
+    assert ref() is None
+
+
+# -- asarray ----------------------------------------------------------------------
+def test_asarray_fast_path_wraps_known_types_without_the_slow_path():
+    slow = Recorder()
+    asarray = _fast.FastPath("asarray", slow, {np.ndarray: (NUMPY, (np.dtype("f4"),))})
+    a = np.ones(3, np.float32)
+    t = asarray(a)
+    assert type(t) is Tensor and t._native is a and t.owner == "numpy"
+    assert asarray(t) is t
+    assert asarray(a, dtype=None, device=None, copy=None)._native is a
+    assert slow.calls == []
+
+
+@pytest.mark.parametrize("case", ["other dtype", "other type", "keyword", "byte order",
+                                  "positional"])
+def test_asarray_fast_path_leaves_everything_else_to_python(case):
+    slow = Recorder()
+    asarray = _fast.FastPath("asarray", slow, {np.ndarray: (NUMPY, (np.dtype("f4"),))})
+    args, kwargs = {
+        "other dtype": ((np.ones(3, np.float64),), {}),
+        "other type": ((torch.ones(3),), {}),
+        "keyword": ((np.ones(3, np.float32),), {"copy": True}),
+        "byte order": ((np.ones(3, ">f4"),), {}),
+        "positional": ((np.ones(3, np.float32), None), {}),
+    }[case]
+    assert asarray(*args, **kwargs) == "slow"
+    assert slow.calls == [(args, kwargs)]
+
+
+def test_unitensor_asarray_registers_each_type_once_and_agrees_with_python():
+    for native in (np.arange(4.0), torch.arange(4), np.ones(2, np.complex64)):
+        fast = ut.asarray(native)
+        assert type(native) in _backends.fast_types
+        python = ut.asarray.__wrapped__(native)
+        assert (fast.owner, fast._native, fast.dtype) == (
+            python.owner, python._native, python.dtype)
+    assert ut.asarray(np.float64(2.0)).shape == ()  # numpy scalars: the slow path
+    with pytest.warns(ut.CopyWarning, match="byte order"):
+        assert ut.asarray(np.ones(2, ">f8")).dtype == ut.float64
+
+
+def test_fast_asarray_keeps_no_reference_it_should_not():
+    a = np.arange(4.0)
+    before = sys.getrefcount(a)
+    for _ in range(1000):
+        ut.asarray(a)
+    assert sys.getrefcount(a) == before
+
+
+# -- unary and binary ---------------------------------------------------------------
+def unary_path(func=np.sin):
+    slow = Recorder()
+    return _fast.FastPath("unary", slow, {NUMPY: (func, np.ndarray)}), slow
+
+
+def test_unary_fast_path_calls_the_framework_and_wraps_its_array():
+    f, slow = unary_path()
+    x = ut.asarray(np.arange(3.0))
+    result = f(x)
+    assert type(result) is Tensor and result.owner == "numpy"
+    np.testing.assert_array_equal(result._native, np.sin(x._native))
+    assert slow.calls == []
+
+
+def test_unary_fast_path_falls_back_where_it_does_not_apply():
+    f, slow = unary_path()
+    x = ut.asarray(np.arange(3.0))
+    assert f(x._native) == "slow"  # not a Tensor
+    assert f(ut.asarray(torch.arange(3.0))) == "slow"  # a backend not in the table
+    assert f(x, x) == "slow" and f() == "slow"
+    with ut.owner("numpy"):  # an owner() block: the rule is Python's
+        assert f(x) == "slow"
+    assert len(slow.calls) == 5
+
+
+def test_unary_fast_path_retries_slowly_when_the_framework_raises_or_returns_a_scalar():
+    def raises(a):
+        raise ValueError("no")
+    for func in (raises, np.sum):  # np.sum gives a numpy scalar, not an ndarray
+        f, slow = unary_path(func)
+        assert f(ut.asarray(np.arange(3.0))) == "slow"
+        assert len(slow.calls) == 1
+
+
+def test_unary_fast_path_does_not_swallow_keyboard_interrupt():
+    def interrupted(a):
+        raise KeyboardInterrupt
+    f, slow = unary_path(interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        f(ut.asarray(np.arange(3.0)))
+    assert slow.calls == []
+
+
+def test_binary_fast_path_needs_one_backend_and_one_dtype():
+    slow = Recorder()
+    f = _fast.FastPath("binary", slow, {NUMPY: (np.add, np.ndarray)})
+    x = ut.asarray(np.arange(3.0))
+    result = f(x, x)
+    assert type(result) is Tensor and list(result._native) == [0.0, 2.0, 4.0]
+    assert slow.calls == []
+    y32 = ut.asarray(np.arange(3, dtype=np.float32))
+    assert f(x, y32) == "slow"  # promotion is Python's
+    assert f(x, ut.asarray(torch.arange(3.0))) == "slow"  # two owners
+    assert f(x, 1.0) == "slow"  # a Python scalar
+    assert len(slow.calls) == 3
+
+
+def test_namespace_functions_and_operators_are_fast_paths_that_agree_with_python():
+    assert ut.add.kind == "binary" and ut.sin.kind == "unary"
+    assert list(inspect.signature(ut.add).parameters) == ["x1", "x2"]
+    assert ut.add.__name__ == "add" and ut.add.__module__ == "unitensor"
+    assert repr(ut.add) == "<unitensor function add>"
+    for native in (np.arange(4.0), torch.arange(4.0)):
+        x = ut.asarray(native)
+        for fast, slow in ((ut.add(x, x), ut.add.__wrapped__(x, x)),
+                           (x + x, ut.add.__wrapped__(x, x)),
+                           (x.__add__(x), ut.add.__wrapped__(x, x)),
+                           (ut.sin(x), ut.sin.__wrapped__(x))):
+            assert (fast.owner, fast.dtype, fast.shape) == (slow.owner, slow.dtype,
+                                                          slow.shape)
+            np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+        assert ut.add.table[x._backend][1] is x._backend.ARRAY
+
+
+def test_fast_paths_are_consistent_across_threads():
+    x = ut.asarray(np.arange(16.0))
+    expected = (np.arange(16.0) * 2).tolist()
+    errors = []
+
+    def work():
+        for _ in range(2000):
+            if ut.add(ut.asarray(x._native), x).numpy().tolist() != expected:
+                errors.append("wrong")
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
+# -- views --------------------------------------------------------------------------
+def test_view_fast_path_returns_the_cached_view_or_the_owners_array():
+    a = np.arange(3.0)
+    x = ut.asarray(a)
+    assert x.numpy() is a  # the owner's own array
+    first = x.torch()
+    assert x.torch() is first  # cached
+    assert x.torch(copy=None) is first
+    copied = x.torch(copy=True)
+    assert copied is not first and copied.data_ptr() != first.data_ptr()
+    with pytest.raises(TypeError, match="copy"):
+        x.torch(copy="yes")
+    assert Tensor.torch(x) is first  # unbound, like a function
+
+
+def test_view_fast_path_falls_back_for_anything_else():
+    slow = Recorder()
+    view = _fast.FastPath("view", slow, "not_loaded")
+    x = ut.asarray(np.arange(3.0))
+    assert view(x) == "slow"  # nothing cached, no adapter loaded for the route
+    assert view(x._native) == "slow"
+    assert view(x, copy=False) == "slow"
+    assert len(slow.calls) == 3
+
+
+# -- the FastPath object itself -------------------------------------------------------
+def test_fastpath_refuses_bad_arguments_by_name():
+    with pytest.raises(ValueError, match="kind: expected 'asarray'"):
+        _fast.FastPath("sideways", print, {})
+    with pytest.raises(TypeError, match="slow: expected a callable"):
+        _fast.FastPath("unary", 3, {})
+    with pytest.raises(TypeError, match="table: expected a dict"):
+        _fast.FastPath("unary", print, [])
+    with pytest.raises(TypeError, match="table: expected a framework name"):
+        _fast.FastPath("view", print, {})
+
+
+def test_fastpath_binds_as_a_method_and_collects_its_cycles():
+    class Holder:
+        method = fast_path("unary", lambda x: ("called with", x), {})
+    holder = Holder()
+    assert holder.method() == ("called with", holder)
+    class Marker:
+        pass
+    f = _fast.FastPath("unary", print, {})
+    f.table["self"] = f  # a cycle through the table
+    f.table["marker"] = marker = Marker()
+    ref = weakref.ref(marker)
+    del f, marker
+    gc.collect()
+    assert ref() is None
+
+
+def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatch):
+    """A view not cached yet: the target adapter's from_native(source, native),
+    called from C, cached in the Tensor's Memory as the Python path caches it."""
+    calls = []
+
+    def from_native(source, native):
+        calls.append(source)
+        return {"numpy": ("view of", native), "none": None}.get(source) or (
+            (_ for _ in ()).throw(ValueError("refused")))
+    monkeypatch.setitem(_backends._loaded, "other", type("Adapter", (), {
+        "from_native": staticmethod(from_native)}))
+    slow = Recorder()
+    view = _fast.FastPath("view", slow, "other")
+    x = ut.asarray(np.arange(3.0))
+    made = view(x)
+    assert made == ("view of", x._native) and calls == ["numpy"]
+    assert x._memory.views["other"] is made and view(x) is made  # cached
+    assert slow.calls == [] and calls == ["numpy"]
+    monkeypatch.setattr(NUMPY, "NAME", "none")  # the route declines: slow path
+    assert view(ut.asarray(np.arange(2.0))) == "slow"
+    monkeypatch.setattr(NUMPY, "NAME", "raises")  # the route raises: slow path
+    assert view(ut.asarray(np.arange(2.0))) == "slow" and len(slow.calls) == 2
+
+
+def test_view_fast_path_routes_agree_with_python():
+    for native, method in ((torch.arange(4.0), "numpy"), (np.arange(4.0), "torch"),
+                           (torch.arange(6).reshape(2, 3).T, "numpy")):
+        fast = getattr(ut.asarray(native), method)()
+        slow = getattr(ut.Tensor, method).__wrapped__(ut.asarray(native))
+        assert type(fast) is type(slow) and fast.shape == slow.shape
+        assert fast.dtype == slow.dtype
+        if method == "numpy":
+            assert fast.strides == slow.strides and fast.flags.writeable
+        assert np.shares_memory(np.asarray(fast), np.asarray(native))
+    x = ut.asarray(torch.tensor([1 + 2j]).conj())  # lazy conj: no route, resolved
+    with pytest.warns(ut.CopyWarning):
+        assert x.numpy()[0] == 1 - 2j

@@ -1,0 +1,167 @@
+"""The direct conversion routes and their fallbacks: torch's DLPack 1.3 C exchange
+API (ext/_core.c), jaxlib's and TensorFlow's own DLPack imports, numpy through the
+buffer protocol. Each must give exactly what the public route gives."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import unitensor as ut
+from unitensor import _backends, _core
+from unitensor._backends import _common
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from forge import counters, forge  # noqa: E402
+
+TORCH = _backends.get("torch")
+NUMPY = _backends.get("numpy")
+LAYOUTS = {
+    "contiguous": lambda: torch.arange(24.0).reshape(2, 3, 4),
+    "transposed": lambda: torch.arange(24.0).reshape(2, 3, 4).transpose(0, 2),
+    "sliced": lambda: torch.arange(24, dtype=torch.int32).reshape(4, 6)[1:, ::2],
+    "0-d": lambda: torch.tensor(3.5),
+    "empty": lambda: torch.empty(0, 3),
+    "complex": lambda: torch.arange(6.0).to(torch.complex64),
+    "bool": lambda: torch.tensor([True, False]),
+}
+requires_exchange = pytest.mark.skipif(not TORCH._EXCHANGE,
+                                       reason="torch without the DLPack C exchange API")
+
+
+def layout(buf):
+    return (buf.shape, buf.strides, buf.dtype, buf.device, buf.data_ptr, buf.readonly)
+
+
+@requires_exchange
+@pytest.mark.parametrize("name", LAYOUTS)
+def test_exchange_import_describes_what_dlpack_describes(name):
+    t = LAYOUTS[name]()
+    assert layout(_core.exchange_import(t)) == layout(_common.buffer_from_dlpack(t))
+    assert _core.exchange_import(t).source == "dlpack_versioned"
+
+
+@requires_exchange
+def test_exchange_import_shares_memory_and_frees_it_once():
+    t = torch.zeros(4)
+    before = _core.stats()["imported_deleters_run"]
+    buf = _core.exchange_import(t)
+    np.asarray(buf)[1] = 7.0
+    assert t[1] == 7.0
+    del buf
+    assert _core.stats()["imported_deleters_run"] == before + 1
+
+
+def test_conj_and_neg_views_keep_their_values():
+    """torch's exchange export ignores the lazy conj/neg bits; export() resolves
+    them first (reported as a copy)."""
+    c = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    for lazy in (c.conj(), c.conj().imag):
+        with pytest.warns(ut.CopyWarning):
+            np.testing.assert_array_equal(ut.asarray(lazy).numpy(), lazy.resolve_conj()
+                                          .resolve_neg().numpy())
+
+
+@requires_exchange
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_,
+                                   np.complex128, np.float16])
+def test_exchange_export_gives_torch_the_same_memory(dtype):
+    a = np.zeros((3, 4), dtype)[:, ::2]
+    buf = NUMPY.export(a)
+    t = _core.exchange_export(buf, torch.Tensor)
+    assert t.data_ptr() == a.ctypes.data and t.shape == (3, 2)
+    assert t.stride() == (4, 2) and t.numpy().dtype == a.dtype
+    t[1, 1] = 1
+    assert a[1, 1] == 1
+
+
+@requires_exchange
+def test_exchange_export_refuses_what_it_cannot_do():
+    writable = NUMPY.export(np.zeros(3))
+    with pytest.raises(TypeError, match="type: expected an array type with a DLPack"):
+        _core.exchange_export(writable, np.ndarray)
+    with pytest.raises(TypeError, match=r"\(a Buffer, an array type\)"):
+        _core.exchange_export(writable)
+    readonly = np.zeros(3)
+    readonly.flags.writeable = False
+    with pytest.raises(BufferError, match="read-only memory"):
+        _core.exchange_export(NUMPY.export(readonly), torch.Tensor)
+    with pytest.raises(TypeError, match="obj: expected an array type with a DLPack"):
+        _core.exchange_import(np.zeros(3))
+
+
+@requires_exchange
+def test_exchange_export_failure_frees_the_export_exactly_once():
+    buf = _core.from_capsule(forge(device=(4, 0)))  # OpenCL: torch refuses it
+    alive = _core.stats()["exported_alive"]
+    with pytest.raises(Exception):  # noqa: B017 - torch's own error, whatever it is
+        _core.exchange_export(buf, torch.Tensor)
+    assert _core.stats()["exported_alive"] == alive
+    del buf
+    assert counters.live == 0 and counters.double_calls == 0
+
+
+def test_torch_wrap_falls_back_for_read_only_memory():
+    readonly = np.arange(3.0)
+    readonly.flags.writeable = False
+    t = TORCH.wrap(NUMPY.export(readonly))  # for an operand that is only read
+    assert t.data_ptr() == readonly.ctypes.data
+
+
+def test_without_the_exchange_api_the_python_protocol_is_used(monkeypatch):
+    monkeypatch.setattr(TORCH, "_EXCHANGE", False)
+    t = torch.arange(4.0)
+    assert TORCH.export(t).source == "dlpack_versioned"
+    back = TORCH.wrap(NUMPY.export(np.arange(3.0)))
+    assert back.tolist() == [0.0, 1.0, 2.0]
+    assert ut.asarray(np.arange(2.0)).to("torch").native.tolist() == [0.0, 1.0]
+
+
+def test_numpy_export_through_the_buffer_protocol_matches_dlpack():
+    for a in (np.arange(12.0).reshape(3, 4)[:, 1::2], np.arange(3, dtype=np.int8),
+              np.array(2.5), np.zeros((0, 2))):
+        assert layout(NUMPY.export(a)) == layout(_common.buffer_from_dlpack(a))
+    readonly = np.arange(3.0)
+    readonly.flags.writeable = False
+    assert NUMPY.export(readonly).readonly
+
+
+def test_jax_direct_import_matches_jax_dlpack_and_falls_back(monkeypatch):
+    jax_backend = _backends.get("jax")
+    raw = np.empty(16 * 4 + 64, np.uint8)
+    start = (-raw.ctypes.data) % 64
+    a = raw[start:start + 64].view(np.float32)
+    a[:] = np.arange(16)
+    buf = NUMPY.export(a)
+    direct = jax_backend.wrap(buf)
+    assert direct.unsafe_buffer_pointer() == a.ctypes.data
+    monkeypatch.setattr(jax_backend, "_direct_import", None)
+    public = jax_backend.wrap(buf)
+    assert public.unsafe_buffer_pointer() == a.ctypes.data
+    assert (direct.dtype, direct.shape) == (public.dtype, public.shape)
+
+    def changed(*args):
+        raise TypeError("a different signature")
+    monkeypatch.setattr(jax_backend, "_direct_import", changed)
+    assert jax_backend.wrap(buf).unsafe_buffer_pointer() == a.ctypes.data
+    assert jax_backend._direct_import is None  # given up for good
+
+
+def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
+    tf_backend = _backends.get("tensorflow")
+    a = np.arange(6.0).reshape(2, 3)
+    direct = tf_backend.wrap(NUMPY.export(a))
+    monkeypatch.setattr(tf_backend, "_from_capsule", None)
+    public = tf_backend.wrap(NUMPY.export(a))
+    assert direct.dtype == public.dtype and direct.shape == public.shape
+    np.testing.assert_array_equal(direct.numpy(), public.numpy())
+
+
+def test_jax_direct_import_of_empty_memory_at_an_unaligned_address():
+    jax_backend = _backends.get("jax")
+    empty = np.frombuffer(bytes(8), np.float32, 0, offset=4)  # 4-byte aligned
+    assert jax_backend.wrap(NUMPY.export(empty)).shape == (0,)
