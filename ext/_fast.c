@@ -16,7 +16,10 @@
  *     UNARY    f(x) on a Tensor whose backend has a function in the table;
  *     BINARY   f(x1, x2) on two Tensors of one backend and dtype;
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
- *              adapter's from_native() route (cached as Python caches it).
+ *              adapter's from_native() route (cached as Python caches it);
+ *     GETITEM  x[key] with a basic key (ints, slices, None, Ellipsis);
+ *     CALL     f(x, ...) for a Tensor x and plain Python arguments (numbers,
+ *              strings, None, tuples of them): sum(x, axis=0), reshape(x, s).
  *   It binds like a function (so it can be a method or an operator of Tensor)
  *   and has a __dict__ for functools.update_wrapper (__wrapped__ gives
  *   inspect.signature the Python function's signature).
@@ -48,7 +51,7 @@ static PyTypeObject *tensor_type = NULL;
 /* _dispatch._forcing_now: a one-item list, 0 while no owner() block is open. */
 static PyObject *forcing_now = NULL;
 static PyObject *zero = NULL;
-static PyObject *str_dtype, *str_name, *str_from_native;
+static PyObject *str_dtype, *str_name, *str_from_native, *str_result;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
 
@@ -257,15 +260,21 @@ no_memory(TensorObject *t)
 
 /* ------------------------------------------------------------ FastPath --- */
 
-typedef enum { ASARRAY, UNARY, BINARY, VIEW, N_FAST_KINDS } FastKind;
-static const char *const FAST_KIND_NAMES[] = {"asarray", "unary", "binary", "view"};
+typedef enum { ASARRAY, UNARY, BINARY, VIEW, GETITEM, CALL, N_FAST_KINDS } FastKind;
+static const char *const FAST_KIND_NAMES[] = {"asarray", "unary", "binary",
+                                              "view",    "getitem", "call"};
 
 typedef struct {
     PyObject_HEAD
     FastKind kind;
     PyObject *slow;  /* the Python function this one stands for */
-    PyObject *table; /* ASARRAY: {type: (backend, dtypes)}; UNARY, BINARY:
-                        {backend: (function, array type)}; VIEW: the framework */
+    PyObject *table; /* ASARRAY: {type: (backend, dtypes)}; UNARY, BINARY,
+                        GETITEM, CALL: {backend: (function, array type)};
+                        VIEW: the framework's name */
+    PyObject *wrap;  /* wrap(backend, result) for results that are not the
+                        backend's array type (scalars, tuples); NULL: slow path */
+    PyObject *keywords; /* CALL: {keyword: default} of the signature */
+    Py_ssize_t max_positional; /* CALL: positional parameters, x included */
     PyObject *dict;
     vectorcallfunc vectorcall;
 } FastPath;
@@ -364,14 +373,29 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
 /* The framework's function ran: its array as a Tensor, or the slow path. */
 static PyObject *
 wrap_result(FastPath *f, PyObject *backend, PyObject *result, PyObject *array_type,
-            PyObject *const *args, size_t nargsf)
+            PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     if (result == NULL) {
-        return retry_slowly() ? call_slow(f, args, nargsf, NULL) : NULL;
+        return retry_slowly() ? call_slow(f, args, nargsf, kwnames) : NULL;
     }
-    if ((PyObject *)Py_TYPE(result) != array_type) { /* a scalar, a tuple */
+    if ((PyObject *)Py_TYPE(result) != array_type && !PyTuple_Check(result) &&
+        !PyList_Check(result)) {
+        /* a scalar (numpy's 0-d results): the adapter's result() makes it an
+         * array, as the Python wrap does */
+        Py_SETREF(result, PyObject_CallMethodOneArg(backend, str_result, result));
+        if (result == NULL) {
+            return NULL;
+        }
+    }
+    if ((PyObject *)Py_TYPE(result) != array_type) { /* a tuple, a list */
+        if (f->wrap != NULL) {
+            PyObject *wrap_args[2] = {backend, result};
+            PyObject *wrapped = PyObject_Vectorcall(f->wrap, wrap_args, 2, NULL);
+            Py_DECREF(result);
+            return wrapped;
+        }
         Py_DECREF(result);
-        return call_slow(f, args, nargsf, NULL);
+        return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *t = new_tensor(backend, result, NULL);
     Py_DECREF(result);
@@ -391,7 +415,8 @@ fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), &x->native, 1, NULL);
-    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf);
+    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
+                       NULL);
 }
 
 /* t's native dtype object, borrowed: read once per native. */
@@ -437,7 +462,154 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
     }
     PyObject *natives[2] = {x1->native, x2->native};
     PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), natives, 2, NULL);
-    return wrap_result(f, x1->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf);
+    return wrap_result(f, x1->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
+                       NULL);
+}
+
+/* A Python number, string or None: what needs no conversion for any framework. */
+static bool
+is_simple(PyObject *v)
+{
+    return v == Py_None || PyLong_CheckExact(v) || PyFloat_CheckExact(v) ||
+           PyBool_Check(v) || PyUnicode_CheckExact(v) || PyComplex_CheckExact(v);
+}
+
+/* Simple, or a tuple of simple values (axes, shapes): passed on as they are. */
+static bool
+is_plain(PyObject *v)
+{
+    if (PyTuple_CheckExact(v)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+            if (!is_simple(PyTuple_GET_ITEM(v, i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+    return is_simple(v);
+}
+
+/* An index every framework reads alike: an int, None, Ellipsis, or a slice of
+ * ints with no negative step (torch needs its adapter's fix for those). */
+static bool
+is_basic_index(PyObject *k)
+{
+    if (PyLong_CheckExact(k) || k == Py_None || k == Py_Ellipsis) {
+        return true;
+    }
+    if (!PySlice_Check(k)) {
+        return false;
+    }
+    PySliceObject *slice = (PySliceObject *)k;
+    PyObject *parts[3] = {slice->start, slice->stop, slice->step};
+    for (int i = 0; i < 3; i++) {
+        if (parts[i] != Py_None && !PyLong_CheckExact(parts[i])) {
+            return false;
+        }
+    }
+    if (slice->step == Py_None) {
+        return true;
+    }
+    int negative = PyObject_RichCompareBool(slice->step, zero, Py_LT);
+    if (negative < 0) {
+        PyErr_Clear();
+    }
+    return negative == 0;
+}
+
+/* x[key] with a basic key on a Tensor whose backend computes its own arrays. */
+static PyObject *
+fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL || !is_tensor(args[0])) {
+        return call_slow(f, args, nargsf, kwnames);
+    }
+    PyObject *key = args[1];
+    bool basic = is_basic_index(key);
+    for (Py_ssize_t i = 0; !basic && PyTuple_CheckExact(key); i++) {
+        if (i == PyTuple_GET_SIZE(key)) {
+            basic = true;
+            break;
+        }
+        if (!is_basic_index(PyTuple_GET_ITEM(key, i))) {
+            break;
+        }
+    }
+    TensorObject *x = (TensorObject *)args[0];
+    PyObject *seen = basic ? entry(f->table, x->backend) : NULL;
+    if (seen == NULL) {
+        return call_slow(f, args, nargsf, kwnames);
+    }
+    PyObject *call_args[2] = {x->native, key};
+    PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), call_args, 2, NULL);
+    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
+                       NULL);
+}
+
+#define MAX_CALL_ARGS 16
+
+/* f(x, *plain, **plain) for a Tensor x: the framework's function on x's array,
+ * keyword arguments equal to the signature's defaults left out (as the Python
+ * function leaves them out, so each framework applies its own defaults). */
+static PyObject *
+fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nargs < 1 || nargs > f->max_positional || nargs + nkw > MAX_CALL_ARGS ||
+        !is_tensor(args[0]) || forcing()) {
+        return call_slow(f, args, nargsf, kwnames);
+    }
+    for (Py_ssize_t i = 1; i < nargs + nkw; i++) {
+        if (!is_plain(args[i])) {
+            return call_slow(f, args, nargsf, kwnames);
+        }
+    }
+    TensorObject *x = (TensorObject *)args[0];
+    PyObject *seen = entry(f->table, x->backend);
+    if (seen == NULL) {
+        return call_slow(f, args, nargsf, kwnames);
+    }
+    PyObject *call_args[MAX_CALL_ARGS], *kept_names[MAX_CALL_ARGS];
+    Py_ssize_t n_kept = 0;
+    call_args[0] = x->native;
+    for (Py_ssize_t i = 1; i < nargs; i++) {
+        call_args[i] = args[i];
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+        PyObject *fallback = PyDict_GetItemWithError(f->keywords, name);
+        if (fallback == NULL) { /* not a keyword of the signature: Python raises */
+            PyErr_Clear();
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        int is_default = fallback == Py_None || PyBool_Check(fallback)
+                             ? value == fallback
+                             : PyObject_RichCompareBool(value, fallback, Py_EQ);
+        if (is_default < 0) {
+            PyErr_Clear();
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        if (!is_default) {
+            call_args[nargs + n_kept] = value;
+            kept_names[n_kept++] = name;
+        }
+    }
+    PyObject *names = NULL;
+    if (n_kept > 0) {
+        names = PyTuple_New(n_kept);
+        if (names == NULL) {
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < n_kept; i++) {
+            PyTuple_SET_ITEM(names, i, Py_NewRef(kept_names[i]));
+        }
+    }
+    PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), call_args,
+                                           (size_t)nargs, names);
+    Py_XDECREF(names);
+    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
+                       kwnames);
 }
 
 /* t's memory as the `target` framework's array by that framework's own route
@@ -518,16 +690,21 @@ static const vectorcallfunc FAST_CALLS[] = {
     [UNARY] = (vectorcallfunc)fast_unary,
     [BINARY] = (vectorcallfunc)fast_binary,
     [VIEW] = (vectorcallfunc)fast_view,
+    [GETITEM] = (vectorcallfunc)fast_getitem,
+    [CALL] = (vectorcallfunc)fast_call,
 };
 
 static PyObject *
 fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind", "slow", "table", NULL};
+    static char *keywords[] = {"kind", "slow", "table", "wrap", "keywords",
+                               "max_positional", NULL};
     const char *kind_name;
-    PyObject *slow, *table;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO:FastPath", keywords, &kind_name,
-                                     &slow, &table)) {
+    PyObject *slow, *table, *wrap = Py_None, *keyword_defaults = Py_None;
+    Py_ssize_t max_positional = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOn:FastPath", keywords,
+                                     &kind_name, &slow, &table, &wrap,
+                                     &keyword_defaults, &max_positional)) {
         return NULL;
     }
     int kind = 0;
@@ -536,8 +713,8 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (kind == N_FAST_KINDS) {
         return PyErr_Format(PyExc_ValueError,
-                            "FastPath(): kind: expected 'asarray', 'unary', 'binary' "
-                            "or 'view', got '%s'", kind_name);
+                            "FastPath(): kind: expected 'asarray', 'unary', 'binary', "
+                            "'view', 'getitem' or 'call', got '%s'", kind_name);
     }
     if (!PyCallable_Check(slow)) {
         return PyErr_Format(PyExc_TypeError,
@@ -548,6 +725,21 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "FastPath(): table: expected %s, got %R",
                             kind == VIEW ? "a framework name (str)" : "a dict", table);
     }
+    if (wrap != Py_None && !PyCallable_Check(wrap)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "FastPath(): wrap: expected None or a callable, got %R", wrap);
+    }
+    if (kind == CALL ? !PyDict_CheckExact(keyword_defaults) : keyword_defaults != Py_None) {
+        return PyErr_Format(PyExc_TypeError,
+                            "FastPath(): keywords: expected %s, got %R",
+                            kind == CALL ? "a dict of keyword defaults" : "None",
+                            keyword_defaults);
+    }
+    if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
+        return PyErr_Format(PyExc_ValueError,
+                            "FastPath(): max_positional: expected 1 to %d, got %zd",
+                            MAX_CALL_ARGS, max_positional);
+    }
     FastPath *f = (FastPath *)type->tp_alloc(type, 0);
     if (f == NULL) {
         return NULL;
@@ -555,6 +747,9 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->kind = (FastKind)kind;
     f->slow = Py_NewRef(slow);
     f->table = Py_NewRef(table);
+    f->wrap = wrap == Py_None ? NULL : Py_NewRef(wrap);
+    f->keywords = keyword_defaults == Py_None ? NULL : Py_NewRef(keyword_defaults);
+    f->max_positional = max_positional;
     f->vectorcall = FAST_CALLS[kind];
     return (PyObject *)f;
 }
@@ -564,6 +759,8 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
 {
     Py_VISIT(f->slow);
     Py_VISIT(f->table);
+    Py_VISIT(f->wrap);
+    Py_VISIT(f->keywords);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -576,6 +773,8 @@ fastpath_clear(FastPath *f)
     f->vectorcall = fastpath_cleared; /* nothing below may be read any more */
     Py_CLEAR(f->slow);
     Py_CLEAR(f->table);
+    Py_CLEAR(f->wrap);
+    Py_CLEAR(f->keywords);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -639,7 +838,8 @@ static PyGetSetDef fastpath_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {"slow", (getter)get_slow, NULL, "The Python function this one stands for.", NULL},
     {"table", (getter)get_table, NULL, "What the fast path reads.", NULL},
-    {"kind", (getter)get_kind, NULL, "asarray, unary, binary or view.", NULL},
+    {"kind", (getter)get_kind, NULL, "asarray, unary, binary, view, getitem or call.",
+     NULL},
     {NULL},
 };
 
@@ -719,7 +919,9 @@ PyInit__fast(void)
     str_dtype = PyUnicode_InternFromString("dtype");
     str_name = PyUnicode_InternFromString("NAME");
     str_from_native = PyUnicode_InternFromString("from_native");
-    if (zero == NULL || str_dtype == NULL || str_name == NULL || str_from_native == NULL) {
+    str_result = PyUnicode_InternFromString("result");
+    if (zero == NULL || str_dtype == NULL || str_name == NULL || str_from_native == NULL ||
+        str_result == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module_def);

@@ -146,13 +146,23 @@ def test_unary_fast_path_falls_back_where_it_does_not_apply():
     assert len(slow.calls) == 5
 
 
-def test_unary_fast_path_retries_slowly_when_the_framework_raises_or_returns_a_scalar():
+def test_unary_fast_path_retries_slowly_when_the_framework_raises():
     def raises(a):
         raise ValueError("no")
-    for func in (raises, np.sum):  # np.sum gives a numpy scalar, not an ndarray
-        f, slow = unary_path(func)
-        assert f(ut.asarray(np.arange(3.0))) == "slow"
-        assert len(slow.calls) == 1
+    f, slow = unary_path(raises)
+    assert f(ut.asarray(np.arange(3.0))) == "slow"
+    assert len(slow.calls) == 1
+
+
+def test_fast_path_results_that_are_not_arrays():
+    f, slow = unary_path(np.sum)  # a numpy scalar: the adapter's result() wraps it
+    total = f(ut.asarray(np.arange(3.0)))
+    assert type(total) is Tensor and total.shape == () and float(total) == 3.0
+    f, slow = unary_path(lambda a: (a, a))  # a tuple, without a wrap: slow path
+    assert f(ut.asarray(np.arange(3.0))) == "slow" and len(slow.calls) == 1
+    wrapped = _fast.FastPath("unary", slow, {NUMPY: (lambda a: (a, a), np.ndarray)},
+                             wrap=lambda backend, result: ("wrapped", backend, result))
+    assert wrapped(ut.asarray(np.arange(3.0)))[:2] == ("wrapped", NUMPY)
 
 
 def test_unary_fast_path_does_not_swallow_keyboard_interrupt():
@@ -303,3 +313,63 @@ def test_view_fast_path_routes_agree_with_python():
     x = ut.asarray(torch.tensor([1 + 2j]).conj())  # lazy conj: no route, resolved
     with pytest.warns(ut.CopyWarning):
         assert x.numpy()[0] == 1 - 2j
+
+
+# -- getitem and call ------------------------------------------------------------------
+@pytest.mark.parametrize("key", [1, -1, slice(1, 3), (slice(None), 0), (None, Ellipsis),
+                                 (), slice(None, None, 2)])
+def test_getitem_fast_path_agrees_with_python(key):
+    for native in (np.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)):
+        x = ut.asarray(native)
+        fast, slow = x[key], ut.Tensor.__getitem__.__wrapped__(x, key)
+        assert type(fast) is Tensor and fast.owner == slow.owner
+        np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+
+
+def test_getitem_fast_path_leaves_other_keys_to_python():
+    slow = Recorder()
+    getitem = _fast.FastPath("getitem", slow, {NUMPY: (lambda a, k: a[k], np.ndarray)})
+    x = ut.asarray(np.arange(6.0))
+    assert type(getitem(x, slice(1, 3))) is Tensor and slow.calls == []
+    for key in (slice(None, None, -1), [0, 1], True, x, (0, [1]), slice(1.0, 2)):
+        assert getitem(x, key) == "slow"
+    assert len(slow.calls) == 6
+    y = ut.asarray(torch.arange(6.0))  # negative steps: torch's fix, in Python
+    assert y[::-1].numpy().tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
+
+
+def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
+    seen = []
+
+    def record(*args, **kwargs):
+        seen.append((args[1:], kwargs))
+        return args[0]
+    slow = Recorder()
+    f = _fast.FastPath("call", slow, {NUMPY: (record, np.ndarray)},
+                       keywords={"axis": None, "keepdims": False, "correction": 0.0},
+                       max_positional=2)
+    x = ut.asarray(np.arange(3.0))
+    assert type(f(x, axis=None, keepdims=False)) is Tensor
+    assert type(f(x, (0,), axis=0, correction=0.0, keepdims=True)) is Tensor
+    assert seen == [((), {}), (((0,),), {"axis": 0, "keepdims": True})]
+    for args, kwargs in (((x, 1, 2), {}), ((x,), {"unknown": 1}), ((x, x), {}),
+                         ((x._native,), {}), ((x,), {"axis": [0]})):
+        assert f(*args, **kwargs) == "slow"
+    assert len(slow.calls) == 5
+
+
+def test_call_fast_path_functions_agree_with_python():
+    for native in (np.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)):
+        x = ut.asarray(native)
+        for name, args, kwargs in (("sum", (), {}), ("sum", (), {"axis": 0}),
+                                   ("mean", (), {"axis": (0, 1), "keepdims": True}),
+                                   ("reshape", ((4, 3),), {}), ("std", (), {
+                                       "correction": 1.0}), ("unique_counts", (), {}),
+                                   ("linalg.matrix_norm", (), {"ord": "fro"})):
+            func = ut.linalg.matrix_norm if "." in name else getattr(ut, name)
+            fast, slow = func(x, *args, **kwargs), func.__wrapped__(x, *args, **kwargs)
+            for a, b in zip(fast if isinstance(fast, tuple) else (fast,),
+                            slow if isinstance(slow, tuple) else (slow,), strict=True):
+                assert type(a) is Tensor and a.owner == b.owner and a.dtype == b.dtype
+                np.testing.assert_allclose(a.numpy(), b.numpy())
+        assert type(ut.unique_counts(x)).__name__ == "UniqueCountsResult"

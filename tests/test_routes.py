@@ -165,3 +165,19 @@ def test_jax_direct_import_of_empty_memory_at_an_unaligned_address():
     jax_backend = _backends.get("jax")
     empty = np.frombuffer(bytes(8), np.float32, 0, offset=4)  # 4-byte aligned
     assert jax_backend.wrap(NUMPY.export(empty)).shape == (0,)
+
+
+def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
+    import tensorflow as tf
+    tf_backend = _backends.get("tensorflow")
+    a = np.arange(6.0).reshape(2, 3)
+    t = tf_backend.from_native("numpy", a)
+    assert _common.buffer_from_dlpack(t).data_ptr == a.ctypes.data
+    assert tf_backend.from_native("numpy", a.T) is None  # TF needs row-major
+    bf16 = np.zeros(2, _backends.get("numpy")._BFLOAT16)  # no buffer-protocol name
+    assert tf_backend.from_native("numpy", bf16) is None
+    back = NUMPY.from_native("tensorflow", t)
+    assert back.ctypes.data == a.ctypes.data and not back.flags.writeable
+    assert NUMPY.from_native("tensorflow", tf.constant([1.0], tf.bfloat16)) is None
+    x = ut.asarray(tf.constant([1.0, 2.0], tf.bfloat16))  # the general path
+    assert x.numpy().dtype.name == "bfloat16"

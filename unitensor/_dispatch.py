@@ -19,9 +19,11 @@ deviation where it has one, else the backend's Array API namespace.
 
 from __future__ import annotations
 
+import ast
 import collections
 import contextlib
 import functools
+import operator
 import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -203,7 +205,16 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     except Exception as exc:
         _raise_if_devices_differ(name, (*args, *kwargs.values()), exc)
         raise
+    if anchor is first and backend is anchor._backend:  # for the C fast path
+        table = _call_tables.get(name)
+        if table is not None and backend not in table:
+            table[backend] = (func, backend.ARRAY)
     return _wrap(backend, result, name)
+
+
+# function name -> the C fast path's table of a generated function (see
+# _make_function): {backend: (its implementation, its array type)}.
+_call_tables: dict[str, dict[ModuleType, tuple[Callable[..., Any], type]]] = {}
 
 
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
@@ -261,8 +272,15 @@ def binary(name: str, x1: Any, x2: Any,
 
 
 # -- the array object's indexing and in-place operators ---------------------------
+# backend -> (operator.getitem, its array type): the C fast path of Tensor's
+# __getitem__ (_operators.py) for basic keys, which every framework reads alike.
+getitem_table: dict[ModuleType, tuple[Callable[..., Any], type]] = {}
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     backend = _compute(x._backend)
+    if backend is x._backend and backend not in getitem_table:
+        getitem_table[backend] = (operator.getitem, backend.ARRAY)
     native = (x._native if backend is x._backend
               else _operand(x, backend, "__getitem__", x))
     key = _operand(key, backend, "__getitem__", x)
@@ -400,7 +418,8 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
         scope: dict[str, Any] = {"_call": call}
         exec(source, scope)  # noqa: S102 - source built above from the table only
-        func = scope[row.name]
+        func = _call_fast_path(scope[row.name], qualified, keywords,
+                               len(positional) if star is None else _MAX_CALL_ARGS)
     func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])
@@ -417,7 +436,7 @@ def _unary_function(name: str) -> Callable[[Any], Any]:
 
     def function(x: Any, /) -> Any:
         return unary(name, x, table)
-    return fast_path("unary", function, table)
+    return fast_path("unary", function, table, wrap=_wrapper(name))
 
 
 def _binary_function(name: str) -> Callable[[Any, Any], Any]:
@@ -425,7 +444,31 @@ def _binary_function(name: str) -> Callable[[Any, Any], Any]:
 
     def function(x1: Any, x2: Any, /) -> Any:
         return binary(name, x1, x2, table)
-    return fast_path("binary", function, table)
+    return fast_path("binary", function, table, wrap=_wrapper(name))
+
+
+_MAX_CALL_ARGS = 16  # ext/_fast.c's MAX_CALL_ARGS
+
+
+def _wrapper(name: str) -> Callable[[ModuleType, Any], Any]:
+    """What a fast path calls for results that are not one array (tuples)."""
+    def wrap(backend: ModuleType, result: Any) -> Any:
+        return _wrap(backend, result, name)
+    return wrap
+
+
+def _call_fast_path(function: Callable[..., Any], name: str,
+                    keywords: list[tuple[str, str]], positional: int) -> Any:
+    """``function`` behind the C fast path for a Tensor and plain arguments
+    (``sum(x, axis=0)``), which leaves out keywords equal to their defaults as
+    ``function`` does; ``function`` itself where a default is not a literal."""
+    try:
+        defaults = {k: ast.literal_eval(v) for k, v in keywords}
+    except ValueError:
+        return function
+    table = _call_tables[name] = {}
+    return fast_path("call", function, table, keywords=defaults,
+                     wrap=_wrapper(name), max_positional=positional)
 
 
 def _takes_array(row: Function) -> bool:

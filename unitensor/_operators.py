@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _dispatch, _elementwise_functions, _linear_algebra_functions
-from ._tensor import Tensor
+from ._tensor import Tensor, fast_path
 
 # Imported here, below Tensor, because _dispatch (and the namespace made by it)
 # needs Tensor itself.
@@ -49,6 +49,10 @@ def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
         return self
     return method
 
+
+# x[key]: basic keys in C (ext/_fast.c), everything else through _dispatch.getitem.
+Tensor.__getitem__ = fast_path(  # type: ignore[method-assign]
+    "getitem", Tensor.__getitem__, _dispatch.getitem_table, wrap=_dispatch._wrap)
 
 for _dunder, _name in _BINARY.items():
     setattr(Tensor, f"__{_dunder}__", _function(_name))

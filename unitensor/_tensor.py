@@ -207,9 +207,9 @@ class Tensor(_fast.TensorBase):
 _make: Callable[..., Tensor] = _fast.make_tensor
 
 
-def fast_path(kind: str, slow: Callable[..., Any], table: Any) -> Any:
+def fast_path(kind: str, slow: Callable[..., Any], table: Any, **options: Any) -> Any:
     """A C shortcut standing for ``slow`` (see ext/_fast.c), looking like it."""
-    return functools.update_wrapper(_fast.FastPath(kind, slow, table), slow)
+    return functools.update_wrapper(_fast.FastPath(kind, slow, table, **options), slow)
 
 
 # The views: a cached one (or the owner's own array) is returned from C.

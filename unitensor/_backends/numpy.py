@@ -85,12 +85,26 @@ def from_native(source: str, x: object) -> np.ndarray | None:
     half the cost of ``Tensor.numpy()``), else ``Tensor.numpy()`` (3x cheaper than
     DLPack). Neither sees torch's lazy conj/neg bits: those tensors take the
     general path, which resolves them."""
+    if source == "tensorflow":
+        return _from_tensorflow(x)
     if source != "torch" or not _TORCH_TO_NUMPY_OK[x.dtype] or not (  # type: ignore[attr-defined]
             x.is_cpu and not x.is_conj() and not x.is_neg()):  # type: ignore[attr-defined]
         return None
     if _TORCH_EXCHANGE.get(type(x)):
         return np.asarray(_core.exchange_import(x))
     return None if x.requires_grad else x.numpy()  # type: ignore[attr-defined]
+
+
+def _from_tensorflow(x: object) -> np.ndarray | None:
+    """TensorFlow's own versioned DLPack export, read-only (TF tensors are
+    immutable): 3x cheaper than through the Buffer. None where numpy refuses it
+    (bfloat16, GPU memory): the general path says why."""
+    try:
+        array = np.from_dlpack(x)
+    except (BufferError, RuntimeError, TypeError, ValueError):
+        return None
+    array.flags.writeable = False  # already so from TF's read-only flag: kept so
+    return array
 
 
 class _TorchExchange(dict):  # tensor type -> whether it has the C exchange API
