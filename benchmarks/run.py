@@ -55,7 +55,7 @@ def per_call_us(fn: Callable[[], object], quick: bool) -> float:
 
 
 def side_by_side(fns: list[Callable[[], object]], quick: bool) -> list[float]:
-    """Median per-call times of ``fns``, their batches interleaved (a, b, a, b,
+    """Median per-call times of ``fns``, their batches interleaved (a, b, b, a,
     ...) so that drift of the machine (frequency, other load, memory bandwidth)
     reaches every one of them alike: the ratios compare like with like."""
     numbers = []
@@ -67,8 +67,10 @@ def side_by_side(fns: list[Callable[[], object]], quick: bool) -> list[float]:
         single = max(time.perf_counter_ns() - start, 1)
         numbers.append(max(1, min(20_000, int(2e6 / single))))  # batches of ~2 ms
     samples: list[list[float]] = [[] for _ in fns]
-    for _ in range(5 if quick else 25):
-        for fn, number, out in zip(fns, numbers, samples, strict=True):
+    runs = list(zip(fns, numbers, samples, strict=True))
+    for round_ in range(6 if quick else 26):
+        # every other round in reverse order: none of them always runs first
+        for fn, number, out in runs if round_ % 2 else runs[::-1]:
             start = time.perf_counter_ns()
             for _ in range(number):
                 fn()
@@ -402,7 +404,24 @@ def markdown(rows: list[Row], quick: bool) -> str:
                 compat = "-" if r.compat_us is None else f"{r.compat_us:.2f}"
                 lines.append(f"| {r.case} | {ours} | {theirs} | {r.ratio} | "
                              f"{r.native or '-'} | {compat} | {r.note or '-'} |")
+    lines += ["", "## Where the gaps come from", "", *GAPS]
     return "\n".join(lines) + "\n"
+
+
+GAPS = [
+    "- `ut.asarray(x).numpy()` / `.torch()` / `.tf()` make a new Tensor every call: "
+    "unitensor wraps `x`, takes the framework's own route (torch's DLPack C exchange "
+    "API, `torch.from_numpy`, TensorFlow's C++ import) and records the view in the "
+    "Tensor's cache. The bare framework call does none of that, so a wrapper that "
+    "calls it cannot be faster than it; a second call on the same Tensor is the "
+    "cached row.",
+    "- `.tf()`: TensorFlow's own `TFE_FromDlpackCapsule` takes most of the 1 µs.",
+    "- array-api-compat's numpy `add` is `np.add` itself: no overhead is below none.",
+    "- `ut.sum` on torch: array-api-compat's `sum` wrapper plus unitensor's unsigned "
+    "accumulation fix (the standard's uint64 default), both Python.",
+    "- The 4M-element rows are memory-bound: on this VM the same call compared with "
+    "itself varies by about 3% from run to run.",
+]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -199,7 +199,9 @@ FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(compat_numpy, np)
                             "expm1": expm1_fixed(compat_numpy)}
 
 # Functions for operands of one dtype that skip the namespace: none needed here.
-SAME_DTYPE: dict[str, object] = {}
+# Two operands of one dtype: numpy's own function where array-api-compat's only
+# forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).
+SAME_DTYPE: dict[str, object] = {"matmul": np.matmul}
 
 
 def namespace() -> object:
