@@ -373,3 +373,19 @@ def test_call_fast_path_functions_agree_with_python():
                 assert type(a) is Tensor and a.owner == b.owner and a.dtype == b.dtype
                 np.testing.assert_allclose(a.numpy(), b.numpy())
         assert type(ut.unique_counts(x)).__name__ == "UniqueCountsResult"
+
+
+def test_keyword_defaults_are_read_as_python_reads_them():
+    import ast
+
+    from unitensor._dispatch import _literal
+    from unitensor._standard import FUNCTIONS
+    defaults = {p.split("=", 1)[1].strip() for row in FUNCTIONS
+                for p in row.signature.split(",") if "=" in p}
+    assert len(defaults) > 5
+    for text in defaults:
+        value = _literal(text)
+        assert value == ast.literal_eval(text) and type(value) is type(
+            ast.literal_eval(text))
+    with pytest.raises(ValueError):
+        _literal("xp.float32")
