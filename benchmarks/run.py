@@ -409,16 +409,27 @@ def markdown(rows: list[Row], quick: bool) -> str:
 
 
 GAPS = [
-    "- `ut.asarray(x).numpy()` / `.torch()` / `.tf()` make a new Tensor every call: "
-    "unitensor wraps `x`, takes the framework's own route (torch's DLPack C exchange "
-    "API, `torch.from_numpy`, TensorFlow's C++ import) and records the view in the "
-    "Tensor's cache. The bare framework call does none of that, so a wrapper that "
+    "- `ut.asarray(x).numpy()` / `.torch()` / `.tf()` make a new Tensor every call "
+    "(~0.06-0.1 µs), take the framework's own route and record the view in the "
+    "Tensor's cache (a Memory record and its dict, ~0.1-0.2 µs with their "
+    "deallocation). The bare framework call does none of that, so a wrapper that "
     "calls it cannot be faster than it; a second call on the same Tensor is the "
     "cached row.",
-    "- `.tf()`: TensorFlow's own `TFE_FromDlpackCapsule` takes most of the 1 µs.",
+    "- torch -> numpy is one C call (ext/_core.c `exchange_host_view`): torch's "
+    "DLPack C exchange import (~0.1 µs), numpy's buffer-protocol import (~0.13 µs) "
+    "and the two checks the exchange does not make, `is_neg()` and, for complex "
+    "data, `is_conj()` (~0.13 µs each through torch's argument parser). "
+    "`Tensor.numpy()` makes them inside torch, in C++.",
+    "- numpy -> torch is `torch.from_numpy` itself (~0.42 µs) inside a Python route "
+    "(~0.14 µs: its frame and the `flags.writeable` and dtype checks). torch's "
+    "exchange import over a Buffer would save the frame, not the gap: it costs "
+    "~0.45 µs itself.",
+    "- 3x faster than `np.from_dlpack(t)` / `torch.from_dlpack(a)` would be below "
+    "the cost of making the framework's array object at all (`torch.from_numpy` "
+    "alone is more than a third of `torch.from_dlpack`).",
+    "- `.tf()`: TensorFlow's own `TFE_FromDlpackCapsule` takes ~0.55 µs of the 1 µs "
+    "and the eager-context check, Buffer and capsule ~0.3 µs.",
     "- array-api-compat's numpy `add` is `np.add` itself: no overhead is below none.",
-    "- `ut.sum` on torch: array-api-compat's `sum` wrapper plus unitensor's unsigned "
-    "accumulation fix (the standard's uint64 default), both Python.",
     "- The 4M-element rows are memory-bound: on this VM the same call compared with "
     "itself varies by about 3% from run to run.",
 ]

@@ -1658,6 +1658,67 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* Whether any of obj's methods named in `names` answers True: 1, 0, or -1 with
+ * an error. */
+static int
+any_method_true(PyObject *obj, PyObject *names)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *answer = PyObject_CallMethodNoArgs(obj, PyTuple_GET_ITEM(names, i));
+        int yes = answer == NULL ? -1 : PyObject_IsTrue(answer);
+        Py_XDECREF(answer);
+        if (yes != 0) {
+            return yes;
+        }
+    }
+    return 0;
+}
+
+/* make(Buffer) over obj's host memory, through its type's C exchange API: the
+ * whole of torch's route to numpy in one C call (a Python function doing the
+ * same costs twice as much as Tensor.numpy()). None, with nothing kept, where
+ * the route does not apply and the general path must decide: obj's type has no
+ * exchange API, one of obj's `refusals` methods answers True (asked of complex
+ * data too: `complex_refusals`) - torch's lazy neg and conj bits, which the
+ * exchange ignores - or the memory is not on the CPU or has no buffer-protocol
+ * format (what make reads it through). */
+static PyObject *
+exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exchange_host_view";
+    if (nargs != 4 || !PyCallable_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        !PyTuple_Check(args[2])) {
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(make, refusals, complex_refusals, obj): a callable, two "
+                         "tuples of method names, an array", "%zd arguments", nargs);
+    }
+    PyObject *make = args[0], *obj = args[3];
+    if (exchange_api(Py_TYPE(obj), func, "obj") == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int refused = any_method_true(obj, args[1]);
+    if (refused != 0) {
+        return refused < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    Buffer *b = (Buffer *)exchange_import(module, obj);
+    if (b == NULL) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    refused = b->dtype.code == kDLComplex ? any_method_true(obj, args[2]) : 0;
+    if (refused == 0) {
+        result = !cpu_readable(b->device) || struct_format(b->dtype) == NULL
+                     ? Py_NewRef(Py_None)
+                     : PyObject_CallOneArg(make, (PyObject *)b);
+    }
+    else if (refused > 0) {
+        result = Py_NewRef(Py_None);
+    }
+    Py_DECREF(b);
+    return result;
+}
+
 /* ----------------------------------------------- array interface exports --- */
 
 static PyObject *
@@ -2037,6 +2098,12 @@ static PyMethodDef module_methods[] = {
     {"exchange_export", (PyCFunction)(void (*)(void))exchange_export, METH_FASTCALL,
      "exchange_export(buffer, array_type)\nAn array of array_type's framework over "
      "buffer's memory, through its DLPack C exchange API."},
+    {"exchange_host_view", (PyCFunction)(void (*)(void))exchange_host_view,
+     METH_FASTCALL,
+     "exchange_host_view(make, refusals, complex_refusals, obj)\nmake(Buffer) over "
+     "obj's CPU memory through its type's DLPack C exchange API; None where obj's "
+     "type has none, a method named in refusals (complex_refusals, for complex "
+     "data) answers True, or make cannot read the memory."},
     {"from_buffer", (PyCFunction)from_buffer, METH_O,
      "from_buffer(obj)\nWrap obj's buffer-protocol export."},
     {"empty", (PyCFunction)(void (*)(void))empty, METH_VARARGS | METH_KEYWORDS,

@@ -16,7 +16,8 @@
  *     UNARY    f(x) on a Tensor whose backend has a function in the table;
  *     BINARY   f(x1, x2) on two Tensors of one backend and dtype;
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
- *              adapter's from_native() route (cached as Python caches it);
+ *              adapter's route from the owner (ROUTES[owner name]), cached as
+ *              Python caches it;
  *     GETITEM  x[key] with a basic key (ints, slices, None, Ellipsis);
  *     CALL     f(x, ...) for a Tensor x and plain Python arguments (numbers,
  *              strings, None, tuples of them): sum(x, axis=0), reshape(x, s).
@@ -51,7 +52,7 @@ static PyTypeObject *tensor_type = NULL;
 /* _dispatch._forcing_now: a one-item list, 0 while no owner() block is open. */
 static PyObject *forcing_now = NULL;
 static PyObject *zero = NULL;
-static PyObject *str_dtype, *str_name, *str_from_native, *str_result;
+static PyObject *str_dtype, *str_name, *str_routes, *str_result;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
 
@@ -613,9 +614,10 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 }
 
 /* t's memory as the `target` framework's array by that framework's own route
- * (its adapter's from_native(source, native), e.g. torch.from_numpy), cached
- * in t's Memory as the Python path caches it; NULL without an error where
- * there is none (the adapter is not loaded yet, or it returned None). */
+ * (its adapter's ROUTES[source](native), e.g. torch.from_numpy), cached in t's
+ * Memory as the Python path caches it; NULL without an error where there is
+ * none (the adapter is not loaded yet, has no route from source, or the route
+ * returned None). */
 static PyObject *
 framework_route(TensorObject *t, PyObject *source, PyObject *target)
 {
@@ -623,12 +625,18 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
     if (adapter == NULL) {
         return NULL;
     }
-    PyObject *route = PyObject_GetAttr(adapter, str_from_native);
+    PyObject *routes = PyObject_GetAttr(adapter, str_routes);
+    if (routes == NULL) {
+        return NULL;
+    }
+    PyObject *route = PyDict_Check(routes) ? PyDict_GetItemWithError(routes, source)
+                                           : NULL;
+    Py_XINCREF(route); /* the call may change ROUTES */
+    Py_DECREF(routes);
     if (route == NULL) {
         return NULL;
     }
-    PyObject *route_args[2] = {source, t->native};
-    PyObject *view = PyObject_Vectorcall(route, route_args, 2, NULL);
+    PyObject *view = PyObject_Vectorcall(route, &t->native, 1, NULL);
     Py_DECREF(route);
     if (view == NULL || view == Py_None) {
         Py_XDECREF(view);
@@ -918,9 +926,9 @@ PyInit__fast(void)
     zero = PyLong_FromLong(0);
     str_dtype = PyUnicode_InternFromString("dtype");
     str_name = PyUnicode_InternFromString("NAME");
-    str_from_native = PyUnicode_InternFromString("from_native");
+    str_routes = PyUnicode_InternFromString("ROUTES");
     str_result = PyUnicode_InternFromString("result");
-    if (zero == NULL || str_dtype == NULL || str_name == NULL || str_from_native == NULL ||
+    if (zero == NULL || str_dtype == NULL || str_name == NULL || str_routes == NULL ||
         str_result == NULL) {
         return NULL;
     }

@@ -65,7 +65,8 @@ def test_core_and_catalogue_are_clean_under_asan_and_ubsan(sanitized_package):
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "test_buffer.py", "test_asarray.py", "test_reliability.py", "test_fast.py",
-         "-k", "not p26 and not p32 and not p33"],
+         "test_routes.py",  # the C exchange routes; jaxlib and TF stay outside ASan
+         "-k", "not p26 and not p32 and not p33 and not jax and not tensorflow"],
         env=env, capture_output=True, text=True, cwd=ROOT / "tests", timeout=900)
     report = out.stdout[-4000:] + out.stderr[-4000:]
     assert "ERROR: AddressSanitizer" not in out.stderr, report

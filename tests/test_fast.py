@@ -277,16 +277,19 @@ def test_fastpath_binds_as_a_method_and_collects_its_cycles():
 
 
 def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatch):
-    """A view not cached yet: the target adapter's from_native(source, native),
+    """A view not cached yet: the target adapter's ROUTES[source](native),
     called from C, cached in the Tensor's Memory as the Python path caches it."""
     calls = []
 
-    def from_native(source, native):
-        calls.append(source)
-        return {"numpy": ("view of", native), "none": None}.get(source) or (
-            (_ for _ in ()).throw(ValueError("refused")))
+    def route(source):
+        def convert(native):
+            calls.append(source)
+            if source == "raises":
+                raise ValueError("refused")
+            return ("view of", native) if source == "numpy" else None
+        return convert
     monkeypatch.setitem(_backends._loaded, "other", type("Adapter", (), {
-        "from_native": staticmethod(from_native)}))
+        "ROUTES": {name: route(name) for name in ("numpy", "none", "raises")}}))
     slow = Recorder()
     view = _fast.FastPath("view", slow, "other")
     x = ut.asarray(np.arange(3.0))
@@ -298,6 +301,8 @@ def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatc
     assert view(ut.asarray(np.arange(2.0))) == "slow"
     monkeypatch.setattr(NUMPY, "NAME", "raises")  # the route raises: slow path
     assert view(ut.asarray(np.arange(2.0))) == "slow" and len(slow.calls) == 2
+    monkeypatch.setattr(NUMPY, "NAME", "absent")  # no route from this owner
+    assert view(ut.asarray(np.arange(2.0))) == "slow" and len(slow.calls) == 3
 
 
 def test_view_fast_path_routes_agree_with_python():

@@ -361,6 +361,20 @@ def test_torch_unsigned_sums_are_uint64():
     assert int(ut.sum(y)) == 3  # torch has no uint16 sum: computed in int64
 
 
+def test_torch_plain_sum_agrees_with_the_general_sum_for_every_dtype():
+    """ut.sum(x) on torch skips array-api-compat's wrapper unless x is unsigned
+    or arguments are given: the same answer either way."""
+    torch = pytest.importorskip("torch")
+    from unitensor import _backends
+    fixed = _backends.get("torch").FIXES["sum"]
+    for dtype in (torch.bool, torch.int8, torch.int32, torch.int64, torch.uint8,
+                  torch.uint16, torch.float16, torch.float32, torch.complex64):
+        x = torch.tensor([1, 0, 1], dtype=dtype)
+        plain, general = fixed(x), fixed(x, keepdims=False)
+        assert plain.dtype == general.dtype and plain.tolist() == general.tolist()
+        assert fixed(x, keepdims=True).shape == (1,)
+
+
 def test_jax_index_results_use_the_index_dtype(x64):
     import jax.numpy as jnp
     x = ut.asarray(jnp.arange(4))

@@ -67,6 +67,55 @@ def test_conj_and_neg_views_keep_their_values():
 
 
 @requires_exchange
+@pytest.mark.parametrize("name", LAYOUTS)
+def test_torch_route_to_numpy_shares_what_tensor_numpy_shares(name):
+    """numpy's route from torch (one C call: exchange import + buffer protocol)
+    gives the array Tensor.numpy() gives, over the same memory."""
+    t = LAYOUTS[name]()
+    a = NUMPY.ROUTES["torch"](t)
+    expected = t.numpy()
+    assert type(a) is np.ndarray and a.dtype == expected.dtype
+    assert a.shape == expected.shape and a.strides == expected.strides
+    assert a.flags.writeable and (a.size == 0 or a.ctypes.data == expected.ctypes.data)
+    np.testing.assert_array_equal(a, expected)
+
+
+@requires_exchange
+def test_torch_route_to_numpy_keeps_the_memory_and_frees_it_once():
+    t = torch.zeros(3, requires_grad=True)  # shared, detached: as DLPack does
+    before = _core.stats()["imported_deleters_run"]
+    a = NUMPY.ROUTES["torch"](t)
+    a[0] = 5.0
+    assert t[0].item() == 5.0
+    del t
+    assert a[0] == 5.0  # the array keeps torch's memory alive
+    del a
+    assert _core.stats()["imported_deleters_run"] == before + 1
+
+
+@requires_exchange
+def test_torch_route_to_numpy_declines_what_the_general_path_must_decide():
+    route = NUMPY.ROUTES["torch"]
+    c = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    before = _core.stats()["imported_deleters_run"]
+    assert route(c.conj()) is None  # the conj bit: complex data only
+    assert route(c.conj().imag) is None  # the neg bit: any dtype
+    assert route(torch.zeros(2, dtype=torch.bfloat16)) is None  # no numpy name
+    assert route(np.zeros(2)) is None  # no exchange API on the type
+    assert _core.stats()["imported_deleters_run"] == before + 2  # declined after import
+    with pytest.warns(ut.CopyWarning):  # so the general path resolves the bit
+        assert ut.asarray(c.conj()).numpy().tolist() == [1 - 2j, 3 + 4j]
+
+
+def test_exchange_host_view_names_what_it_takes():
+    with pytest.raises(TypeError, match=r"exchange_host_view\(\): args: expected "
+                                        r"\(make, refusals, complex_refusals, obj\)"):
+        _core.exchange_host_view(np.asarray, ("is_neg",), torch.zeros(1))
+    with pytest.raises(AttributeError):  # a refusal the array cannot answer
+        _core.exchange_host_view(np.asarray, ("no_such_method",), (), torch.zeros(1))
+
+
+@requires_exchange
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_,
                                    np.complex128, np.float16])
 def test_exchange_export_gives_torch_the_same_memory(dtype):
@@ -171,13 +220,13 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     import tensorflow as tf
     tf_backend = _backends.get("tensorflow")
     a = np.arange(6.0).reshape(2, 3)
-    t = tf_backend.from_native("numpy", a)
+    t = tf_backend.ROUTES["numpy"](a)
     assert _common.buffer_from_dlpack(t).data_ptr == a.ctypes.data
-    assert tf_backend.from_native("numpy", a.T) is None  # TF needs row-major
+    assert tf_backend.ROUTES["numpy"](a.T) is None  # TF needs row-major
     bf16 = np.zeros(2, _backends.get("numpy")._BFLOAT16)  # no buffer-protocol name
-    assert tf_backend.from_native("numpy", bf16) is None
-    back = NUMPY.from_native("tensorflow", t)
+    assert tf_backend.ROUTES["numpy"](bf16) is None
+    back = NUMPY.ROUTES["tensorflow"](t)
     assert back.ctypes.data == a.ctypes.data and not back.flags.writeable
-    assert NUMPY.from_native("tensorflow", tf.constant([1.0], tf.bfloat16)) is None
+    assert NUMPY.ROUTES["tensorflow"](tf.constant([1.0], tf.bfloat16)) is None
     x = ut.asarray(tf.constant([1.0, 2.0], tf.bfloat16))  # the general path
     assert x.numpy().dtype.name == "bfloat16"

@@ -119,7 +119,8 @@ def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
     target = _LOADED.get(framework) or _backends.get(framework, func)
     if copy is not True:
-        native = target.from_native(t._backend.NAME, t._native)
+        route = target.ROUTES.get(t._backend.NAME)
+        native = None if route is None else route(t._native)
         if native is not None:  # the framework's own zero-copy route
             memory = t._memory
             if memory is None:

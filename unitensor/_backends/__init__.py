@@ -20,9 +20,10 @@ adapter module (``numpy.py``, ``torch.py``, ...) has the same functions:
     is an operand that unitensor only reads, never hands out;
 ``wrap(buf)``
     the framework's array over ``buf``'s memory, zero-copy;
-``from_native(source, x)``
-    a fast path: the framework's own zero-copy route from another framework's
-    array ``x`` (e.g. ``torch.from_numpy``), or None where it does not apply;
+``ROUTES``
+    fast paths: source framework name -> ``route(x)``, the framework's own
+    zero-copy route from that framework's array ``x`` (e.g. ``torch.from_numpy``),
+    returning None where it does not apply (the general path then decides);
 ``copy(x)``, ``astype(x, dtype)``, ``to_device(x, device)``, ``from_python(obj, dtype)``
     the framework's own operations, used where the user asked for a copy.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import array_api_compat.numpy as compat_numpy
 import numpy as np
 
@@ -80,21 +82,6 @@ def export(x: np.ndarray) -> _core.Buffer:
         return _core.from_array_interface(x)
 
 
-def from_native(source: str, x: object) -> np.ndarray | None:
-    """torch's own routes to numpy: its DLPack C exchange API (through the Buffer,
-    half the cost of ``Tensor.numpy()``), else ``Tensor.numpy()`` (3x cheaper than
-    DLPack). Neither sees torch's lazy conj/neg bits: those tensors take the
-    general path, which resolves them."""
-    if source == "tensorflow":
-        return _from_tensorflow(x)
-    if source != "torch" or not _TORCH_TO_NUMPY_OK[x.dtype] or not (  # type: ignore[attr-defined]
-            x.is_cpu and not x.is_conj() and not x.is_neg()):  # type: ignore[attr-defined]
-        return None
-    if _TORCH_EXCHANGE.get(type(x)):
-        return np.asarray(_core.exchange_import(x))
-    return None if x.requires_grad else x.numpy()  # type: ignore[attr-defined]
-
-
 def _from_tensorflow(x: object) -> np.ndarray | None:
     """TensorFlow's own versioned DLPack export, read-only (TF tensors are
     immutable): 3x cheaper than through the Buffer. None where numpy refuses it
@@ -107,27 +94,15 @@ def _from_tensorflow(x: object) -> np.ndarray | None:
     return array
 
 
-class _TorchExchange(dict):  # tensor type -> whether it has the C exchange API
-    def __missing__(self, kind: type) -> bool:
-        ok = self[kind] = kind.__module__ == "torch" and hasattr(
-            kind, "__dlpack_c_exchange_api__")
-        return ok
-
-
-_TORCH_EXCHANGE = _TorchExchange()
-
-
-class _TorchDtypes(dict):  # torch dtype -> whether Tensor.numpy() handles it
-    def __missing__(self, dtype: object) -> bool:
-        ok = str(dtype).removeprefix("torch.") in _NUMPY_NAMES
-        self[dtype] = ok
-        return ok
-
-
-_NUMPY_NAMES = {n for n in ("bool", "int8", "int16", "int32", "int64", "uint8",
-                            "float16", "float32", "float64", "complex64",
-                            "complex128")}
-_TORCH_TO_NUMPY_OK = _TorchDtypes()
+# torch's route, whole in C: its DLPack C exchange API (half the cost of
+# Tensor.numpy()) and numpy's buffer-protocol import. The general path (torch's
+# DLPack export, which resolves them) takes what it declines: torch builds
+# without the exchange API, lazy neg and conj bits (which the exchange does not
+# see; only complex tensors have the conj bit), GPU memory, dtypes numpy cannot
+# name (bfloat16).
+ROUTES = {"torch": functools.partial(_core.exchange_host_view, np.asarray,
+                                     ("is_neg",), ("is_conj",)),
+          "tensorflow": _from_tensorflow}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

@@ -66,16 +66,19 @@ def export(x: tf.Tensor) -> _core.Buffer:
     return immutable_buffer(tf.experimental.dlpack.to_dlpack(x))
 
 
-def from_native(source: str, x: object) -> tf.Tensor | None:
+def _from_numpy(x: object) -> tf.Tensor | None:
     """A numpy array (row-major compact, as TF needs) through the buffer protocol
     and TF's C++ import: a third of the general path's cost."""
-    if source != "numpy" or _from_capsule is None or not x.flags.c_contiguous:  # type: ignore[attr-defined]
+    if _from_capsule is None or not x.flags.c_contiguous:  # type: ignore[attr-defined]
         return None
     try:
         buf = _core.from_buffer(x)
     except (BufferError, ValueError):  # numpy cannot name bfloat16 in a buffer
         return None
     return wrap(buf)
+
+
+ROUTES = {"numpy": _from_numpy}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

@@ -80,14 +80,14 @@ def export(x: torch.Tensor) -> _core.Buffer:
     return _exchange_import(x)
 
 
-def from_native(source: str, x: object) -> torch.Tensor | None:
+def _from_numpy(x: object) -> torch.Tensor | None:
     """``torch.from_numpy``: torch's own zero-copy route, 3x cheaper than DLPack.
 
     Only for what it shares exactly: writable (torch would alias read-only memory
     as writable), native dtypes; it refuses negative strides and strides that are
     not whole elements itself.
     """
-    if source != "numpy" or not x.flags.writeable:  # type: ignore[attr-defined]
+    if not x.flags.writeable:  # type: ignore[attr-defined]
         return None
     if x.dtype not in _FROM_NUMPY:  # type: ignore[attr-defined]
         return None
@@ -101,6 +101,7 @@ def from_native(source: str, x: object) -> torch.Tensor | None:
 _FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
                                      "uint8", "float16", "float32", "float64",
                                      "complex64", "complex128")}
+ROUTES = {"numpy": _from_numpy}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
@@ -180,6 +181,19 @@ def _unsigned_accumulation(func: object) -> object:
         result = func(x, **kw)  # type: ignore[operator]
         target = wanted or (torch.uint64 if result.dtype == torch.int64 else None)
         return result if target is None else result.to(target)
+    return fixed
+
+
+def _plain_sum_first(general: object) -> object:
+    """ut.sum(x) of a signed, floating or bool tensor is torch.sum(x): the
+    standard's dtypes are torch's there. One call, instead of two Python wrappers
+    (about +0.35 µs on a 16-element tensor); everything else takes ``general``."""
+    unsigned = frozenset(_UNSIGNED)
+
+    def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
+        if not kw and x.dtype not in unsigned:
+            return torch.sum(x)
+        return general(x, **kw)  # type: ignore[operator]
     return fixed
 
 
@@ -379,6 +393,7 @@ def _complex_via_numpy(name: str, native: object) -> object:
 FIXES: dict[str, object] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
+FIXES["sum"] = _plain_sum_first(FIXES["sum"])
 FIXES["linalg.trace"] = _unsigned_accumulation(compat_torch.linalg.trace)
 FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
