@@ -1549,8 +1549,11 @@ buffer_mark_readonly(Buffer *self, PyObject *Py_UNUSED(ignored))
 /* ------------------------------------------- DLPack C exchange API --- */
 
 /* The exchange table a framework publishes on its array type (DLPack 1.3), or
- * NULL with a TypeError naming `arg`. Types seen are remembered: the table is
- * static in the framework for the life of the process (the spec's rule). */
+ * NULL with a TypeError naming `arg`. Only a type's own declaration counts: a
+ * subclass inherits the attribute but may have changed what its data means
+ * (torch's tensor subclasses, whose __dlpack__ they may override), so it takes
+ * the Python protocol. Types seen are remembered: the table is static in the
+ * framework for the life of the process (the spec's rule). */
 #define N_EXCHANGE_TYPES 8
 static struct {
     PyTypeObject *type; /* a strong reference */
@@ -1565,15 +1568,15 @@ exchange_api(PyTypeObject *type, const char *func, const char *arg)
             return exchange_types[i].api;
         }
     }
-    PyObject *capsule = PyObject_GetAttrString((PyObject *)type,
+    PyObject *capsule = type->tp_dict == NULL ? NULL
+                        : PyDict_GetItemString(type->tp_dict,
                                                "__dlpack_c_exchange_api__");
     const DLPackExchangeAPI *api =
         capsule == NULL ? NULL : PyCapsule_GetPointer(capsule, UT_EXCHANGE_API_CAPSULE);
-    Py_XDECREF(capsule);
     if (api == NULL) {
         PyErr_Clear();
         arg_error(PyExc_TypeError, func, arg,
-                  "an array type with a DLPack C exchange API "
+                  "an array type declaring a DLPack C exchange API "
                   "(__dlpack_c_exchange_api__)", "type '%s'", type->tp_name);
         return NULL;
     }
@@ -1677,11 +1680,12 @@ any_method_true(PyObject *obj, PyObject *names)
 /* make(Buffer) over obj's host memory, through its type's C exchange API: the
  * whole of torch's route to numpy in one C call (a Python function doing the
  * same costs twice as much as Tensor.numpy()). None, with nothing kept, where
- * the route does not apply and the general path must decide: obj's type has no
- * exchange API, one of obj's `refusals` methods answers True (asked of complex
- * data too: `complex_refusals`) - torch's lazy neg and conj bits, which the
- * exchange ignores - or the memory is not on the CPU or has no buffer-protocol
- * format (what make reads it through). */
+ * the route does not apply and the general path must decide: obj's type does
+ * not declare an exchange API, one of obj's `refusals` methods answers True
+ * (asked of complex data too: `complex_refusals`) - torch's lazy neg and conj
+ * bits, which the exchange ignores - the framework cannot export it, or the
+ * memory is not on the CPU or has no buffer-protocol format (what make reads it
+ * through). */
 static PyObject *
 exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1702,8 +1706,13 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return refused < 0 ? NULL : Py_NewRef(Py_None);
     }
     Buffer *b = (Buffer *)exchange_import(module, obj);
-    if (b == NULL) {
-        return NULL;
+    if (b == NULL) { /* memory torch cannot export (meta, sparse): the general
+                        path says why; KeyboardInterrupt and the like go on up */
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        Py_RETURN_NONE;
     }
     PyObject *result = NULL;
     refused = b->dtype.code == kDLComplex ? any_method_true(obj, args[2]) : 0;

@@ -107,6 +107,28 @@ def test_torch_route_to_numpy_declines_what_the_general_path_must_decide():
         assert ut.asarray(c.conj()).numpy().tolist() == [1 - 2j, 3 + 4j]
 
 
+@requires_exchange
+def test_torch_subclasses_take_the_python_protocol():
+    """A subclass inherits __dlpack_c_exchange_api__ but may have changed what its
+    data means (its own __dlpack__): only a type's own declaration counts."""
+    p = torch.nn.Parameter(torch.arange(3.0))
+    assert NUMPY.ROUTES["torch"](p) is None
+    with pytest.raises(TypeError, match="obj: expected an array type declaring"):
+        _core.exchange_import(p)
+    a = ut.asarray(p).numpy()  # the general path: torch's __dlpack__
+    assert a.ctypes.data == p.data_ptr() and a.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_torch_tensors_without_exportable_memory_are_refused_clearly():
+    route = NUMPY.ROUTES["torch"]
+    for t, got in ((torch.empty(3, device="meta"), "a strided tensor on meta"),
+                   (torch.zeros(2).to_sparse(), "a sparse_coo tensor on cpu")):
+        assert route(t) is None  # torch refused the export: the general path says why
+        with pytest.raises(BufferError, match=f"obj: expected a strided torch tensor "
+                                              f"with memory on cpu or cuda, got {got}"):
+            ut.asarray(t).numpy()
+
+
 def test_exchange_host_view_names_what_it_takes():
     with pytest.raises(TypeError, match=r"exchange_host_view\(\): args: expected "
                                         r"\(make, refusals, complex_refusals, obj\)"):
@@ -131,7 +153,7 @@ def test_exchange_export_gives_torch_the_same_memory(dtype):
 @requires_exchange
 def test_exchange_export_refuses_what_it_cannot_do():
     writable = NUMPY.export(np.zeros(3))
-    with pytest.raises(TypeError, match="type: expected an array type with a DLPack"):
+    with pytest.raises(TypeError, match="type: expected an array type declaring"):
         _core.exchange_export(writable, np.ndarray)
     with pytest.raises(TypeError, match=r"\(a Buffer, an array type\)"):
         _core.exchange_export(writable)
@@ -139,7 +161,7 @@ def test_exchange_export_refuses_what_it_cannot_do():
     readonly.flags.writeable = False
     with pytest.raises(BufferError, match="read-only memory"):
         _core.exchange_export(NUMPY.export(readonly), torch.Tensor)
-    with pytest.raises(TypeError, match="obj: expected an array type with a DLPack"):
+    with pytest.raises(TypeError, match="obj: expected an array type declaring"):
         _core.exchange_import(np.zeros(3))
 
 
