@@ -13,7 +13,8 @@
  *   Made only by make_tensor() and the fast paths below.
  * - FastPath: a callable standing for one Python function:
  *     ASARRAY  asarray(obj) of an array whose type and dtype were seen before;
- *     UNARY    f(x) on a Tensor whose backend has a function in the table;
+ *     UNARY    f(x) on a Tensor whose backend has a function in the table (or
+ *              two: one for complex dtypes, one for the rest);
  *     BINARY   f(x1, x2) on two Tensors of one backend and dtype;
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
  *              adapter's route from the owner (ROUTES[owner name]), cached as
@@ -271,6 +272,8 @@ typedef struct {
     PyObject *slow;  /* the Python function this one stands for */
     PyObject *table; /* ASARRAY: {type: (backend, dtypes)}; UNARY, BINARY,
                         GETITEM, CALL: {backend: (function, array type)};
+                        UNARY also {backend: (function, array type, function
+                        for non-complex dtypes, frozenset of complex dtypes)};
                         VIEW: the framework's name */
     PyObject *wrap;  /* wrap(backend, result) for results that are not the
                         backend's array type (scalars, tuples); NULL: slow path */
@@ -403,23 +406,6 @@ wrap_result(FastPath *f, PyObject *backend, PyObject *result, PyObject *array_ty
     return t;
 }
 
-static PyObject *
-fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL || !is_tensor(args[0]) ||
-        forcing()) {
-        return call_slow(f, args, nargsf, kwnames);
-    }
-    TensorObject *x = (TensorObject *)args[0];
-    PyObject *seen = entry(f->table, x->backend);
-    if (seen == NULL) {
-        return call_slow(f, args, nargsf, kwnames);
-    }
-    PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), &x->native, 1, NULL);
-    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
-                       NULL);
-}
-
 /* t's native dtype object, borrowed: read once per native. */
 static PyObject *
 native_dtype(TensorObject *t)
@@ -428,6 +414,36 @@ native_dtype(TensorObject *t)
         t->dtype = PyObject_GetAttr(t->native, str_dtype);
     }
     return t->dtype;
+}
+
+static PyObject *
+fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL || !is_tensor(args[0]) ||
+        forcing()) {
+        return call_slow(f, args, nargsf, kwnames);
+    }
+    TensorObject *x = (TensorObject *)args[0];
+    PyObject *seen = PyDict_GetItemWithError(f->table, x->backend);
+    Py_ssize_t size = seen != NULL && PyTuple_CheckExact(seen) ? PyTuple_GET_SIZE(seen) : 0;
+    if (size != 2 && size != 4) {
+        PyErr_Clear();
+        return call_slow(f, args, nargsf, kwnames);
+    }
+    PyObject *func = PyTuple_GET_ITEM(seen, 0);
+    if (size == 4) { /* (func, array type, real_path, complex dtypes) */
+        PyObject *dtype = native_dtype(x);
+        int is_complex =
+            dtype == NULL ? -1 : PySet_Contains(PyTuple_GET_ITEM(seen, 3), dtype);
+        if (is_complex < 0) {
+            PyErr_Clear();
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        func = is_complex ? func : PyTuple_GET_ITEM(seen, 2);
+    }
+    PyObject *result = PyObject_Vectorcall(func, &x->native, 1, NULL);
+    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
+                       NULL);
 }
 
 /* Both natives have the same dtype object (so no promotion is involved). */

@@ -154,6 +154,49 @@ def test_unary_fast_path_retries_slowly_when_the_framework_raises():
     assert len(slow.calls) == 1
 
 
+def test_unary_fast_path_calls_the_real_path_for_dtypes_that_are_not_complex():
+    """A 4-entry row: the fixed function for complex dtypes, the framework's own
+    for the rest (the Python fix would only have called it)."""
+    called = []
+
+    def fixed(a):
+        called.append("fixed")
+        return np.sin(a)
+
+    def real(a):
+        called.append("real")
+        return np.sin(a)
+    slow = Recorder()
+    row = (fixed, np.ndarray, real, frozenset({np.dtype("complex128")}))
+    f = _fast.FastPath("unary", slow, {NUMPY: row})
+    f(ut.asarray(np.arange(3.0)))
+    f(ut.asarray(np.arange(3.0) + 1j))
+    assert called == ["real", "fixed"] and slow.calls == []
+    bad = _fast.FastPath("unary", slow, {NUMPY: (fixed, np.ndarray, real, ["a list"])})
+    bad_size = _fast.FastPath("unary", slow, {NUMPY: (fixed, np.ndarray, real)})
+    assert bad(ut.asarray(np.arange(3.0))) == "slow"
+    assert bad_size(ut.asarray(np.arange(3.0))) == "slow" and len(slow.calls) == 2
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax"])
+def test_complex_special_case_fixes_keep_a_real_path_in_the_fast_table(framework):
+    """ut.sin & co. on torch/jax: the C fast path skips the complex fix for real
+    dtypes and keeps it for complex ones."""
+    from unitensor import _backends
+    backend = _backends.get(framework)
+    real = ut.asarray(np.array([0.5, 1.0], np.float32)).to(framework, copy=True)
+    ut.sin(real)  # fills the table
+    row = ut.sin.table[backend]
+    assert len(row) == 4 and row[2] is backend.FIXES["sin"].real_path
+    np.testing.assert_allclose(ut.sin(real).numpy(), np.sin([0.5, 1.0]), rtol=1e-6)
+    special = np.array([complex(np.inf, 0.0), complex(-0.0, 2.0)], np.complex64)
+    z = ut.asarray(special).to(framework, copy=True)
+    with np.errstate(all="ignore"):
+        expected = np.sin(special)
+    np.testing.assert_array_equal(ut.sin(z).numpy(), expected)
+    assert np.signbit(ut.sin(z).numpy().real[1]) == np.signbit(expected.real[1])
+
+
 def test_fast_path_results_that_are_not_arrays():
     f, slow = unary_path(np.sum)  # a numpy scalar: the adapter's result() wraps it
     total = f(ut.asarray(np.arange(3.0)))

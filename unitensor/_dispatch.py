@@ -246,6 +246,10 @@ def unary(name: str, x: Any, table: dict[ModuleType, Any] | None = None) -> Any:
     the fast path); records ``x``'s backend in ``table`` for next time."""
     if table is not None and type(x) is Tensor and x._backend not in table:
         _same_dtype_function(x._backend, name, table)
+        func, array_type = table.get(x._backend, (None, None))
+        real_path = getattr(func, "real_path", None)
+        if real_path is not None:  # complex inputs only need func's fix
+            table[x._backend] = (func, array_type, real_path, func.complex_dtypes)
     return call(name, (x,), {})
 
 

@@ -192,13 +192,15 @@ COMPLEX_SPECIAL_CASES = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos
                          "sqrt", "tan", "tanh")
 
 
-def complex_special_cases_fixed(xp: object, name: str, is_complex: object,
+def complex_special_cases_fixed(xp: object, name: str, complex_dtypes: frozenset,
                                 to_numpy: object, from_numpy: object) -> object:
     """``name`` with the special complex elements computed by numpy.
 
     Ordinary inputs (the common case, checked once per call) take the framework's
     own function; infinities, NaNs and signed zeros come from numpy's, through
-    zero-copy views where the memory is on the CPU.
+    zero-copy views where the memory is on the CPU. Inputs of a dtype not in
+    ``complex_dtypes`` (the framework's own dtype objects) need no fix: the C fast
+    path calls ``fixed.real_path`` for them directly (``fixed.complex_dtypes``).
     """
     from . import numpy as numpy_backend
 
@@ -208,7 +210,7 @@ def complex_special_cases_fixed(xp: object, name: str, is_complex: object,
 
     def fixed(x: object, /) -> object:
         result = native(x)
-        if not is_complex(x):  # type: ignore[operator]
+        if x.dtype not in complex_dtypes:  # type: ignore[attr-defined]
             return result
         # Special cases: non-finite parts, and a zero real or imaginary part
         # (whose sign picks the side of a branch cut: sqrt(-1 - 0j) is -1j,
@@ -221,4 +223,6 @@ def complex_special_cases_fixed(xp: object, name: str, is_complex: object,
         with np.errstate(all="ignore"):
             special = from_numpy(reference(to_numpy(x)))  # type: ignore[operator]
         return xp.where(ordinary, result, special)  # type: ignore[attr-defined]
+    fixed.real_path = native  # type: ignore[attr-defined]
+    fixed.complex_dtypes = complex_dtypes  # type: ignore[attr-defined]
     return fixed

@@ -206,7 +206,8 @@ FIXES: dict[str, object] = {"searchsorted": _searchsorted,
                             "remainder": remainder_fixed(jnp),
                             "sign": sign_fixed(jnp)}
 FIXES.update({name: complex_special_cases_fixed(
-    jnp, name, lambda x: x.dtype.kind == "c", np.asarray, jnp.asarray)
+    jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
+    jnp.asarray)
     for name in COMPLEX_SPECIAL_CASES})
 
 # Functions for operands of one dtype that skip the namespace: none needed here.

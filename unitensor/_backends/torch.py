@@ -407,7 +407,7 @@ FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
              **{"fft.ihfft": _resolved(compat_torch.fft.ihfft)},
              var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem)
 FIXES.update({name: complex_special_cases_fixed(
-    compat_torch, name, torch.Tensor.is_complex,
+    compat_torch, name, frozenset({torch.complex32, torch.complex64, torch.complex128}),
     lambda x: x.resolve_conj().cpu().numpy(),
     lambda r: torch.from_numpy(np.asarray(r)))
     for name in COMPLEX_SPECIAL_CASES})
