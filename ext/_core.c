@@ -1644,6 +1644,15 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return arg_error(PyExc_BufferError, func, "buffer", "writable memory",
                          "read-only memory");
     }
+    for (int i = 0; i < b->ndim; i++) {
+        /* torch 2.13's import throws a C++ exception through the C API on
+         * them, which ends the process: refused before it is called. */
+        if (b->strides[i] < 0 && b->shape[i] > 1) {
+            return arg_error(PyExc_BufferError, func, "buffer",
+                             "memory with non-negative strides",
+                             "stride %lld in dimension %d", (long long)b->strides[i], i);
+        }
+    }
     DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
     if (managed == NULL) {
         return NULL;

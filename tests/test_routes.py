@@ -119,10 +119,13 @@ def test_torch_subclasses_take_the_python_protocol():
     assert a.ctypes.data == p.data_ptr() and a.tolist() == [0.0, 1.0, 2.0]
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
 def test_torch_tensors_without_exportable_memory_are_refused_clearly():
     route = NUMPY.ROUTES["torch"]
     for t, got in ((torch.empty(3, device="meta"), "a strided tensor on meta"),
-                   (torch.zeros(2).to_sparse(), "a sparse_coo tensor on cpu")):
+                   (torch.zeros(2).to_sparse(), "a sparse_coo tensor on cpu"),
+                   (torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
+                    "a nested tensor on cpu")):
         assert route(t) is None  # torch refused the export: the general path says why
         with pytest.raises(BufferError, match=f"obj: expected a strided torch tensor "
                                               f"with memory on cpu or cuda, got {got}"):
@@ -161,6 +164,12 @@ def test_exchange_export_refuses_what_it_cannot_do():
     readonly.flags.writeable = False
     with pytest.raises(BufferError, match="read-only memory"):
         _core.exchange_export(NUMPY.export(readonly), torch.Tensor)
+    # torch's import throws a C++ exception through the C API on these (the
+    # process ends): refused before torch is called
+    with pytest.raises(BufferError, match="non-negative strides, got stride -1 in"):
+        _core.exchange_export(NUMPY.export(np.arange(4.0)[::-1]), torch.Tensor)
+    one = _core.exchange_export(NUMPY.export(np.arange(4.0)[:1][::-1]), torch.Tensor)
+    assert one.tolist() == [0.0]  # a stride never stepped is not refused
     with pytest.raises(TypeError, match="obj: expected an array type declaring"):
         _core.exchange_import(np.zeros(3))
 

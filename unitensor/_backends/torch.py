@@ -70,11 +70,12 @@ def readonly(x: torch.Tensor) -> bool:
 
 
 def export(x: torch.Tensor) -> _core.Buffer:
-    if x.layout is not torch.strided or x.device.type not in ("cpu", "cuda"):
+    if (x.layout is not torch.strided or x.is_nested
+            or x.device.type not in ("cpu", "cuda")):
+        kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
         raise arg_error(BufferError, "asarray", "obj",
                         "a strided torch tensor with memory on cpu or cuda",
-                        f"a {str(x.layout).removeprefix('torch.')} tensor on "
-                        f"{x.device.type}")
+                        f"a {kind} tensor on {x.device.type}")
     if x.requires_grad:
         x = x.detach()  # same memory; the graph stays with the original tensor
     if x.is_conj() or x.is_neg():
