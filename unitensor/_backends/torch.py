@@ -167,7 +167,7 @@ def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
 
 # -- the Array API namespace ------------------------------------------------------
 ARRAY = torch.Tensor
-_UNSIGNED = (torch.uint8, torch.uint16, torch.uint32, torch.uint64)
+_UNSIGNED = frozenset({torch.uint8, torch.uint16, torch.uint32, torch.uint64})
 _LIMITED = {torch.uint16: torch.int32, torch.uint32: torch.int64,
             torch.uint64: torch.int64}  # torch's uint16/32/64: storage, little math
 
@@ -194,10 +194,8 @@ def _plain_sum_first(general: object) -> object:
     """ut.sum(x) of a signed, floating or bool tensor is torch.sum(x): the
     standard's dtypes are torch's there. One call, instead of two Python wrappers
     (about +0.35 µs on a 16-element tensor); everything else takes ``general``."""
-    unsigned = frozenset(_UNSIGNED)
-
     def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
-        if not kw and x.dtype not in unsigned:
+        if not kw and x.dtype not in _UNSIGNED:
             return torch.sum(x)
         return general(x, **kw)  # type: ignore[operator]
     return fixed
