@@ -7,7 +7,10 @@ CopyWarning with copy=None) -- never a silent copy.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,10 +55,10 @@ def test_matrix_values_and_zero_copy(src, dst, dtype, x64):
     np.testing.assert_array_equal(to_numpy(out), base)
     assert (pointer(out) != pointer(source)) == copied, "a copy must be reported"
     # Zero-copy is the rule; the documented exceptions are read-only data going
-    # to torch (jax and tensorflow arrays are immutable) and unaligned memory
-    # going to jax.
+    # to torch (jax and tensorflow arrays are immutable) and memory that is not
+    # 64-byte aligned going to jax or tensorflow.
     expected_copy = (dst == "torch" and src in ("jax", "tensorflow")) or (
-        dst == "jax" and src != "jax" and pointer(source) % 64 != 0)
+        dst in ("jax", "tensorflow") and src != dst and pointer(source) % 64 != 0)
     assert copied == expected_copy
 
 
@@ -86,10 +89,61 @@ def test_layouts_from_numpy(layout, dst, dtype, x64):
     needs_copy = {
         "torch": layout == "negative strides",
         "jax": not source.flags.c_contiguous or pointer(source) % 64 != 0,
-        "tensorflow": not source.flags.c_contiguous,
+        "tensorflow": not source.flags.c_contiguous or pointer(source) % 64 != 0,
     }.get(dst, False)
     if source.size and layout != "size-1 dims":
         assert copied == needs_copy
+
+
+@pytest.mark.parametrize("dst", FRAMEWORKS)
+@pytest.mark.parametrize("offset", range(8, 64, 8))
+def test_misaligned_sources_reach_every_target(dst, offset, x64):
+    """numpy aligns small arrays to 16 bytes; JAX and TensorFlow kernels assume 64
+    (TF aborts the process on less): such memory is copied there, and reported."""
+    source = aligned_empty((3, 5), np.float64, offset=offset)
+    source[...] = np.arange(15.0).reshape(3, 5)
+    out, copied = convert(ut.asarray(source), dst)
+    assert copied == (dst in ("jax", "tensorflow"))
+    assert (pointer(out) != pointer(source)) == copied
+    if copied:
+        assert pointer(out) % 64 == 0
+    np.testing.assert_array_equal(to_numpy(out), source)
+    # Index, slice and reduce in the target framework itself.
+    assert float(out[2, 3]) == 13.0
+    np.testing.assert_array_equal(to_numpy(out[1:, ::2]), source[1:, ::2])
+    assert float(ut.asarray(out[:, 1:4]).numpy().sum()) == source[:, 1:4].sum()
+    if dst == "tensorflow":
+        import tensorflow as tf
+        assert float(tf.reduce_sum(out[1:])) == source[1:].sum()
+    elif dst == "jax":
+        assert float(out[1:].sum()) == source[1:].sum()
+
+
+def test_unaligned_memory_never_reaches_tensorflow_uncopied():
+    """Without the alignment guard, TF's StridedSlice kernel aborts the process
+    (``tensor.h: Check failed: IsAligned()``): run it where an abort is a result."""
+    pytest.importorskip("tensorflow")
+    code = (
+        "import sys, warnings, numpy as np, unitensor as ut\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from conftest import aligned_empty\n"
+        "warnings.simplefilter('ignore', ut.CopyWarning)\n"
+        "for offset in range(0, 64, 8):\n"
+        "    a = aligned_empty((6,), np.float32, offset=offset)\n"
+        "    a[...] = np.arange(6)\n"
+        "    t = ut.asarray(a).tf()\n"
+        "    assert float(t[2]) == 2.0 and t[1:4].shape == (3,)\n"
+        "    try:\n"
+        "        ut.asarray(a).tf(copy=False)\n"
+        "    except BufferError:\n"
+        "        assert offset\n"
+        "    else:\n"
+        "        assert not offset\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).parent.parent, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"
 
 
 def test_size_one_dims_with_odd_strides_stay_zero_copy(x64):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _backends, _core, _tensor
+from ._backends._common import buffer_from_dlpack
 from ._config import default_owner
 from ._device import CPU_READABLE, Device, parse
 from ._dtypes import DType, from_name
@@ -80,7 +81,7 @@ def from_dlpack(x: Any, /, *, device: Any = None,
     if kind is _CAPSULE_TYPE:
         buf = _core.from_capsule(x)
     elif hasattr(x, "__dlpack__"):
-        buf = _backends._common.buffer_from_dlpack(x)
+        buf = buffer_from_dlpack(x)
     else:
         raise arg_error(TypeError, "from_dlpack", "x",
                         "an object with __dlpack__ or a DLPack capsule", describe(x))
@@ -170,7 +171,7 @@ def _from_foreign(obj: Any, func: str) -> _tensor.Tensor | None:
     if kind is _CAPSULE_TYPE:
         return _from_buffer(_core.from_capsule(obj), func)
     if hasattr(kind, "__dlpack__"):
-        return _from_buffer(_backends._common.buffer_from_dlpack(obj), func)
+        return _from_buffer(buffer_from_dlpack(obj), func)
     if hasattr(obj, "__cuda_array_interface__"):
         device_id = _cuda_device_of(obj.__cuda_array_interface__["data"][0])
         return _from_buffer(_core.from_cuda_array_interface(obj, device_id), func)

@@ -8,6 +8,9 @@ Quirks handled here:
 - ``tf.convert_to_tensor`` and ``tf.Tensor.numpy()`` copy; the DLPack route does not.
 - TF accepts only row-major compact memory ("Invalid strides array from DLPack"):
   anything else is copied and reported.
+- TF's CPU kernels (Eigen) assume 64-byte aligned memory and abort the process
+  (``tensor.h: Check failed: IsAligned()``) on anything else, which is most
+  small numpy arrays (numpy aligns to 16 bytes): copied and reported, as for JAX.
 """
 
 from __future__ import annotations
@@ -69,7 +72,8 @@ def export(x: tf.Tensor) -> _core.Buffer:
 def _from_numpy(x: object) -> tf.Tensor | None:
     """A numpy array (row-major compact, as TF needs) through the buffer protocol
     and TF's C++ import: a third of the general path's cost."""
-    if _from_capsule is None or not x.flags.c_contiguous:  # type: ignore[attr-defined]
+    if (_from_capsule is None or not x.flags.c_contiguous  # type: ignore[attr-defined]
+            or x.ctypes.data % _ALIGNMENT):  # type: ignore[attr-defined]
         return None
     try:
         buf = _core.from_buffer(x)
@@ -81,10 +85,17 @@ def _from_numpy(x: object) -> tf.Tensor | None:
 ROUTES = {"numpy": _from_numpy}
 
 
+_ALIGNMENT = 64  # what TF's CPU kernels assume of every tensor's data
+
+
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if not buf.c_contiguous:
         return "TensorFlow accepts only row-major compact memory"
-    return cpu_only_reason(buf, "tensorflow (as built here)")
+    reason = cpu_only_reason(buf, "tensorflow (as built here)")
+    if reason is None and buf.size and buf.data_ptr % _ALIGNMENT:
+        return ("TensorFlow's CPU kernels need 64-byte aligned memory "
+                f"(this data is {buf.alignment}-byte aligned)")
+    return reason
 
 
 def wrap(buf: _core.Buffer) -> tf.Tensor:
