@@ -237,6 +237,7 @@ def test_numpy_export_of_float64_without_ml_dtypes(monkeypatch):
     """Without ml_dtypes numpy's bfloat16 is None, and ``dtype == None`` is True
     for float64 in numpy: the export must not take the bfloat16 route then."""
     numpy_backend = ut._backends.get("numpy")
-    monkeypatch.setattr(numpy_backend, "_BFLOAT16", None)
+    from unitensor._backends.numpy import interop as numpy_interop
+    monkeypatch.setattr(numpy_interop, "_BFLOAT16", None)
     buf = numpy_backend.export(np.arange(3.0))
     assert buf.dtype == (2, 64, 1) and buf.shape == (3,)

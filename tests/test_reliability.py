@@ -500,7 +500,9 @@ def test_p36_a_missing_framework_is_an_import_error_with_a_hint(monkeypatch):
     from unitensor import _backends
     monkeypatch.setitem(sys.modules, "tensorflow", None)
     monkeypatch.delitem(_backends._loaded, "tensorflow", raising=False)
-    monkeypatch.delitem(sys.modules, "unitensor._backends.tensorflow", raising=False)
+    for module in ("interop", "namespace"):
+        monkeypatch.delitem(sys.modules, f"unitensor._backends.tensorflow.{module}",
+                            raising=False)
     with pytest.raises(ImportError, match="pip install tensorflow"):
         ut.asarray([1.0]).to("tensorflow")
 

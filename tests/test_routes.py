@@ -16,10 +16,15 @@ from unitensor import _backends, _core
 from unitensor._backends import _common
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest import aligned_empty  # noqa: E402
 from forge import counters, forge  # noqa: E402
 
 TORCH = _backends.get("torch")
+from unitensor._backends.torch import interop as torch_interop  # noqa: E402
+
 NUMPY = _backends.get("numpy")
+from unitensor._backends.numpy import interop as numpy_interop  # noqa: E402
+
 LAYOUTS = {
     "contiguous": lambda: torch.arange(24.0).reshape(2, 3, 4),
     "transposed": lambda: torch.arange(24.0).reshape(2, 3, 4).transpose(0, 2),
@@ -29,7 +34,7 @@ LAYOUTS = {
     "complex": lambda: torch.arange(6.0).to(torch.complex64),
     "bool": lambda: torch.tensor([True, False]),
 }
-requires_exchange = pytest.mark.skipif(not TORCH._EXCHANGE,
+requires_exchange = pytest.mark.skipif(not torch_interop._EXCHANGE,
                                        reason="torch without the DLPack C exchange API")
 
 
@@ -188,15 +193,15 @@ def test_exchange_export_failure_frees_the_export_exactly_once():
 def test_torch_wrap_falls_back_for_read_only_memory():
     readonly = np.arange(3.0)
     readonly.flags.writeable = False
-    t = TORCH.wrap(NUMPY.export(readonly))  # for an operand that is only read
+    t = TORCH.alias(NUMPY.export(readonly))  # for an operand that is only read
     assert t.data_ptr() == readonly.ctypes.data
 
 
 def test_without_the_exchange_api_the_python_protocol_is_used(monkeypatch):
-    monkeypatch.setattr(TORCH, "_EXCHANGE", False)
+    monkeypatch.setattr(torch_interop, "_EXCHANGE", False)
     t = torch.arange(4.0)
     assert TORCH.export(t).source == "dlpack_versioned"
-    back = TORCH.wrap(NUMPY.export(np.arange(3.0)))
+    back = TORCH.alias(NUMPY.export(np.arange(3.0)))
     assert back.tolist() == [0.0, 1.0, 2.0]
     assert ut.asarray(np.arange(2.0)).to("torch").native.tolist() == [0.0, 1.0]
 
@@ -212,31 +217,33 @@ def test_numpy_export_through_the_buffer_protocol_matches_dlpack():
 
 def test_jax_direct_import_matches_jax_dlpack_and_falls_back(monkeypatch):
     jax_backend = _backends.get("jax")
+    from unitensor._backends.jax import interop as jax_interop
     raw = np.empty(16 * 4 + 64, np.uint8)
     start = (-raw.ctypes.data) % 64
     a = raw[start:start + 64].view(np.float32)
     a[:] = np.arange(16)
     buf = NUMPY.export(a)
-    direct = jax_backend.wrap(buf)
+    direct = jax_backend.alias(buf)
     assert direct.unsafe_buffer_pointer() == a.ctypes.data
-    monkeypatch.setattr(jax_backend, "_direct_import", None)
-    public = jax_backend.wrap(buf)
+    monkeypatch.setattr(jax_interop, "_direct_import", None)
+    public = jax_backend.alias(buf)
     assert public.unsafe_buffer_pointer() == a.ctypes.data
     assert (direct.dtype, direct.shape) == (public.dtype, public.shape)
 
     def changed(*args):
         raise TypeError("a different signature")
-    monkeypatch.setattr(jax_backend, "_direct_import", changed)
-    assert jax_backend.wrap(buf).unsafe_buffer_pointer() == a.ctypes.data
-    assert jax_backend._direct_import is None  # given up for good
+    monkeypatch.setattr(jax_interop, "_direct_import", changed)
+    assert jax_backend.alias(buf).unsafe_buffer_pointer() == a.ctypes.data
+    assert jax_interop._direct_import is None  # given up for good
 
 
 def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
     tf_backend = _backends.get("tensorflow")
+    from unitensor._backends.tensorflow import interop as tf_interop
     a = np.arange(6.0).reshape(2, 3)
-    direct = tf_backend.wrap(NUMPY.export(a))
-    monkeypatch.setattr(tf_backend, "_from_capsule", None)
-    public = tf_backend.wrap(NUMPY.export(a))
+    direct = tf_backend.alias(NUMPY.export(a))
+    monkeypatch.setattr(tf_interop, "_from_capsule", None)
+    public = tf_backend.alias(NUMPY.export(a))
     assert direct.dtype == public.dtype and direct.shape == public.shape
     np.testing.assert_array_equal(direct.numpy(), public.numpy())
 
@@ -244,17 +251,19 @@ def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
 def test_jax_direct_import_of_empty_memory_at_an_unaligned_address():
     jax_backend = _backends.get("jax")
     empty = np.frombuffer(bytes(8), np.float32, 0, offset=4)  # 4-byte aligned
-    assert jax_backend.wrap(NUMPY.export(empty)).shape == (0,)
+    assert jax_backend.alias(NUMPY.export(empty)).shape == (0,)
 
 
 def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     import tensorflow as tf
     tf_backend = _backends.get("tensorflow")
-    a = np.arange(6.0).reshape(2, 3)
+    a = aligned_empty((2, 3), np.float64)
+    a[...] = np.arange(6.0).reshape(2, 3)
     t = tf_backend.ROUTES["numpy"](a)
     assert _common.buffer_from_dlpack(t).data_ptr == a.ctypes.data
     assert tf_backend.ROUTES["numpy"](a.T) is None  # TF needs row-major
-    bf16 = np.zeros(2, _backends.get("numpy")._BFLOAT16)  # no buffer-protocol name
+    assert tf_backend.ROUTES["numpy"](a.reshape(-1)[1:]) is None  # 64-byte aligned
+    bf16 = np.zeros(2, numpy_interop._BFLOAT16)  # no buffer-protocol name
     assert tf_backend.ROUTES["numpy"](bf16) is None
     back = NUMPY.ROUTES["tensorflow"](t)
     assert back.ctypes.data == a.ctypes.data and not back.flags.writeable

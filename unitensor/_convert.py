@@ -12,7 +12,7 @@ from typing import Any
 from . import _backends, _core, _tensor
 from ._backends._common import buffer_from_dlpack
 from ._config import default_owner
-from ._device import CPU_READABLE, Device, parse
+from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, from_name
 from ._errors import arg_error, copy_or_refuse, describe
 
@@ -133,8 +133,8 @@ def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
     if copy is True or reason is not None:
         if copy is not True:
             copy_or_refuse(func, "copy", copy, str(reason))
-        return target.wrap(_copied_buffer(t, buf, target))
-    native = target.wrap(buf)
+        return target.alias(_copied_buffer(t, buf, target))
+    native = target.alias(buf)
     if not (reading and buf.readonly):  # a writable alias stays private to the call
         t._shared().views[framework] = native
     return native
@@ -155,7 +155,7 @@ def _from_native(backend: Any, obj: Any, copy: bool | None) -> _tensor.Tensor:
     try:
         backend.dtype(native)
     except BufferError:
-        fixed = backend.fix_byte_order(native) if backend.NAME == "numpy" else None
+        fixed = backend.fix_byte_order(native)
         if fixed is None:
             raise
         copy_or_refuse("asarray", "obj", copy, "the array is in non-native byte order")
@@ -190,7 +190,7 @@ def _from_buffer(buf: _core.Buffer, func: str) -> _tensor.Tensor:
     """Wrap a foreign Buffer by its device's natural framework."""
     if buf.device[0] in CPU_READABLE:
         owner = _backends.get("numpy", func)
-    elif buf.device[0] in (2, 13):
+    elif buf.device[0] in CUDA_READABLE:
         owner = _natural_cuda_owner(func)
     else:
         raise arg_error(BufferError, func, "x", "memory on a CPU or CUDA device",
@@ -199,7 +199,7 @@ def _from_buffer(buf: _core.Buffer, func: str) -> _tensor.Tensor:
     if reason is not None:  # e.g. numpy cannot see memory on another device
         raise arg_error(BufferError, func, "x", f"memory that {owner.NAME} can read",
                         f"memory it cannot: {reason}")
-    return _tensor._make(owner, owner.wrap(buf), _tensor._Memory(buf))
+    return _tensor._make(owner, owner.alias(buf), _tensor._Memory(buf))
 
 
 def _natural_cuda_owner(func: str) -> Any:

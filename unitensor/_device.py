@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from typing import Final
 
+from . import _backends
 from ._errors import arg_error, describe
+
+# DLPack device type codes (DLDeviceType, ext/dlpack.h) that the code names.
+KDL_CPU: Final = 1
+KDL_CUDA: Final = 2
+KDL_CUDA_HOST: Final = 3
+KDL_ROCM_HOST: Final = 11
+KDL_CUDA_MANAGED: Final = 13
 
 # DLPack device type code -> name: the one table of device kinds.
 DEVICE_TYPES: Final[dict[int, str]] = {
-    1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan", 8: "metal",
-    9: "vpi", 10: "rocm", 11: "rocm_host", 12: "ext_dev", 13: "cuda_managed",
-    14: "oneapi", 15: "webgpu", 16: "hexagon", 17: "maia",
+    KDL_CPU: "cpu", KDL_CUDA: "cuda", KDL_CUDA_HOST: "cuda_host", 4: "opencl",
+    7: "vulkan", 8: "metal", 9: "vpi", 10: "rocm", KDL_ROCM_HOST: "rocm_host",
+    12: "ext_dev", KDL_CUDA_MANAGED: "cuda_managed", 14: "oneapi", 15: "webgpu",
+    16: "hexagon", 17: "maia",
 }
 _CODES: Final = {name: code for code, name in DEVICE_TYPES.items()}
 # Device types whose memory the CPU can read directly.
-CPU_READABLE: Final = frozenset({1, 3, 11, 13})
+CPU_READABLE: Final = frozenset({KDL_CPU, KDL_CUDA_HOST, KDL_ROCM_HOST,
+                                 KDL_CUDA_MANAGED})
+# Device types whose memory CUDA kernels can read directly.
+CUDA_READABLE: Final = frozenset({KDL_CUDA, KDL_CUDA_MANAGED})
 
 
 class Device:
@@ -33,7 +45,7 @@ class Device:
     def from_dlpack(cls, device: tuple[int, int]) -> Device:
         code, index = device
         # CPU memory has one device; DLPack producers disagree on its index.
-        return CPU if code == 1 else cls(DEVICE_TYPES[code], index)
+        return CPU if code == KDL_CPU else cls(DEVICE_TYPES[code], index)
 
     @property
     def dlpack(self) -> tuple[int, int]:
@@ -57,29 +69,21 @@ CPU: Final = Device("cpu")
 
 
 def parse(device: object, func: str) -> Device:
-    """Accept a Device, 'cpu', 'cuda', 'cuda:1', or a framework's device object."""
+    """Accept a Device, 'cpu', 'cuda', 'cuda:1', or a framework's device object
+    (which that framework's adapter translates)."""
     if isinstance(device, Device):
         return device
-    text = device if isinstance(device, str) else None
-    if text is None and type(device).__module__.split(".")[0] in (
-            "torch", "jaxlib", "jax", "cupy"):
-        text = _framework_device_text(device)
-    if text is not None:
-        kind, _, index = text.lower().partition(":")
+    if isinstance(device, str):
+        kind, _, index = device.lower().partition(":")
         if kind in _CODES and (index == "" or index.isdigit()):
             return CPU if kind == "cpu" else Device(kind, int(index or 0))
+    else:
+        framework = _backends.framework_of(type(device))
+        if framework is not None:
+            try:
+                return _backends.get(framework, func).device_from_native(device)
+            except (AttributeError, TypeError, ValueError):
+                pass  # not one of its devices: refused below
     raise arg_error(ValueError, func, "device",
                     "a unitensor Device, 'cpu', 'cuda' or 'cuda:N', or a "
                     "framework's device object", describe(device))
-
-
-def _framework_device_text(device: object) -> str | None:
-    platform = getattr(device, "platform", None)  # jax devices
-    if platform is not None:
-        return f"{'cuda' if platform == 'gpu' else platform}:{device.id}"
-    kind = getattr(device, "type", None)  # torch.device
-    if isinstance(kind, str):
-        index = getattr(device, "index", None)
-        return kind if index is None else f"{kind}:{index}"
-    ident = getattr(device, "id", None)  # cupy.cuda.Device
-    return None if ident is None else f"cuda:{ident}"

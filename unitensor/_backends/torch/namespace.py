@@ -1,13 +1,7 @@
-"""PyTorch: CPU and CUDA tensors.
-
-Quirks handled here:
-- torch has no read-only tensors and ``torch.from_dlpack`` aliases read-only memory
-  as writable; unitensor copies instead (never a writable alias of read-only data).
-- torch tensors cannot have negative strides, and importing such a DLPack tensor
-  can abort the process (pytorch#188023): copied before torch sees it.
-- tensors that require grad, or carry a lazy conj/neg bit, refuse ``__dlpack__``:
-  detached (no copy) or resolved (a copy) first.
-"""
+"""torch's Array API namespace (array-api-compat's) and the fixes of its deviations:
+uint16/32/64 (stored, with little arithmetic), unsigned accumulation, fractional
+corrections, ``axis=()``, negative-step slices, lazy conjugates, complex special
+cases."""
 
 from __future__ import annotations
 
@@ -18,154 +12,19 @@ import array_api_compat.torch as compat_torch
 import numpy as np
 import torch
 
-from .. import _core
-from .._device import CPU, Device
-from .._dtypes import DTYPES, DType, promote
-from .._errors import arg_error, copy_or_refuse
-from .._standard import FUNCTIONS
-from ._common import (
+from ..._device import CPU, Device
+from ..._dtypes import DTYPES, DType, promote
+from ..._standard import FUNCTIONS
+from .._common import (
     COMPLEX_SPECIAL_CASES,
-    buffer_from_dlpack,
     complex_special_cases_fixed,
-    dtype_in,
     floor_divide_fixed,
     pow_fixed,
     remainder_fixed,
-    require,
 )
+from ..numpy.namespace import reference
+from .interop import _DTYPES, _TO_TORCH, torch_dtype
 
-NAME = "torch"
-module = torch
-_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
-_TO_TORCH = {d: t for t, d in _DTYPES.items()}
-
-
-NATIVE_DTYPES = tuple(_DTYPES)
-
-
-def wraps_as_is(kind: type) -> bool:
-    return issubclass(kind, torch.Tensor)
-
-
-def native(obj: object) -> torch.Tensor:
-    return require(obj, torch.Tensor, "a torch.Tensor")  # type: ignore[return-value]
-
-
-def dtype(x: torch.Tensor) -> DType:
-    return dtype_in(_DTYPES, x.dtype, NAME)
-
-
-def device(x: torch.Tensor) -> Device:
-    dev = x.device
-    if dev.type == "cpu":
-        return CPU
-    if dev.type == "cuda":
-        return Device("cuda", dev.index or 0)
-    raise arg_error(ValueError, "asarray", "obj", "a torch tensor on cpu or cuda",
-                    f"a tensor on {dev}")
-
-
-def readonly(x: torch.Tensor) -> bool:
-    return False
-
-
-def export(x: torch.Tensor) -> _core.Buffer:
-    if (x.layout is not torch.strided or x.is_nested
-            or x.device.type not in ("cpu", "cuda")):
-        kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
-        raise arg_error(BufferError, "asarray", "obj",
-                        "a strided torch tensor with memory on cpu or cuda",
-                        f"a {kind} tensor on {x.device.type}")
-    if x.requires_grad:
-        x = x.detach()  # same memory; the graph stays with the original tensor
-    if x.is_conj() or x.is_neg():
-        copy_or_refuse("asarray", "obj", None,
-                       "torch keeps a lazy conjugate/negation bit that DLPack "
-                       "cannot carry")
-        x = x.resolve_conj().resolve_neg()
-    return _exchange_import(x)
-
-
-def _from_numpy(x: object) -> torch.Tensor | None:
-    """``torch.from_numpy``: torch's own zero-copy route, 3x cheaper than DLPack.
-
-    Only for what it shares exactly: writable (torch would alias read-only memory
-    as writable), native dtypes; it refuses negative strides and strides that are
-    not whole elements itself.
-    """
-    if not x.flags.writeable:  # type: ignore[attr-defined]
-        return None
-    if x.dtype not in _FROM_NUMPY:  # type: ignore[attr-defined]
-        return None
-    try:
-        return torch.from_numpy(x)
-    except ValueError:  # negative strides, or strides that are not whole elements
-        return None
-
-
-# numpy dtypes (native byte order) that torch.from_numpy shares exactly.
-_FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
-                                     "uint8", "float16", "float32", "float64",
-                                     "complex64", "complex128")}
-ROUTES = {"numpy": _from_numpy}
-
-
-def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
-    if buf.readonly and not reading:  # an operand only read may alias it
-        return ("the memory is read-only and torch tensors are always writable "
-                "(torch.from_dlpack would alias it as writable)")
-    if any(s < 0 for s in buf.strides):
-        return "torch tensors cannot have negative strides"
-    if buf.device[0] == 2 and not torch.backends.cuda.is_built():
-        raise arg_error(BufferError, "torch", "x",
-                        "CPU memory (this build of torch has no CUDA support)",
-                        "CUDA memory")
-    if buf.device[0] not in (1, 2):
-        return "torch reads CPU and CUDA memory only"
-    return None
-
-
-def wrap(buf: _core.Buffer) -> torch.Tensor:
-    if _EXCHANGE and buf.device[0] == 1 and not buf.readonly:
-        return _core.exchange_export(buf, torch.Tensor)  # 2.5x cheaper
-    return torch.from_dlpack(buf)
-
-
-# torch >= 2.13 publishes the DLPack 1.3 C exchange API: the C extension imports
-# and exports through it, without torch's Python-level __dlpack__/from_dlpack.
-# (Only on the CPU: CUDA memory keeps the stream-aware Python protocol.)
-_EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
-
-
-def _exchange_import(x: torch.Tensor) -> _core.Buffer:
-    """A Buffer over ``x`` (already detached and resolved: torch's exchange export
-    ignores the conj/neg bits, unlike its ``__dlpack__``)."""
-    if _EXCHANGE and type(x) is torch.Tensor and x.device.type == "cpu":
-        return _core.exchange_import(x)
-    return buffer_from_dlpack(x)
-
-
-def copy(x: torch.Tensor) -> torch.Tensor:
-    return x.clone()
-
-
-def astype(x: torch.Tensor, dtype: DType) -> torch.Tensor:
-    return x.to(torch_dtype(dtype))
-
-
-def torch_dtype(dtype: DType) -> torch.dtype:
-    return _TO_TORCH[dtype]
-
-
-def to_device(x: torch.Tensor, device: Device) -> torch.Tensor:
-    return x.to(str(device))
-
-
-def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
-    return torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
-
-
-# -- the Array API namespace ------------------------------------------------------
 ARRAY = torch.Tensor
 _UNSIGNED = frozenset({torch.uint8, torch.uint16, torch.uint32, torch.uint64})
 _LIMITED = {torch.uint16: torch.int32, torch.uint32: torch.int64,
@@ -408,7 +267,7 @@ FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
 FIXES.update({name: complex_special_cases_fixed(
     compat_torch, name, frozenset({torch.complex32, torch.complex64, torch.complex128}),
     lambda x: x.resolve_conj().cpu().numpy(),
-    lambda r: torch.from_numpy(np.asarray(r)))
+    lambda r: torch.from_numpy(np.asarray(r)), reference(name))
     for name in COMPLEX_SPECIAL_CASES})
 
 # For operands of one dtype, torch's own functions are the standard's (compat's
@@ -462,7 +321,7 @@ def device_from_native(native_device: torch.device) -> Device:
     return Device(native_device.type, native_device.index or 0)
 
 
-def setitem(x: torch.Tensor, key: object, value: object) -> torch.Tensor:
+def setitem(x: torch.Tensor, key: object, value: object, /) -> torch.Tensor:
     if x.dtype in _SAME_BITS:  # no masked_fill/index_put for uint16/32/64:
         bits = torch.iinfo(_SAME_BITS[x.dtype]).bits  # write the same bits as signed
         if isinstance(value, torch.Tensor):

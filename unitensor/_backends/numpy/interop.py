@@ -1,31 +1,24 @@
-"""numpy: always installed; the default owner and the natural owner of CPU memory."""
+"""numpy: its arrays, their memory, and the routes to and from them."""
 
 from __future__ import annotations
 
 import functools
 
-import array_api_compat.numpy as compat_numpy
 import numpy as np
 
-from .. import _core
-from .._device import CPU, Device
-from .._dtypes import DType, bfloat16
-from .._errors import arg_error, describe
-from ._common import (
-    cpu_only_reason,
-    expm1_fixed,
-    floor_divide_fixed,
-    numpy_dtype_table,
-)
+from ... import _core
+from ..._device import CPU, Device
+from ..._dtypes import DType, bfloat16
+from ..._errors import arg_error, describe
+from .._common import cpu_only_reason, numpy_dtype_table
 
-NAME = "numpy"
-module = np
 _DTYPES = numpy_dtype_table(np)
 _TO_NUMPY = {d: k for k, d in _DTYPES.items()}
 _BFLOAT16 = _TO_NUMPY.get(bfloat16)
 
 
 NATIVE_DTYPES = tuple(_DTYPES)
+ARRAY_TYPES = (np.ndarray, np.generic)
 
 
 def wraps_as_is(kind: type) -> bool:
@@ -62,7 +55,7 @@ def device(x: np.ndarray) -> Device:
     return CPU
 
 
-def readonly(x: np.ndarray) -> bool:
+def readonly(x: np.ndarray, /) -> bool:
     return not x.flags.writeable
 
 
@@ -109,8 +102,8 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     return cpu_only_reason(buf, "numpy")
 
 
-def wrap(buf: _core.Buffer) -> np.ndarray:
-    if buf.dtype == (4, 16, 1):  # bfloat16: numpy's DLPack import refuses it
+def alias(buf: _core.Buffer) -> np.ndarray:
+    if buf.dtype == bfloat16.dlpack:  # bfloat16: numpy's DLPack import refuses it
         if _BFLOAT16 is None:
             raise _no_bfloat16()
         return np.asarray(buf).view(_BFLOAT16)  # numpy sees '|V2' through the interface
@@ -160,53 +153,3 @@ def fix_byte_order(x: np.ndarray) -> np.ndarray | None:
     if x.dtype.kind in "biufc" and not x.dtype.isnative:
         return x.astype(x.dtype.newbyteorder("="))
     return None
-
-
-# -- the Array API namespace ------------------------------------------------------
-ARRAY = np.ndarray
-
-
-# numpy's other deviations from the standard (sort's missing ``descending``,
-# ``clip``'s signature, ...) are fixed by array-api-compat, which re-exports
-# numpy's own functions wherever they already conform: most calls go straight
-# to numpy.
-FIXES: dict[str, object] = {"floor_divide": floor_divide_fixed(compat_numpy, np),
-                            "expm1": expm1_fixed(compat_numpy)}
-
-# Functions for operands of one dtype that skip the namespace: none needed here.
-# Two operands of one dtype: numpy's own function where array-api-compat's only
-# forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).
-SAME_DTYPE: dict[str, object] = {"matmul": np.matmul}
-
-
-def namespace() -> object:
-    return compat_numpy
-
-
-def result(value: object) -> np.ndarray:
-    """numpy returns scalars from operations on 0-d arrays: made 0-d arrays again."""
-    return np.asarray(value)
-
-
-def native_dtype(dtype: DType) -> np.dtype:
-    return numpy_dtype(dtype)
-
-
-def native_device(device: Device) -> str:
-    if device != CPU:
-        raise arg_error(ValueError, "numpy", "device", "cpu (numpy arrays live in "
-                        "CPU memory)", repr(str(device)))
-    return "cpu"
-
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
-
-
-def device_from_native(native_device: object) -> Device:
-    return CPU
-
-
-def setitem(x: np.ndarray, key: object, value: object) -> np.ndarray:
-    x[key] = value  # type: ignore[index]
-    return x

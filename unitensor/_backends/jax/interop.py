@@ -1,4 +1,4 @@
-"""JAX: immutable arrays on CPU or GPU.
+"""JAX: its arrays (immutable, on CPU or GPU), their memory, and the routes to them.
 
 Quirks handled here (each measured, see docs/interop.md):
 - with x64 disabled (JAX's default), ``jax.dlpack.from_dlpack`` of 64-bit data
@@ -17,25 +17,19 @@ import jax.dlpack
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _core
-from .._device import CPU, Device
-from .._dtypes import DType
-from .._errors import arg_error
-from ._common import (
-    COMPLEX_SPECIAL_CASES,
+from ... import _core
+from ..._device import CPU, KDL_CPU, Device
+from ..._dtypes import DType
+from ..._errors import arg_error
+from .._common import (
     ForImmutableConsumer,
-    complex_special_cases_fixed,
     dtype_in,
-    floor_divide_fixed,
     immutable_buffer,
     numpy_dtype_table,
-    remainder_fixed,
     require,
-    sign_fixed,
 )
+from . import NAME
 
-NAME = "jax"
-module = jnp
 _DTYPES = numpy_dtype_table(np)
 _TO_JAX = {d: k for k, d in _DTYPES.items()}
 _WIDE = {(0, 64, 1), (1, 64, 1), (2, 64, 1), (5, 128, 1)}
@@ -43,6 +37,7 @@ _ALIGNMENT = 64
 
 
 NATIVE_DTYPES = tuple(_DTYPES)
+ARRAY_TYPES = (jax.Array,)
 
 
 def wraps_as_is(kind: type) -> bool:
@@ -81,8 +76,6 @@ def export(x: jax.Array) -> _core.Buffer:
     return immutable_buffer(x.__dlpack__())
 
 
-ROUTES: dict[str, object] = {}  # no faster route than DLPack
-
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if buf.dtype in _WIDE and not jax.config.jax_enable_x64:
@@ -91,7 +84,7 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
             "it with jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1; "
             "jax.dlpack.from_dlpack would silently return a 32-bit copy)",
             f"64-bit data, dtype code {buf.dtype}")
-    if buf.device[0] == 1:
+    if buf.device[0] == KDL_CPU:
         if not buf.c_contiguous:
             return "JAX on CPU accepts only row-major compact memory"
         if buf.size and buf.data_ptr % _ALIGNMENT:
@@ -100,11 +93,12 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     return None
 
 
-def wrap(buf: _core.Buffer) -> jax.Array:
-    x = _import_cpu(buf) if buf.device[0] == 1 and _direct_import else None
+def alias(buf: _core.Buffer) -> jax.Array:
+    x = _import_cpu(buf) if buf.device[0] == KDL_CPU and _direct_import else None
     if x is None:
         x = jax.dlpack.from_dlpack(ForImmutableConsumer(buf))
-    if buf.size and buf.device[0] == 1 and x.unsafe_buffer_pointer() != buf.data_ptr:
+    on_cpu = buf.device[0] == KDL_CPU
+    if buf.size and on_cpu and x.unsafe_buffer_pointer() != buf.data_ptr:
         # Our checks above should make this unreachable; never hand out a silent copy.
         raise arg_error(BufferError, "jax", "x", "memory jax.dlpack.from_dlpack "
                         "shares", "a silent copy by JAX")
@@ -162,89 +156,3 @@ def to_device(x: jax.Array, device: Device) -> jax.Array:
 
 def from_python(obj: object, dtype: DType | None) -> jax.Array:
     return jnp.asarray(obj, dtype=None if dtype is None else _TO_JAX[dtype])
-
-
-# -- the Array API namespace ------------------------------------------------------
-ARRAY = type(jnp.zeros(()))  # jax.Array is abstract; this is its concrete type
-
-
-def _searchsorted(x1: jax.Array, x2: jax.Array, /, **kw: object) -> jax.Array:
-    """jnp.searchsorted returns int32 even with x64; the standard: the index dtype."""
-    result = jnp.searchsorted(x1, x2, **kw)
-    return result.astype(jnp.__array_namespace_info__().default_dtypes()["indexing"])
-
-
-def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
-    """jnp.cumulative_prod keeps small integer dtypes; the standard widens them to
-    the default integer of the same signedness (as jnp.cumulative_sum does)."""
-    if kw.get("dtype") is None and jnp.issubdtype(x.dtype, jnp.integer):
-        kw["dtype"] = jnp.promote_types(
-            x.dtype, jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger)
-            else jnp.int64) if jax.config.jax_enable_x64 else None
-    return jnp.cumulative_prod(x, **kw)
-
-
-def _truth(name: str) -> object:
-    """jnp.all/any read a complex number by its real part (jnp.all(1j) is False)."""
-    native = getattr(jnp, name)
-
-    def fixed(x: jax.Array, /, **kw: object) -> jax.Array:
-        return native(x != 0 if jnp.iscomplexobj(x) else x, **kw)
-    return fixed
-
-
-def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
-    """jnp.permute_dims refuses negative axes, which the standard allows."""
-    return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
-
-
-FIXES: dict[str, object] = {"searchsorted": _searchsorted,
-                            "permute_dims": _permute_dims, "all": _truth("all"),
-                            "any": _truth("any"),
-                            "cumulative_prod": _cumulative_prod,
-                            "floor_divide": floor_divide_fixed(jnp),
-                            "remainder": remainder_fixed(jnp),
-                            "sign": sign_fixed(jnp)}
-FIXES.update({name: complex_special_cases_fixed(
-    jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
-    jnp.asarray)
-    for name in COMPLEX_SPECIAL_CASES})
-
-# Functions for operands of one dtype that skip the namespace: none needed here.
-SAME_DTYPE: dict[str, object] = {}
-
-
-def namespace() -> object:
-    return jnp
-
-
-def result(value: object) -> jax.Array:
-    return jnp.asarray(value)
-
-
-def native_dtype(dtype: DType) -> object:
-    return _TO_JAX[dtype]
-
-
-def native_device(device: Device) -> object:
-    platform = "cpu" if device.kind == "cpu" else "gpu"
-    return jax.devices(platform)[device.index]
-
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
-
-
-def device_from_native(native_device: object) -> Device:
-    if native_device is None:  # jax's info: "no default", meaning jax.devices()[0]
-        native_device = jax.devices()[0]
-    platform = native_device.platform  # type: ignore[attr-defined]
-    if platform == "cpu":
-        return CPU
-    return Device("cuda" if platform in ("gpu", "cuda") else platform,
-                  native_device.local_hardware_id or 0)  # type: ignore[attr-defined]
-
-
-def setitem(x: jax.Array, key: object, value: object) -> jax.Array:
-    """JAX arrays are immutable: the Tensor is rebound to the updated copy."""
-    return x.at[key].set(value)  # type: ignore[index]

@@ -1,4 +1,4 @@
-"""TensorFlow: immutable eager tensors, exchanged through ``tf.experimental.dlpack``.
+"""TensorFlow: immutable eager tensors, exchanged through its DLPack import and export.
 
 Quirks handled here:
 - ``tf.Tensor`` exchanges memory only through ``tf.experimental.dlpack`` and only
@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from .. import _core
-from .._device import CPU, Device
-from .._dtypes import DTYPES, DType
-from .._errors import arg_error, describe
-from ._common import cpu_only_reason, dtype_in, immutable_buffer
+from ... import _core
+from ..._device import CPU, Device
+from ..._dtypes import DTYPES, DType
+from ..._errors import arg_error, describe
+from .._common import cpu_only_reason, dtype_in, immutable_buffer
+from . import NAME
 
-NAME = "tensorflow"
-module = tf
 _DTYPES = {tf.dtypes.as_dtype(n): d for n, d in DTYPES.items()}
 _TO_TF = {d: t for t, d in _DTYPES.items()}
 
 
 NATIVE_DTYPES = tuple(_DTYPES)
+ARRAY_TYPES = (tf.Tensor, tf.Variable)
 
 
 def wraps_as_is(kind: type) -> bool:
@@ -52,13 +52,18 @@ def dtype(x: tf.Tensor) -> DType:
 
 
 def device(x: tf.Tensor) -> Device:
-    kind, _, index = x.device.rpartition("device:")[2].partition(":")
+    return device_of_name(x.device)
+
+
+def device_of_name(name: str) -> Device:
+    """unitensor's device for a TF device name ('/job:localhost/.../device:GPU:0')."""
+    kind, _, index = name.rpartition("device:")[2].partition(":")
     if kind == "CPU":
         return CPU
     if kind == "GPU":
         return Device("cuda", int(index or 0))
     raise arg_error(ValueError, "asarray", "obj", "a tensor on CPU or GPU",
-                    f"a tensor on {x.device!r}")
+                    f"a tensor on {name!r}")
 
 
 def readonly(x: tf.Tensor) -> bool:
@@ -79,7 +84,7 @@ def _from_numpy(x: object) -> tf.Tensor | None:
         buf = _core.from_buffer(x)
     except (BufferError, ValueError):  # numpy cannot name bfloat16 in a buffer
         return None
-    return wrap(buf)
+    return alias(buf)
 
 
 ROUTES = {"numpy": _from_numpy}
@@ -98,7 +103,7 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     return reason
 
 
-def wrap(buf: _core.Buffer) -> tf.Tensor:
+def alias(buf: _core.Buffer) -> tf.Tensor:
     # TF never writes into a tensor, so lending it read-only memory is safe.
     capsule = buf.export_legacy(allow_readonly=True)
     if _from_capsule is None:
@@ -152,19 +157,14 @@ def astype(x: tf.Tensor, dtype: DType) -> tf.Tensor:
 
 
 def to_device(x: tf.Tensor, device: Device) -> tf.Tensor:
-    name = "/CPU:0" if device.kind == "cpu" else f"/GPU:{device.index}"
-    with tf.device(name):
+    with tf.device(device_name(device)):
         return tf.identity(x)
+
+
+def device_name(device: Device) -> str:
+    """TF's name for ``device``."""
+    return "/CPU:0" if device.kind == "cpu" else f"/GPU:{device.index}"
 
 
 def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
     return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
-
-
-# -- the Array API namespace ------------------------------------------------------
-ARRAY = type(tf.constant(0))
-
-
-def namespace() -> None:
-    """TF has no Array API namespace: its arrays compute in numpy, zero-copy."""
-    return None

@@ -1,0 +1,103 @@
+"""Every framework package against the adapter contract (_backends/_adapter.py).
+
+Each installed framework's assembled adapter must provide every member the
+contract declares, with call signatures that accept what the contract passes;
+each concern comes from its own module (interop or namespace) or from a shared
+default; and a package that leaves out a member with no default is refused
+when it loads.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+import types
+
+import pytest
+
+from unitensor import _backends
+from unitensor._backends import _adapter
+
+INSTALLED = [name for name in _backends.NAMES if name != "cupy"
+             and importlib.util.find_spec(name) is not None]
+
+
+def _positional(func) -> list[inspect.Parameter]:
+    params = list(inspect.signature(func).parameters.values())
+    return [p for p in params if p.name != "self"]
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_adapter_fulfils_the_contract(name):
+    adapter = _backends.get(name)
+    assert isinstance(adapter, _adapter.Adapter)
+    assert adapter.NAME == name == _backends._facts[name].NAME
+    for member in _adapter.members(_adapter.Adapter):
+        declared = getattr(_adapter.Adapter, member, None)
+        value = getattr(adapter, member)
+        if not inspect.isfunction(declared):
+            continue
+        expected = _positional(declared)
+        got = _positional(value)
+        required = [p for p in got if p.default is p.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        accepts = [p for p in got if p.kind in (p.POSITIONAL_ONLY,
+                                                p.POSITIONAL_OR_KEYWORD)]
+        has_star = any(p.kind is p.VAR_POSITIONAL for p in got)
+        assert len(required) <= len(expected), (name, member, "asks for more")
+        assert has_star or len(accepts) >= len(expected), (name, member,
+                                                           "takes fewer")
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_each_member_comes_from_its_concern(name):
+    adapter = _backends.get(name)
+    package = f"unitensor._backends.{name}"
+    modules = {_adapter.Interop: sys.modules[f"{package}.interop"],
+               _adapter.Namespace: sys.modules[f"{package}.namespace"]}
+    for contract, module in modules.items():
+        for member in _adapter.members(contract):
+            value = getattr(adapter, member)
+            own = getattr(module, member, None)
+            if own is not None:
+                assert value is own, (name, member)
+            elif member == "NAME":
+                assert value == name
+            else:
+                assert value is _adapter.DEFAULTS[member], (name, member)
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_framework_packages_hold_facts_without_the_framework(name):
+    facts = _backends._facts[name]
+    assert facts.NAME == name and facts.MODULES and facts.INSTALL
+    assert not [v for v in vars(facts).values() if isinstance(v, types.ModuleType)
+                and v.__name__.partition(".")[0] in facts.MODULES]
+
+
+def test_a_package_missing_a_member_is_refused(monkeypatch):
+    facts = types.ModuleType("unitensor._backends.incomplete")
+    facts.NAME, facts.MODULES, facts.INSTALL = "incomplete", ("incomplete",), "x"
+    facts.__path__ = []  # a package
+    numpy_interop = importlib.import_module("unitensor._backends.numpy.interop")
+    interop = types.ModuleType("unitensor._backends.incomplete.interop")
+    interop.__dict__.update({k: v for k, v in vars(numpy_interop).items()
+                             if k != "alias" and not k.startswith("__")})
+    namespace = importlib.import_module("unitensor._backends.numpy.namespace")
+    monkeypatch.setitem(sys.modules, facts.__name__, facts)
+    monkeypatch.setitem(sys.modules, interop.__name__, interop)
+    monkeypatch.setitem(sys.modules, f"{facts.__name__}.namespace", namespace)
+    with pytest.raises(TypeError, match="does not define 'alias'"):
+        _adapter.load(facts)
+
+
+def test_framework_objects_that_are_not_arrays_are_not_operands():
+    torch = pytest.importorskip("torch")
+    import unitensor as ut
+    assert _backends.for_type(torch.device) is None
+    assert _backends.for_type(type(torch.float32)) is None
+    assert _backends.for_type(torch.Tensor) is _backends.get("torch")
+    assert ut.zeros(2, dtype=ut.float32).owner == "numpy"
+    with pytest.raises(TypeError, match="torch.device"):
+        ut.asarray(torch.device("cpu"))

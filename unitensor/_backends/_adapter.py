@@ -1,0 +1,195 @@
+"""The adapter contract every framework package fulfils, and its assembly.
+
+:class:`Interop` is what the framework's ``interop`` module provides, and
+:class:`Namespace` what its ``namespace`` module provides; an :class:`Adapter`
+is both, assembled by :func:`load` from the package's modules. A member a module
+leaves out takes the shared default below, if the contract has one; a member
+missing with no default is an error when the framework loads (and in
+``tests/backends/test_adapter.py``, which checks each adapter against this
+contract, member by member and signature by signature).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+from .. import _core
+from .._device import Device
+from .._dtypes import DType
+from .._errors import arg_error
+
+
+@runtime_checkable
+class Interop(Protocol):
+    """How unitensor recognises a framework's arrays and moves their memory."""
+
+    #: the framework's name: 'numpy', 'torch', ... (from the package's facts)
+    NAME: str
+    #: the framework's dtype objects that ``dtype()`` accepts
+    NATIVE_DTYPES: tuple[object, ...]
+    #: the types whose objects ``native()`` accepts: the framework's arrays (its
+    #: other types, devices and dtypes say, are not arrays to unitensor)
+    ARRAY_TYPES: tuple[type, ...]
+    #: fast routes: source framework name -> ``route(x)``, the framework's own
+    #: zero-copy route from that framework's array ``x`` (``torch.from_numpy``),
+    #: returning None where it does not apply (the general path then decides)
+    ROUTES: Mapping[str, Callable[[Any], Any]]
+
+    def wraps_as_is(self, kind: type, /) -> bool:
+        """Whether ``native(obj) is obj`` for every ``obj`` of type ``kind``
+        (such arrays are wrapped by asarray's C fast path)."""
+
+    def native(self, obj: Any, /) -> Any:
+        """The framework's array for ``obj`` (``TypeError`` if it is not one)."""
+
+    def dtype(self, x: Any, /) -> DType:
+        """unitensor's dtype of the framework's array ``x``."""
+
+    def device(self, x: Any, /) -> Device:
+        """unitensor's device of the framework's array ``x``."""
+
+    def readonly(self, x: Any, /) -> bool:
+        """Whether ``x``'s memory must not be written."""
+
+    def export(self, x: Any, /) -> _core.Buffer:
+        """A Buffer over ``x``'s memory, zero-copy."""
+
+    def copy_reason(self, buf: _core.Buffer, reading: bool = False) -> str | None:
+        """Why the framework cannot alias ``buf`` (a copy is needed), or None;
+        raises ``BufferError`` when not even a copy would be right. ``reading``:
+        the array is an operand that unitensor only reads, never hands out."""
+
+    def alias(self, buf: _core.Buffer, /) -> Any:
+        """The framework's array over ``buf``'s memory, zero-copy."""
+
+    def copy(self, x: Any, /) -> Any:
+        """A copy of ``x``, made by the framework."""
+
+    def astype(self, x: Any, dtype: DType, /) -> Any:
+        """``x`` converted to ``dtype`` by the framework."""
+
+    def to_device(self, x: Any, device: Device, /) -> Any:
+        """``x`` moved to ``device`` by the framework."""
+
+    def from_python(self, obj: Any, dtype: DType | None, /) -> Any:
+        """A new array from Python scalars and nested sequences."""
+
+    def fix_byte_order(self, x: Any, /) -> Any:
+        """A native-byte-order copy of ``x``, or None where it is not swapped."""
+
+    def cuda_device_of(self, pointer: int, /) -> int:
+        """The CUDA device holding ``pointer`` (``__cuda_array_interface__``)."""
+
+
+@runtime_checkable
+class Namespace(Protocol):
+    """How unitensor runs the Array API on a framework's arrays."""
+
+    #: the type of the framework's arrays
+    ARRAY: type
+    #: a function name ('sum', 'linalg.qr') -> the fix of the namespace's deviation
+    FIXES: Mapping[str, Callable[..., Any]]
+    #: a function name -> the framework's own function for operands of one dtype
+    #: (skipping a namespace wrapper that only fixes mixed-dtype promotion)
+    SAME_DTYPE: Mapping[str, Callable[..., Any]]
+
+    def namespace(self) -> Any:
+        """The framework's Array API namespace, or None where it has none (its
+        arrays then compute in numpy, zero-copy)."""
+
+    def adapt(self, name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
+        """``func`` (the implementation of ``name``) with any framework-wide fix."""
+
+    def result(self, value: Any, /) -> Any:
+        """An array from any other result (numpy returns scalars from 0-d ops)."""
+
+    def native_dtype(self, dtype: DType, /) -> Any:
+        """The framework's dtype object for ``dtype``."""
+
+    def native_device(self, device: Device, /) -> Any:
+        """The framework's device object for ``device``."""
+
+    def dtype_from_native(self, native_dtype: Any, /) -> DType | None:
+        """unitensor's dtype for a framework dtype object, or None."""
+
+    def device_from_native(self, native_device: Any, /) -> Device:
+        """unitensor's device for a framework device object."""
+
+    def setitem(self, x: Any, key: Any, value: Any, /) -> Any:
+        """``x[key] = value``, returning the array to rebind (a new one for an
+        immutable framework)."""
+
+
+@runtime_checkable
+class Adapter(Interop, Namespace, Protocol):
+    """One framework as unitensor sees it: :class:`Interop` and :class:`Namespace`."""
+
+
+def members(contract: type) -> tuple[str, ...]:
+    """The names ``contract`` declares: its attributes and its methods."""
+    names = set(getattr(contract, "__annotations__", {}))
+    names.update(k for k, v in vars(contract).items()
+                 if callable(v) and not k.startswith("_"))
+    return tuple(sorted(names))
+
+
+# -- shared defaults for members that most frameworks answer alike ------------------
+def _not_read_only(x: Any, /) -> bool:
+    return False
+
+
+def _no_byte_order_fix(x: Any, /) -> None:
+    return None
+
+
+def _no_cuda_pointer_lookup(pointer: int, /) -> int:
+    raise arg_error(BufferError, "asarray", "obj", "CUDA memory that cupy can "
+                    "locate (pip install cupy-cuda12x)", "a __cuda_array_interface__ "
+                    "pointer, and no installed framework can tell its device")
+
+
+def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
+    return func
+
+
+def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
+    x[key] = value
+    return x
+
+
+DEFAULTS: dict[str, object] = {
+    "ROUTES": {}, "readonly": _not_read_only, "fix_byte_order": _no_byte_order_fix,
+    "cuda_device_of": _no_cuda_pointer_lookup, "FIXES": {}, "SAME_DTYPE": {},
+    "adapt": _unchanged, "setitem": _set_in_place,
+}
+
+
+class _Assembled:
+    """An adapter: the members of one framework's modules, as attributes."""
+
+    def __repr__(self) -> str:
+        return f"<unitensor adapter {self.NAME!r}>"  # type: ignore[attr-defined]
+
+
+def load(facts: ModuleType) -> Adapter:
+    """The adapter of the framework package ``facts``, importing its modules (and
+    so the framework itself: ``ImportError`` where it is not installed)."""
+    adapter = _Assembled()
+    sources = {Interop: importlib.import_module(f"{facts.__name__}.interop"),
+               Namespace: importlib.import_module(f"{facts.__name__}.namespace")}
+    for contract, module in sources.items():
+        for name in members(contract):
+            value = getattr(module, name, None)
+            if value is None and name == "NAME":
+                value = facts.NAME
+            if value is None:
+                value = DEFAULTS.get(name)
+            if value is None:
+                raise TypeError(f"unitensor backend {facts.NAME!r}: "
+                                f"{module.__name__} does not define {name!r}, "
+                                f"which {contract.__name__} requires")
+            setattr(adapter, name, value)
+    return adapter  # type: ignore[return-value]

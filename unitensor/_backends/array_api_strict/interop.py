@@ -1,0 +1,68 @@
+"""array-api-strict: its arrays (numpy memory inside) and the routes to them."""
+
+from __future__ import annotations
+
+import array_api_strict as xs
+from array_api_strict._array_object import Array
+
+from ... import _core
+from ..._device import CPU, Device
+from ..._dtypes import DTYPES, DType, bfloat16
+from ..._errors import arg_error
+from .._common import buffer_from_dlpack, cpu_only_reason, dtype_in, require
+from . import NAME
+
+_DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
+_TO_STRICT = {d: k for k, d in _DTYPES.items()}
+
+
+NATIVE_DTYPES = tuple(_DTYPES)
+ARRAY_TYPES = (Array,)
+
+
+def wraps_as_is(kind: type) -> bool:
+    return issubclass(kind, Array)
+
+
+def native(obj: object) -> Array:
+    return require(obj, Array, "an array_api_strict.Array")  # type: ignore[return-value]
+
+
+def dtype(x: Array) -> DType:
+    return dtype_in(_DTYPES, x.dtype, NAME)
+
+
+def device(x: Array) -> Device:
+    return CPU  # its extra devices are simulated; the memory is numpy's, on the CPU
+
+
+def export(x: Array) -> _core.Buffer:
+    return buffer_from_dlpack(x)
+
+
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+    if buf.dtype == bfloat16.dlpack:
+        raise arg_error(BufferError, "to", "x", "a dtype array_api_strict has",
+                        "bfloat16")
+    return cpu_only_reason(buf, "array_api_strict")
+
+
+def alias(buf: _core.Buffer) -> Array:
+    return xs.from_dlpack(buf)
+
+
+def copy(x: Array) -> Array:
+    return xs.asarray(x, copy=True)
+
+
+def astype(x: Array, dtype: DType) -> Array:
+    return xs.astype(x, _TO_STRICT[dtype])
+
+
+def to_device(x: Array, device: Device) -> Array:
+    raise arg_error(ValueError, "to_device", "device",
+                    "cpu for array_api_strict arrays", repr(str(device)))
+
+
+def from_python(obj: object, dtype: DType | None) -> Array:
+    return xs.asarray(obj, dtype=None if dtype is None else _TO_STRICT[dtype])

@@ -1,0 +1,49 @@
+"""array-api-strict's namespace (itself) and the deviations it inherits from numpy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import array_api_strict as xs
+import numpy as np
+from array_api_strict._array_object import Array
+
+from ..._device import CPU, Device
+from ..._dtypes import DType
+from ..._errors import arg_error
+from .._common import expm1_fixed, floor_divide_fixed, sign_fixed
+from .interop import _DTYPES, _TO_STRICT
+
+ARRAY = Array
+# array-api-strict computes with numpy and inherits its special-case deviations.
+FIXES: dict[str, Callable[..., Any]] = {"floor_divide": floor_divide_fixed(xs, np),
+                            "expm1": expm1_fixed(xs), "sign": sign_fixed(xs)}
+
+
+def namespace() -> object:
+    return xs
+
+
+def result(value: object) -> Array:
+    return xs.asarray(value)
+
+
+def native_dtype(dtype: DType) -> object:
+    return _TO_STRICT[dtype]
+
+
+def native_device(device: Device) -> object:
+    if device != CPU:
+        raise arg_error(ValueError, "array_api_strict", "device", "cpu",
+                        repr(str(device)))
+    return xs.__array_namespace_info__().default_device()
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: object) -> Device:
+    return CPU
+

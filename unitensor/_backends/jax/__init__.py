@@ -1,0 +1,5 @@
+"""JAX: immutable arrays on CPU or GPU."""
+
+NAME = "jax"
+MODULES = ("jax", "jaxlib")  # top-level modules whose types belong to jax
+INSTALL = "jax"  # what to install for it

@@ -1,0 +1,100 @@
+"""JAX's Array API namespace (``jax.numpy``) and the fixes of its deviations."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..._device import CPU, Device
+from ..._dtypes import DType
+from .._common import (
+    COMPLEX_SPECIAL_CASES,
+    complex_special_cases_fixed,
+    floor_divide_fixed,
+    remainder_fixed,
+    sign_fixed,
+)
+from ..numpy.namespace import reference
+from .interop import _DTYPES, _TO_JAX
+
+ARRAY = type(jnp.zeros(()))  # jax.Array is abstract; this is its concrete type
+
+
+def _searchsorted(x1: jax.Array, x2: jax.Array, /, **kw: object) -> jax.Array:
+    """jnp.searchsorted returns int32 even with x64; the standard: the index dtype."""
+    result = jnp.searchsorted(x1, x2, **kw)
+    return result.astype(jnp.__array_namespace_info__().default_dtypes()["indexing"])
+
+
+def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
+    """jnp.cumulative_prod keeps small integer dtypes; the standard widens them to
+    the default integer of the same signedness (as jnp.cumulative_sum does)."""
+    if kw.get("dtype") is None and jnp.issubdtype(x.dtype, jnp.integer):
+        kw["dtype"] = jnp.promote_types(
+            x.dtype, jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger)
+            else jnp.int64) if jax.config.jax_enable_x64 else None
+    return jnp.cumulative_prod(x, **kw)
+
+
+def _truth(name: str) -> object:
+    """jnp.all/any read a complex number by its real part (jnp.all(1j) is False)."""
+    native = getattr(jnp, name)
+
+    def fixed(x: jax.Array, /, **kw: object) -> jax.Array:
+        return native(x != 0 if jnp.iscomplexobj(x) else x, **kw)
+    return fixed
+
+
+def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
+    """jnp.permute_dims refuses negative axes, which the standard allows."""
+    return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
+
+
+FIXES: dict[str, object] = {"searchsorted": _searchsorted,
+                            "permute_dims": _permute_dims, "all": _truth("all"),
+                            "any": _truth("any"),
+                            "cumulative_prod": _cumulative_prod,
+                            "floor_divide": floor_divide_fixed(jnp),
+                            "remainder": remainder_fixed(jnp),
+                            "sign": sign_fixed(jnp)}
+FIXES.update({name: complex_special_cases_fixed(
+    jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
+    jnp.asarray, reference(name))
+    for name in COMPLEX_SPECIAL_CASES})
+
+
+def namespace() -> object:
+    return jnp
+
+
+def result(value: object) -> jax.Array:
+    return jnp.asarray(value)
+
+
+def native_dtype(dtype: DType) -> object:
+    return _TO_JAX[dtype]
+
+
+def native_device(device: Device) -> object:
+    platform = "cpu" if device.kind == "cpu" else "gpu"
+    return jax.devices(platform)[device.index]
+
+
+def dtype_from_native(native_dtype: object) -> DType | None:
+    return _DTYPES.get(native_dtype)
+
+
+def device_from_native(native_device: object) -> Device:
+    if native_device is None:  # jax's info: "no default", meaning jax.devices()[0]
+        native_device = jax.devices()[0]
+    platform = native_device.platform  # type: ignore[attr-defined]
+    if platform == "cpu":
+        return CPU
+    return Device("cuda" if platform in ("gpu", "cuda") else platform,
+                  native_device.local_hardware_id or 0)  # type: ignore[attr-defined]
+
+
+def setitem(x: jax.Array, key: object, value: object, /) -> jax.Array:
+    """JAX arrays are immutable: the Tensor is rebound to the updated copy."""
+    return x.at[key].set(value)  # type: ignore[index]

@@ -1,0 +1,147 @@
+"""PyTorch: its tensors, their memory, and the routes to and from them.
+
+Quirks handled here:
+- torch has no read-only tensors and ``torch.from_dlpack`` aliases read-only memory
+  as writable; unitensor copies instead (never a writable alias of read-only data).
+- torch tensors cannot have negative strides, and importing such a DLPack tensor
+  can abort the process (pytorch#188023): copied before torch sees it.
+- tensors that require grad, or carry a lazy conj/neg bit, refuse ``__dlpack__``:
+  detached (no copy) or resolved (a copy) first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ... import _core
+from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
+from ..._dtypes import DTYPES, DType
+from ..._errors import arg_error, copy_or_refuse
+from .._common import buffer_from_dlpack, dtype_in, require
+from . import NAME
+
+_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
+_TO_TORCH = {d: t for t, d in _DTYPES.items()}
+
+
+NATIVE_DTYPES = tuple(_DTYPES)
+ARRAY_TYPES = (torch.Tensor,)
+
+
+def wraps_as_is(kind: type) -> bool:
+    return issubclass(kind, torch.Tensor)
+
+
+def native(obj: object) -> torch.Tensor:
+    return require(obj, torch.Tensor, "a torch.Tensor")  # type: ignore[return-value]
+
+
+def dtype(x: torch.Tensor) -> DType:
+    return dtype_in(_DTYPES, x.dtype, NAME)
+
+
+def device(x: torch.Tensor) -> Device:
+    dev = x.device
+    if dev.type == "cpu":
+        return CPU
+    if dev.type == "cuda":
+        return Device("cuda", dev.index or 0)
+    raise arg_error(ValueError, "asarray", "obj", "a torch tensor on cpu or cuda",
+                    f"a tensor on {dev}")
+
+
+def export(x: torch.Tensor) -> _core.Buffer:
+    if (x.layout is not torch.strided or x.is_nested
+            or x.device.type not in ("cpu", "cuda")):
+        kind = "nested" if x.is_nested else str(x.layout).removeprefix("torch.")
+        raise arg_error(BufferError, "asarray", "obj",
+                        "a strided torch tensor with memory on cpu or cuda",
+                        f"a {kind} tensor on {x.device.type}")
+    if x.requires_grad:
+        x = x.detach()  # same memory; the graph stays with the original tensor
+    if x.is_conj() or x.is_neg():
+        copy_or_refuse("asarray", "obj", None,
+                       "torch keeps a lazy conjugate/negation bit that DLPack "
+                       "cannot carry")
+        x = x.resolve_conj().resolve_neg()
+    return _exchange_import(x)
+
+
+def _from_numpy(x: object) -> torch.Tensor | None:
+    """``torch.from_numpy``: torch's own zero-copy route, 3x cheaper than DLPack.
+
+    Only for what it shares exactly: writable (torch would alias read-only memory
+    as writable), native dtypes; it refuses negative strides and strides that are
+    not whole elements itself.
+    """
+    if not x.flags.writeable:  # type: ignore[attr-defined]
+        return None
+    if x.dtype not in _FROM_NUMPY:  # type: ignore[attr-defined]
+        return None
+    try:
+        return torch.from_numpy(x)
+    except ValueError:  # negative strides, or strides that are not whole elements
+        return None
+
+
+# numpy dtypes (native byte order) that torch.from_numpy shares exactly.
+_FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
+                                     "uint8", "float16", "float32", "float64",
+                                     "complex64", "complex128")}
+ROUTES = {"numpy": _from_numpy}
+
+
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+    if buf.readonly and not reading:  # an operand only read may alias it
+        return ("the memory is read-only and torch tensors are always writable "
+                "(torch.from_dlpack would alias it as writable)")
+    if any(s < 0 for s in buf.strides):
+        return "torch tensors cannot have negative strides"
+    if buf.device[0] == KDL_CUDA and not torch.backends.cuda.is_built():
+        raise arg_error(BufferError, "torch", "x",
+                        "CPU memory (this build of torch has no CUDA support)",
+                        "CUDA memory")
+    if buf.device[0] not in (KDL_CPU, KDL_CUDA):
+        return "torch reads CPU and CUDA memory only"
+    return None
+
+
+def alias(buf: _core.Buffer) -> torch.Tensor:
+    if _EXCHANGE and buf.device[0] == KDL_CPU and not buf.readonly:
+        return _core.exchange_export(buf, torch.Tensor)  # 2.5x cheaper
+    return torch.from_dlpack(buf)
+
+
+# torch >= 2.13 publishes the DLPack 1.3 C exchange API: the C extension imports
+# and exports through it, without torch's Python-level __dlpack__/from_dlpack.
+# (Only on the CPU: CUDA memory keeps the stream-aware Python protocol.)
+_EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+
+
+def _exchange_import(x: torch.Tensor) -> _core.Buffer:
+    """A Buffer over ``x`` (already detached and resolved: torch's exchange export
+    ignores the conj/neg bits, unlike its ``__dlpack__``)."""
+    if _EXCHANGE and type(x) is torch.Tensor and x.device.type == "cpu":
+        return _core.exchange_import(x)
+    return buffer_from_dlpack(x)
+
+
+def copy(x: torch.Tensor) -> torch.Tensor:
+    return x.clone()
+
+
+def astype(x: torch.Tensor, dtype: DType) -> torch.Tensor:
+    return x.to(torch_dtype(dtype))
+
+
+def torch_dtype(dtype: DType) -> torch.dtype:
+    return _TO_TORCH[dtype]
+
+
+def to_device(x: torch.Tensor, device: Device) -> torch.Tensor:
+    return x.to(str(device))
+
+
+def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
+    return torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
