@@ -1568,16 +1568,18 @@ exchange_api(PyTypeObject *type, const char *func, const char *arg)
             return exchange_types[i].api;
         }
     }
-    PyObject *capsule = type->tp_dict == NULL ? NULL
-                        : PyDict_GetItemString(type->tp_dict,
-                                               "__dlpack_c_exchange_api__");
+    PyObject *capsule =
+        type->tp_dict == NULL
+            ? NULL
+            : PyDict_GetItemString(type->tp_dict, "__dlpack_c_exchange_api__");
     const DLPackExchangeAPI *api =
         capsule == NULL ? NULL : PyCapsule_GetPointer(capsule, UT_EXCHANGE_API_CAPSULE);
     if (api == NULL) {
         PyErr_Clear();
         arg_error(PyExc_TypeError, func, arg,
                   "an array type declaring a DLPack C exchange API "
-                  "(__dlpack_c_exchange_api__)", "type '%s'", type->tp_name);
+                  "(__dlpack_c_exchange_api__)",
+                  "type '%s'", type->tp_name);
         return NULL;
     }
     if (api->header.version.major != UT_DLPACK_MAJOR ||
@@ -1648,9 +1650,9 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         /* torch 2.13's import throws a C++ exception through the C API on
          * them, which ends the process: refused before it is called. */
         if (b->strides[i] < 0 && b->shape[i] > 1) {
-            return arg_error(PyExc_BufferError, func, "buffer",
-                             "memory with non-negative strides",
-                             "stride %lld in dimension %d", (long long)b->strides[i], i);
+            return arg_error(
+                PyExc_BufferError, func, "buffer", "memory with non-negative strides",
+                "stride %lld in dimension %d", (long long)b->strides[i], i);
         }
     }
     DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
@@ -1703,7 +1705,8 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         !PyTuple_Check(args[2])) {
         return arg_error(PyExc_TypeError, func, "args",
                          "(make, refusals, complex_refusals, obj): a callable, two "
-                         "tuples of method names, an array", "%zd arguments", nargs);
+                         "tuples of method names, an array",
+                         "%zd arguments", nargs);
     }
     PyObject *make = args[0], *obj = args[3];
     if (exchange_api(Py_TYPE(obj), func, "obj") == NULL) {

@@ -1,4 +1,5 @@
-/* The DLPack ABI (v1.1, and the 1.3 C exchange API), written from the specification for unitensor.
+/* The DLPack ABI (v1.1, and the 1.3 C exchange API), written from the specification for
+ * unitensor.
  *
  * Only what unitensor produces and consumes is declared. Field order and types
  * are the ABI: do not reorder. https://dmlc.github.io/dlpack/latest/c_api.html
