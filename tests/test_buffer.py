@@ -1,6 +1,6 @@
 """The C Buffer itself: imports, metadata, exports, copies, errors, lifetime, threads.
 
-Catalogue cases of shared/RELIABILITY-CASES.md are checked here at the Buffer level
+Catalogue cases of docs/reliability.md are checked here at the Buffer level
 and named by their number (P-xx). After every test, every forged capsule has been
 freed exactly once (the ``forged_balance`` fixture).
 """

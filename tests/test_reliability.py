@@ -1,9 +1,10 @@
-"""The bad-input and lifetime catalogue (../shared/RELIABILITY-CASES.md), case by case.
+"""The bad-input and lifetime catalogue (docs/reliability.md), case by case.
 
 Each test is named after its case (P-01 ... P-38). Forged capsules come from
 tests/forge.py; after every test the autouse fixture checks that no forged deleter
-ran twice and that nothing forged is left alive. The thread and 100,000-iteration
-leak cases (P-26, P-27, P-33 at scale) also live in tests/test_leaks.py.
+ran twice and that nothing forged is left alive. The leak cases (P-26, P-33) run
+here at 100,000 iterations; the threads case (P-27) runs here and, at the Buffer
+level, in tests/test_buffer.py.
 """
 
 from __future__ import annotations
