@@ -16,6 +16,7 @@ from unitensor import _backends, _core
 from unitensor._backends import _common
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from conftest import aligned_empty  # noqa: E402
 from forge import counters, forge  # noqa: E402
 
 TORCH = _backends.get("torch")
@@ -250,7 +251,8 @@ def test_jax_direct_import_of_empty_memory_at_an_unaligned_address():
 def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     import tensorflow as tf
     tf_backend = _backends.get("tensorflow")
-    a = np.arange(6.0).reshape(2, 3)
+    a = aligned_empty((2, 3), np.float64)
+    a[...] = np.arange(6.0).reshape(2, 3)
     t = tf_backend.ROUTES["numpy"](a)
     assert _common.buffer_from_dlpack(t).data_ptr == a.ctypes.data
     assert tf_backend.ROUTES["numpy"](a.T) is None  # TF needs row-major
