@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import datetime
+import gc
 import sys
 
 import numpy as np
@@ -213,12 +214,12 @@ def test_devices_print_and_compare():
 
 def test_cuda_capsule_without_cuda_is_buffer_error():
     from forge import counters, forge
+    gc.collect()  # no forged garbage of earlier tests may be freed in between
     before = counters.snapshot()
     capsule = forge(shape=(3,), device=(2, 0))
     with pytest.raises(BufferError, match="(?i)cuda"):
         ut.from_dlpack(capsule)
     del capsule
-    import gc
     gc.collect()
     assert counters.snapshot()["deleter_calls"] - before["deleter_calls"] == 1
 

@@ -13,6 +13,7 @@ import os
 import re
 
 import numpy as np
+import pytest
 from forge import counters, forge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,12 @@ strides = st.integers(min_value=-6, max_value=6) | st.sampled_from(
 dtypes = st.tuples(st.integers(0, 7) | st.just(255), st.sampled_from(
     [0, 1, 7, 8, 16, 32, 64, 128]), st.sampled_from([1, 1, 1, 2, 4]))
 devices = st.tuples(st.sampled_from([1, 1, 1, 2, 5, 13, 99]), st.integers(0, 3))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _collected_first():
+    """No garbage of earlier modules: each example counts forged deleter calls."""
+    gc.collect()
 
 
 def check_error(exc: BaseException) -> None:

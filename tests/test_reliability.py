@@ -34,6 +34,14 @@ from unitensor import _core
 from unitensor._convert import buffer_of
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _collected_first():
+    """Start with no garbage of earlier modules: the cases read deleter counts,
+    refcounts and ``_core.stats()`` before and after (the fixture below collects
+    after each test)."""
+    gc.collect()
+
+
 @pytest.fixture(autouse=True)
 def _forged_deleters_balanced():
     before = counters.double_calls

@@ -4,6 +4,7 @@ buffer protocol. Each must give exactly what the public route gives."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -48,6 +49,7 @@ def test_exchange_import_describes_what_dlpack_describes(name):
 
 @requires_exchange
 def test_exchange_import_shares_memory_and_frees_it_once():
+    gc.collect()  # no earlier garbage may run a deleter in between
     t = torch.zeros(4)
     before = _core.stats()["imported_deleters_run"]
     buf = _core.exchange_import(t)
@@ -83,6 +85,7 @@ def test_torch_route_to_numpy_shares_what_tensor_numpy_shares(name):
 
 @requires_exchange
 def test_torch_route_to_numpy_keeps_the_memory_and_frees_it_once():
+    gc.collect()  # no earlier garbage may run a deleter in between
     t = torch.zeros(3, requires_grad=True)  # shared, detached: as DLPack does
     before = _core.stats()["imported_deleters_run"]
     a = NUMPY.ROUTES["torch"](t)
@@ -98,6 +101,7 @@ def test_torch_route_to_numpy_keeps_the_memory_and_frees_it_once():
 def test_torch_route_to_numpy_declines_what_the_general_path_must_decide():
     route = NUMPY.ROUTES["torch"]
     c = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    gc.collect()  # no earlier garbage may run a deleter in between
     before = _core.stats()["imported_deleters_run"]
     assert route(c.conj()) is None  # the conj bit: complex data only
     assert route(c.conj().imag) is None  # the neg bit: any dtype
@@ -177,6 +181,7 @@ def test_exchange_export_refuses_what_it_cannot_do():
 
 @requires_exchange
 def test_exchange_export_failure_frees_the_export_exactly_once():
+    gc.collect()  # nothing forged by earlier tests may be left alive
     buf = _core.from_capsule(forge(device=(4, 0)))  # OpenCL: torch refuses it
     alive = _core.stats()["exported_alive"]
     with pytest.raises(Exception):  # noqa: B017 - torch's own error, whatever it is
