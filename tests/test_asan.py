@@ -31,8 +31,9 @@ def runtime(name: str) -> str | None:
 
 
 ASAN, UBSAN = runtime("libasan.so"), runtime("libubsan.so")
-pytestmark = pytest.mark.skipif(ASAN is None or UBSAN is None,
-                                reason="needs gcc with libasan and libubsan")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(ASAN is None or UBSAN is None,
+                                 reason="needs gcc with libasan and libubsan")]
 
 
 @pytest.fixture(scope="module")

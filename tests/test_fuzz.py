@@ -22,6 +22,8 @@ import unitensor as ut
 from unitensor import _core
 
 EXAMPLES = int(os.environ.get("UNITENSOR_FUZZ_EXAMPLES", "300"))
+# The default run takes seconds; a long run (docs/reliability.md) is a slow test.
+pytestmark = [pytest.mark.slow] if EXAMPLES > 300 else []
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
 MESSAGE = re.compile(r"^\w+\(\): [\w ]+: expected .+, got .+", re.S)
