@@ -13,6 +13,9 @@ import pytest
 FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
                                 "array_api_strict")
               if importlib.util.find_spec(name) is not None]
+# The owners that compute (TensorFlow-owned data computes in numpy).
+COMPUTING = [f for f in ("numpy", "torch", "jax", "array_api_strict")
+             if f in FRAMEWORKS]
 
 
 def has_cuda() -> bool:
@@ -73,6 +76,18 @@ def _reset_global_state():
     if jax_x64 is not None:
         import jax
         jax.config.update("jax_enable_x64", jax_x64)
+
+
+@pytest.fixture
+def x64_for_jax_framework(request):
+    """Tests over every framework use float64 data: JAX needs x64 for it.
+
+    Used by modules whose tests take a ``framework`` parameter
+    (``pytestmark = pytest.mark.usefixtures("x64_for_jax_framework")``).
+    """
+    if "framework" in request.fixturenames and (
+            request.getfixturevalue("framework") == "jax"):
+        request.getfixturevalue("x64")
 
 
 @pytest.fixture
