@@ -62,6 +62,16 @@ def _frameworks_frozen():
     gc.unfreeze()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _earlier_modules_frozen(_frameworks_frozen):
+    """Each module starts with the garbage of earlier modules collected, and what
+    they left alive (caches, compiled functions) frozen as well: a ``gc.collect()``
+    in a test then walks only what its own module made (in a full run, test_fuzz's
+    300 collections took 20 s without this, 1 s with it)."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture(autouse=True)
 def _reset_global_state():
     """Every test starts with jax x64 off and unitensor's defaults."""
