@@ -2,7 +2,8 @@
 
 Builds ext/ with UNITENSOR_SANITIZE=1 (-fsanitize=address,undefined
 -fno-sanitize-recover=all) into a temporary directory, then runs the Buffer,
-asarray and reliability tests against that build in a subprocess, with gcc's
+conversion, reliability, fast-path, route, numpy and torch adapter tests against
+that build in a subprocess, with gcc's
 libasan preloaded and PYTHONMALLOC=malloc so that every Python allocation is
 checked too. Leak detection is off: CPython and the frameworks keep allocations
 alive until exit by design; leaks are measured by tests/test_reliability.py.
@@ -31,8 +32,9 @@ def runtime(name: str) -> str | None:
 
 
 ASAN, UBSAN = runtime("libasan.so"), runtime("libubsan.so")
-pytestmark = pytest.mark.skipif(ASAN is None or UBSAN is None,
-                                reason="needs gcc with libasan and libubsan")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(ASAN is None or UBSAN is None,
+                                 reason="needs gcc with libasan and libubsan")]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,8 @@ def test_core_and_catalogue_are_clean_under_asan_and_ubsan(sanitized_package):
     env = {**os.environ, "LD_PRELOAD": f"{ASAN}:{UBSAN}", "PYTHONMALLOC": "malloc",
            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
            "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1",
-           "PYTHONPATH": str(sanitized_package)}
+           "PYTHONPATH": str(sanitized_package),
+           "UNITENSOR_TEST_PRELOAD": "numpy,torch,jax"}  # TF stays outside, as below
     check = subprocess.run(
         [sys.executable, "-c", "import unitensor._core as c, unitensor._fast as f; "
          "print(c.__file__, f.__file__)"],
@@ -64,8 +67,9 @@ def test_core_and_catalogue_are_clean_under_asan_and_ubsan(sanitized_package):
     # RSS-based leak checks measure ASan's quarantine, not unitensor: left out.
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "test_buffer.py", "test_asarray.py", "test_reliability.py", "test_fast.py",
+         "test_buffer.py", "test_convert.py", "test_reliability.py", "test_fast.py",
          "test_routes.py",  # the C exchange routes; jaxlib and TF stay outside ASan
+         "backends/test_numpy.py", "backends/test_torch.py",
          "-k", "not p26 and not p32 and not p33 and not jax and not tensorflow"],
         env=env, capture_output=True, text=True, cwd=ROOT / "tests", timeout=900)
     report = out.stdout[-4000:] + out.stderr[-4000:]

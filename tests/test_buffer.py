@@ -1,6 +1,6 @@
 """The C Buffer itself: imports, metadata, exports, copies, errors, lifetime, threads.
 
-Catalogue cases of shared/RELIABILITY-CASES.md are checked here at the Buffer level
+Catalogue cases of docs/reliability.md are checked here at the Buffer level
 and named by their number (P-xx). After every test, every forged capsule has been
 freed exactly once (the ``forged_balance`` fixture).
 """
@@ -44,22 +44,11 @@ DTYPES = {"bool": (6, 8, 1), "int8": (0, 8, 1), "int16": (0, 16, 1),
 
 
 @pytest.fixture(scope="module", autouse=True)
-def frozen_heap():
-    """Move the frameworks' objects out of the collector's sight for this module.
-
-    conftest collects garbage after every test; with torch and jax loaded, a full
-    collection walks millions of objects. Frozen objects are skipped (and never
-    freed, which is fine for module-level state); unfrozen at the end.
-    """
-    for name in ("torch", "jax", "ml_dtypes"):
-        try:
-            __import__(name)
-        except ImportError:
-            pass
+def collected_first():
+    """Start with no garbage of earlier modules: the tests below read counters before
+    and after (``forged_balance`` collects after each test; conftest has frozen the
+    frameworks' objects, so a collection is cheap)."""
     gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_own_conformance_suite_passes_on_every_owner(tmp_path):
     page = tmp_path / "conformance.md"
     env = {**os.environ, "CONFORMANCE_DERANDOMIZE": "1"}

@@ -17,6 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from conftest import FRAMEWORKS
 
+pytestmark = pytest.mark.slow  # a fresh interpreter per entry point
+
 PRODUCER = """
 class Producer:  # any foreign DLPack producer (Warp, a user's class, ...)
     def __init__(self, a): self.a = a

@@ -13,6 +13,7 @@ import os
 import re
 
 import numpy as np
+import pytest
 from forge import counters, forge
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -21,6 +22,8 @@ import unitensor as ut
 from unitensor import _core
 
 EXAMPLES = int(os.environ.get("UNITENSOR_FUZZ_EXAMPLES", "300"))
+# The default run takes seconds; a long run (docs/reliability.md) is a slow test.
+pytestmark = [pytest.mark.slow] if EXAMPLES > 300 else []
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
 MESSAGE = re.compile(r"^\w+\(\): [\w ]+: expected .+, got .+", re.S)
@@ -31,6 +34,12 @@ strides = st.integers(min_value=-6, max_value=6) | st.sampled_from(
 dtypes = st.tuples(st.integers(0, 7) | st.just(255), st.sampled_from(
     [0, 1, 7, 8, 16, 32, 64, 128]), st.sampled_from([1, 1, 1, 2, 4]))
 devices = st.tuples(st.sampled_from([1, 1, 1, 2, 5, 13, 99]), st.integers(0, 3))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _collected_first():
+    """No garbage of earlier modules: each example counts forged deleter calls."""
+    gc.collect()
 
 
 def check_error(exc: BaseException) -> None:

@@ -33,6 +33,7 @@ def test_ci_runs_the_readme_test_command():
     assert "README.md" in script and "eval" in script
 
 
+@pytest.mark.slow
 def test_main_job_runs():
     out = subprocess.run([sys.executable, "-m", "unitensor"], capture_output=True,
                          text=True, timeout=600, cwd=ROOT)

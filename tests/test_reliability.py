@@ -1,9 +1,10 @@
-"""The bad-input and lifetime catalogue (../shared/RELIABILITY-CASES.md), case by case.
+"""The bad-input and lifetime catalogue (docs/reliability.md), case by case.
 
 Each test is named after its case (P-01 ... P-38). Forged capsules come from
 tests/forge.py; after every test the autouse fixture checks that no forged deleter
-ran twice and that nothing forged is left alive. The thread and 100,000-iteration
-leak cases (P-26, P-27, P-33 at scale) also live in tests/test_leaks.py.
+ran twice and that nothing forged is left alive. The leak cases (P-26, P-33) run
+here at 100,000 iterations; the threads case (P-27) runs here and, at the Buffer
+level, in tests/test_buffer.py.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ from forge import (
 import unitensor as ut
 from unitensor import _core
 from unitensor._convert import buffer_of
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _collected_first():
+    """Start with no garbage of earlier modules: the cases read deleter counts,
+    refcounts and ``_core.stats()`` before and after (the fixture below collects
+    after each test)."""
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = Path("/usr/bin/python3.11")
 VENV = Path("/tmp/unitensor-valgrind-venv")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("valgrind") is None or not PYTHON.exists(),
-    reason="needs valgrind and Debian's /usr/bin/python3.11")
+    reason="needs valgrind and Debian's /usr/bin/python3.11")]
 
 
 def debian_venv() -> Path:

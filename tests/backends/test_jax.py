@@ -1,0 +1,119 @@
+"""The jax adapter (unitensor/_backends/jax.py): x64, 64-byte alignment, immutable
+arrays (in-place operations rebind), index dtypes and special cases, and jaxlib's
+direct import with its fallback to the public one."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import aligned_empty
+from frameworks import pointer
+
+import unitensor as ut
+from unitensor import _backends
+
+pytest.importorskip("jax")
+
+NUMPY = _backends.get("numpy")
+
+
+def test_jax_float64_without_x64_is_refused_not_narrowed():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", False)
+    t = ut.asarray(aligned_empty((4,), np.float64))
+    with pytest.raises(BufferError, match="jax_enable_x64"):
+        t.jax()
+
+
+def test_jax_unaligned_memory_is_copied_only_when_allowed(x64):
+    base = aligned_empty((4,), np.float32, offset=16)
+    base[...] = [1, 2, 3, 4]
+    t = ut.asarray(base)
+    with pytest.raises(BufferError, match="64-byte"):
+        t.jax(copy=False)
+    with pytest.warns(ut.CopyWarning, match="64-byte aligned"):
+        j = t.jax()
+    assert j.unsafe_buffer_pointer() % 64 == 0
+    np.testing.assert_array_equal(np.asarray(j), base)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pointer(t.jax(copy=True)) != pointer(base)  # asked for: no warning
+
+
+def test_inplace_on_an_immutable_owner_keeps_dtype_and_shape():
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+    x = ut.asarray(jnp.arange(3, dtype=jnp.int32))
+    with pytest.raises(TypeError, match="keeps the array's dtype int32"):
+        x += ut.asarray(jnp.ones(3, dtype=jnp.float32))
+
+
+def test_setitem_on_jax_rebinds_and_forgets_old_views():
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+    x = ut.asarray(jnp.zeros(3))
+    old = x.numpy()
+    x[1] = 2.0
+    assert x.numpy().tolist() == [0.0, 2.0, 0.0]
+    assert old.tolist() == [0.0, 0.0, 0.0]  # jax arrays are immutable: a new array
+
+
+def test_iteration_stops_on_jax():
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+    assert len(list(ut.asarray(jnp.arange(3)))) == 3  # jax clamps x[3]; we do not loop
+
+
+def test_jax_index_results_use_the_index_dtype(x64):
+    import jax.numpy as jnp
+    x = ut.asarray(jnp.arange(4))
+    assert ut.searchsorted(x, x).dtype is ut.int64
+
+
+def test_jax_all_any_read_complex_numbers_whole(x64):
+    import jax.numpy as jnp
+    assert bool(ut.all(ut.asarray(jnp.asarray([1j, 2.0 + 0j]))))
+    assert not bool(ut.any(ut.asarray(jnp.asarray([0j]))))
+
+
+def test_complex_branch_cuts_follow_signed_zeros(x64):
+    import jax.numpy as jnp
+    out = ut.sqrt(ut.asarray(jnp.asarray([complex(-1.0, -0.0)]))).numpy()
+    assert out[0] == -1j
+
+
+def test_jax_permute_dims_takes_negative_axes(x64):
+    import jax.numpy as jnp
+    assert ut.permute_dims(ut.asarray(jnp.zeros((2, 3))), (-1, 0)).shape == (3, 2)
+    x = ut.asarray(jnp.asarray([complex(-0.0, 2.0)], dtype=jnp.complex64))
+    assert ut.asinh(x).numpy()[0].real < 0  # the branch cut's side, by the zero's sign
+
+
+def test_jax_direct_import_matches_jax_dlpack_and_falls_back(monkeypatch):
+    jax_backend = _backends.get("jax")
+    from unitensor._backends.jax import interop as jax_interop
+    raw = np.empty(16 * 4 + 64, np.uint8)
+    start = (-raw.ctypes.data) % 64
+    a = raw[start:start + 64].view(np.float32)
+    a[:] = np.arange(16)
+    buf = NUMPY.export(a)
+    direct = jax_backend.alias(buf)
+    assert direct.unsafe_buffer_pointer() == a.ctypes.data
+    monkeypatch.setattr(jax_interop, "_direct_import", None)
+    public = jax_backend.alias(buf)
+    assert public.unsafe_buffer_pointer() == a.ctypes.data
+    assert (direct.dtype, direct.shape) == (public.dtype, public.shape)
+
+    def changed(*args):
+        raise TypeError("a different signature")
+    monkeypatch.setattr(jax_interop, "_direct_import", changed)
+    assert jax_backend.alias(buf).unsafe_buffer_pointer() == a.ctypes.data
+    assert jax_interop._direct_import is None  # given up for good
+
+
+def test_jax_direct_import_of_empty_memory_at_an_unaligned_address():
+    jax_backend = _backends.get("jax")
+    empty = np.frombuffer(bytes(8), np.float32, 0, offset=4)  # 4-byte aligned
+    assert jax_backend.alias(NUMPY.export(empty)).shape == (0,)

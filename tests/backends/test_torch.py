@@ -1,0 +1,144 @@
+"""The torch adapter (unitensor/_backends/torch.py): lazy conjugate and negative
+bits, tensors that require grad, the unsigned dtypes torch computes badly or not at
+all, its special-case fixes, and its fallbacks without the DLPack C exchange API.
+The exchange API itself (ext/_core.c) and the routes built on it are tested in
+tests/test_routes.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import unitensor as ut
+from unitensor import _backends
+from unitensor._backends.torch import interop as torch_interop
+
+torch = pytest.importorskip("torch")
+
+TORCH = _backends.get("torch")
+NUMPY = _backends.get("numpy")
+
+
+def test_torch_tensors_that_require_grad_are_shared_detached():
+    torch = pytest.importorskip("torch")
+    w = torch.ones(3, requires_grad=True)
+    a = ut.asarray(w).numpy()
+    assert a.__array_interface__["data"][0] == w.data_ptr()
+    assert w.requires_grad  # the user's tensor keeps its graph
+
+
+def test_torch_lazy_conjugates_are_resolved_by_a_reported_copy():
+    torch = pytest.importorskip("torch")
+    z = torch.tensor([1 + 2j, 3 - 1j]).conj()
+    assert z.is_conj()
+    with pytest.warns(ut.CopyWarning, match="conjugate"):
+        a = ut.asarray(z).numpy()
+    np.testing.assert_array_equal(a, [1 - 2j, 3 + 1j])
+
+
+def test_torch_unsigned_sums_are_uint64():
+    torch = pytest.importorskip("torch")
+    x = ut.asarray(torch.tensor([200, 100], dtype=torch.uint8))
+    assert ut.sum(x).dtype is ut.uint64 and int(ut.sum(x)) == 300
+    assert ut.cumulative_prod(x).dtype is ut.uint64
+    y = ut.asarray(torch.tensor([1, 2], dtype=torch.uint16))
+    assert int(ut.sum(y)) == 3  # torch has no uint16 sum: computed in int64
+
+
+def test_torch_plain_sum_agrees_with_the_general_sum_for_every_dtype():
+    """ut.sum(x) on torch skips array-api-compat's wrapper unless x is unsigned
+    or arguments are given: the same answer either way."""
+    torch = pytest.importorskip("torch")
+    from unitensor import _backends
+    fixed = _backends.get("torch").FIXES["sum"]
+    for dtype in (torch.bool, torch.int8, torch.int32, torch.int64, torch.uint8,
+                  torch.uint16, torch.float16, torch.float32, torch.complex64):
+        x = torch.tensor([1, 0, 1], dtype=dtype)
+        plain, general = fixed(x), fixed(x, keepdims=False)
+        assert plain.dtype == general.dtype and plain.tolist() == general.tolist()
+        assert fixed(x, keepdims=True).shape == (1,)
+
+
+def test_asarray_reads_nested_zero_d_tensors():
+    torch = pytest.importorskip("torch")
+    x = ut.asarray(torch.tensor([7, 9], dtype=torch.uint16))
+    ut.set_default_owner("torch")
+    try:
+        y = ut.asarray([[x[0], x[1]]], dtype=ut.uint16)
+    finally:
+        ut.set_default_owner("numpy")
+    assert y.owner == "torch" and y.dtype is ut.uint16 and y.shape == (1, 2)
+    assert ut.asarray([x[0], x[1]]).numpy().tolist() == [7, 9]
+
+
+def test_torch_special_functions_fixed():
+    torch = pytest.importorskip("torch")
+    z = ut.asarray(torch.zeros(2, dtype=torch.complex64))
+    assert (z ** z).numpy().tolist() == [1 + 0j, 1 + 0j]  # x ** 0 is 1, even 0 ** 0
+    x = ut.asarray(torch.tensor([-0.0, 1.0]))
+    assert np.signbit((x % -1.0).numpy()[0])  # a zero remainder has x2's sign
+    m = ut.asarray(torch.arange(6.0).reshape(2, 3))
+    assert m[:, ::-2].numpy().tolist() == [[2.0, 0.0], [5.0, 3.0]]  # negative steps
+    assert float(ut.std(m, correction=0.5)) == pytest.approx(
+        float(np.std(np.arange(6.0), ddof=0.5)), rel=1e-6)
+    assert ut.count_nonzero(m, axis=()).shape == (2, 3)
+    assert ut.unique_all(ut.asarray(torch.tensor([3, 1, 3]))).indices.numpy(
+        ).tolist() == [1, 0]
+    c = ut.conj(ut.asarray(torch.tensor([1 + 2j])))
+    assert c.numpy().tolist() == [1 - 2j]  # no lazy conjugate bit, so no copy
+
+
+def test_torch_unsigned_fallback_keeps_the_standard_dtypes():
+    torch = pytest.importorskip("torch")
+    u = ut.asarray(torch.tensor([1, 2, 3], dtype=torch.uint16))
+    u += ut.asarray(torch.tensor([1, 1, 1], dtype=torch.uint16))  # in place
+    assert u.numpy().tolist() == [2, 3, 4] and u.dtype is ut.uint16
+    assert ut.take(u, ut.asarray(torch.tensor([0, 2]))).dtype is ut.uint16
+    assert ut.repeat(u, 2).dtype is ut.uint16
+    limit = ut.asarray(torch.tensor(3, dtype=torch.uint16))
+    assert ut.clip(u, max=limit).numpy().tolist() == [2, 3, 3]
+
+
+def test_torch_unsigned_mixed_dtypes_and_masked_writes():
+    torch = pytest.importorskip("torch")
+    a = ut.asarray(torch.tensor([1, 257], dtype=torch.uint16))
+    b = ut.asarray(torch.tensor([1, 1], dtype=torch.uint8))
+    assert (a != b).numpy().tolist() == [False, True]  # torch alone says 257 == 1
+    assert ut.bitwise_left_shift(a, b).dtype is ut.uint16  # torch alone: uint8
+    a[a > 1] = 65535
+    assert a.numpy().tolist() == [1, 65535]
+
+
+def test_torch_unique_of_complex_numbers():
+    torch = pytest.importorskip("torch")
+    x = ut.asarray(torch.tensor([1 + 1j, 2j, 1 + 1j]))
+    result = ut.unique_counts(x)
+    assert result.values.owner == "torch"
+    assert result.values.numpy().tolist() == [2j, 1 + 1j]
+    assert result.counts.numpy().tolist() == [1, 2]
+
+
+def test_conj_and_neg_views_keep_their_values():
+    """torch's exchange export ignores the lazy conj/neg bits; export() resolves
+    them first (reported as a copy)."""
+    c = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    for lazy in (c.conj(), c.conj().imag):
+        with pytest.warns(ut.CopyWarning):
+            np.testing.assert_array_equal(ut.asarray(lazy).numpy(), lazy.resolve_conj()
+                                          .resolve_neg().numpy())
+
+
+def test_torch_wrap_falls_back_for_read_only_memory():
+    readonly = np.arange(3.0)
+    readonly.flags.writeable = False
+    t = TORCH.alias(NUMPY.export(readonly))  # for an operand that is only read
+    assert t.data_ptr() == readonly.ctypes.data
+
+
+def test_without_the_exchange_api_the_python_protocol_is_used(monkeypatch):
+    monkeypatch.setattr(torch_interop, "_EXCHANGE", False)
+    t = torch.arange(4.0)
+    assert TORCH.export(t).source == "dlpack_versioned"
+    back = TORCH.alias(NUMPY.export(np.arange(3.0)))
+    assert back.tolist() == [0.0, 1.0, 2.0]
+    assert ut.asarray(np.arange(2.0)).to("torch").native.tolist() == [0.0, 1.0]

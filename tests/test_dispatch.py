@@ -1,0 +1,113 @@
+"""The owner rule (unitensor/_dispatch.py and _config.py): a call runs in the owner
+of its left-most array operand, or in ``with ut.owner()``'s, or in the default
+owner; other operands convert zero-copy; results are the standard's named tuples
+and lists; missing functions and bad arguments fail clearly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import COMPUTING
+
+import unitensor as ut
+
+pytestmark = pytest.mark.usefixtures("x64_for_jax_framework")
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_a_call_runs_in_the_owner_and_returns_its_tensor(framework):
+    x = ut.asarray(np.arange(6.0).reshape(2, 3)).to(framework, copy=True)
+    for result in (ut.sin(x), x + 1, ut.sum(x, axis=0), ut.matmul(x, x.mT), x[0, 1:],
+                   ut.linalg.vector_norm(x), ut.fft.fftshift(x)):
+        assert type(result) is ut.Tensor
+        assert result.owner == framework
+        assert type(result.native).__module__.split(".")[0] in (
+            framework, "jaxlib", "jax")
+    np.testing.assert_allclose(ut.sum(x, axis=0).numpy(), [3.0, 5.0, 7.0])
+
+
+def test_the_left_most_tensor_decides_and_others_convert_zero_copy():
+    torch = pytest.importorskip("torch")
+    n = ut.asarray(np.ones(4, dtype=np.float32))
+    t = ut.asarray(torch.arange(4, dtype=torch.float32))
+    assert ut.add(n, t).owner == "numpy"
+    assert ut.add(t, n).owner == "torch"
+    assert ut.add(2.0, t).owner == "torch"  # scalars do not take part
+    assert ut.stack([n, t]).owner == "numpy"  # sequences: the first array in them
+    # the converted operand is the same memory (cached as the tensor's torch view)
+    ut.add(t, n)
+    assert n.torch().data_ptr() == n.numpy().ctypes.data
+
+
+def test_framework_arrays_passed_directly_count_as_operands():
+    torch = pytest.importorskip("torch")
+    result = ut.add(torch.ones(2), np.ones(2, dtype=np.float32))
+    assert result.owner == "torch" and result.numpy().tolist() == [2.0, 2.0]
+    assert (np.ones(2) + ut.asarray(np.ones(2))).owner == "numpy"  # numpy defers to us
+
+
+def test_owner_context_forces_the_owner_and_nests():
+    pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    n = ut.asarray(np.ones(3, dtype=np.float32))
+    with ut.owner("torch") as name:
+        assert name == "torch"
+        assert ut.zeros((2,)).owner == "torch"
+        assert ut.add(n, n).owner == "torch"
+        with ut.owner("jax"):
+            assert ut.ones((2,)).owner == "jax"
+        assert ut.ones((2,)).owner == "torch"
+    assert ut.zeros((2,)).owner == "numpy"
+
+
+def test_default_owner_can_be_set_and_read():
+    pytest.importorskip("torch")
+    assert ut.get_default_owner() == "numpy"
+    ut.set_default_owner("torch")
+    try:
+        assert ut.arange(3).owner == "torch"
+        assert ut.__array_namespace_info__().default_dtypes()["real floating"] == (
+            ut.float32)
+    finally:
+        ut.set_default_owner("numpy")
+    with pytest.raises(ValueError, match=r"set_default_owner\(\): framework"):
+        ut.set_default_owner("pytorch")
+    with pytest.raises(ValueError, match=r"owner\(\): framework"):
+        with ut.owner("nope"):
+            pass
+
+
+def test_environment_variable_moves_a_whole_program():
+    pytest.importorskip("torch")
+    code = "import unitensor as ut; print(ut.ones((2,)).owner, ut.asarray([1.0]).owner)"
+    env = {"UNITENSOR_DEFAULT_OWNER": "torch", "PATH": "/usr/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True, env=env).stdout.split()
+    assert out == ["torch", "torch"]
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_named_tuples_and_lists_are_the_standards(framework):
+    x = ut.asarray(np.array([[2.0, 1.0], [1.0, 3.0]])).to(framework, copy=True)
+    eig = ut.linalg.eigh(x)
+    assert eig._fields == ("eigenvalues", "eigenvectors")
+    assert type(eig.eigenvalues) is ut.Tensor and eig.eigenvalues.owner == framework
+    assert ut.linalg.svd(x)._fields == ("U", "S", "Vh")
+    assert ut.unique_counts(x)._fields == ("values", "counts")
+    assert type(ut.meshgrid(x[0, :], x[1, :])) is list
+    assert type(ut.broadcast_arrays(x, x[0, :])) is list
+    assert type(ut.unstack(x)) is tuple
+
+
+def test_a_missing_function_names_the_owner():
+    from unitensor import _dispatch
+    with pytest.raises(NotImplementedError, match="not available in numpy"):
+        _dispatch.implementation(_dispatch._backends.get("numpy"), "linalg.nope")
+
+
+def test_unknown_arguments_fail_like_python():
+    with pytest.raises(TypeError):
+        ut.sum(ut.asarray(np.ones(2)), axes=0)
