@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _backends, _core, _tensor
+from . import _backends, _core, _fastpath, _tensor
 from ._backends._common import buffer_from_dlpack
 from ._config import default_owner
 from ._device import CPU_READABLE, Device, parse
@@ -52,6 +52,7 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         backend = _BY_TYPE.get(kind) or _backends.for_type(kind)
         if backend is not None:
             t = _from_native(backend, obj, copy)
+            _fastpath.learn("asarray", backend, kind)
         else:
             t = _from_foreign(obj, "asarray")
             if t is None:
@@ -63,8 +64,8 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
 
 _asarray.__name__ = _asarray.__qualname__ = "asarray"
 # A Tensor, or an array of a type and dtype seen before, is wrapped in C
-# (ext/_fast.c); the C code calls _asarray for everything else.
-asarray = _tensor.fast_path("asarray", _asarray, _backends.fast_types)
+# (_fastpath.py); the C code calls _asarray for everything else.
+asarray = _fastpath.asarray(_asarray)
 
 
 def from_dlpack(x: Any, /, *, device: Any = None,

@@ -11,8 +11,8 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from . import _dispatch, _elementwise_functions, _linear_algebra_functions
-from ._tensor import Tensor, fast_path
+from . import _dispatch, _elementwise_functions, _fastpath, _linear_algebra_functions
+from ._tensor import Tensor
 
 # Imported here, below Tensor, because _dispatch (and the namespace made by it)
 # needs Tensor itself.
@@ -50,9 +50,9 @@ def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
     return method
 
 
-# x[key]: basic keys in C (ext/_fast.c), everything else through _dispatch.getitem.
-Tensor.__getitem__ = fast_path(  # type: ignore[method-assign]
-    "getitem", Tensor.__getitem__, _dispatch.getitem_table, wrap=_dispatch._wrap)
+# x[key]: basic keys in C (_fastpath.py), everything else through _dispatch.getitem.
+Tensor.__getitem__ = _fastpath.getitem(  # type: ignore[method-assign]
+    Tensor.__getitem__, _dispatch._wrap)
 
 for _dunder, _name in _BINARY.items():
     setattr(Tensor, f"__{_dunder}__", _function(_name))

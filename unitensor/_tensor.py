@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import operator
 import sys
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from . import _convert, _fast
+from . import _convert, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error, describe
@@ -155,7 +154,7 @@ class Tensor(_fast.TensorBase):
 
     @property
     def mT(self) -> Tensor:  # noqa: N802 - the standard's name
-        return _dispatch.unary("matrix_transpose", self)
+        return _dispatch.call("matrix_transpose", (self,), {})
 
     @property
     def T(self) -> Tensor:  # noqa: N802 - the standard's name
@@ -205,17 +204,12 @@ class Tensor(_fast.TensorBase):
 # _make(backend, native, memory=None): wrap ``native`` (already the backend's
 # array) without any checks.
 _make: Callable[..., Tensor] = _fast.make_tensor
-
-
-def fast_path(kind: str, slow: Callable[..., Any], table: Any, **options: Any) -> Any:
-    """A C shortcut standing for ``slow`` (see ext/_fast.c), looking like it."""
-    return functools.update_wrapper(_fast.FastPath(kind, slow, table, **options), slow)
-
+_fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this class
 
 # The views: a cached one (or the owner's own array) is returned from C.
 for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
                             ("tf", "tensorflow"), ("cupy", "cupy")):
-    setattr(Tensor, _method, fast_path("view", getattr(Tensor, _method), _framework))
+    setattr(Tensor, _method, _fastpath.view(getattr(Tensor, _method), _framework))
 del _method, _framework
 
 

@@ -71,9 +71,6 @@ _loaded: dict[str, ModuleType] = {}
 # type -> adapter (or None): filled on first sight of each type, so the hot path
 # of asarray() is one dictionary look-up.
 _by_type: dict[type, ModuleType | None] = {}
-# type -> (adapter, its dtype objects): the types that asarray() wraps as they are
-# (``native(obj) is obj``), read by the C fast path of asarray (ext/_fast.c).
-fast_types: dict[type, tuple[ModuleType, tuple[object, ...]]] = {}
 
 
 def get(name: object, func: str = "to") -> ModuleType:
@@ -107,6 +104,4 @@ def for_type(kind: type) -> ModuleType | None:
     name = _BY_PREFIX.get(kind.__module__.partition(".")[0])
     adapter = get(name) if name is not None else None
     _by_type[kind] = adapter
-    if adapter is not None and adapter.wraps_as_is(kind):
-        fast_types[kind] = (adapter, tuple(adapter.NATIVE_DTYPES))
     return adapter
