@@ -660,3 +660,11 @@ def test_getitem_and_asarray_are_taught_too():
     ut.asarray(np.arange(2.0))
     assert ut.asarray.table[np.ndarray].backend is NUMPY
 
+def test_transposes_are_namespace_functions_on_the_fast_path():
+    x = ut.asarray(torch.arange(6.0).reshape(2, 3))
+    assert x.T.shape == (3, 2) and x.mT.shape == (3, 2)
+    np.testing.assert_array_equal(x.T.numpy(), ut.permute_dims(x, (1, 0)).numpy())
+    assert TORCH in ut.permute_dims.table and TORCH in ut.matrix_transpose.table
+    with pytest.raises(ValueError, match="T\\(\\): self: expected a 2-d array"):
+        _ = ut.asarray(np.arange(3.0)).T
+
