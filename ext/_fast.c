@@ -1,11 +1,12 @@
 /* unitensor._fast: the Tensor's C base and the hot paths, in C.
  *
  * Python decides everything; this module only repeats, at C speed, what the
- * Python code already decided once. Each fast path reads tables the Python side
- * fills (type -> backend, backend -> function) and, on anything it does not
- * recognise, calls the Python function it stands for (`slow`) with the same
- * arguments. So a fast path can only ever be a shortcut to the answer the
- * Python path gives: tests run both (tests/test_fast.py).
+ * Python code already decided once. Each fast path reads a table that
+ * unitensor/_fastpath.py fills when the general path teaches it (type ->
+ * TypeEntry, backend -> Entry) and, on anything it does not recognise, calls
+ * the Python function it stands for (`slow`) with the same arguments. So a fast
+ * path can only ever be a shortcut to the answer the Python path gives: tests
+ * run both (tests/test_fast.py).
  *
  * - Memory: what every Tensor aliasing one memory shares (Buffer, view cache).
  * - TensorBase: the storage of unitensor.Tensor (a Python subclass with every
@@ -25,6 +26,11 @@
  *   It binds like a function (so it can be a method or an operator of Tensor)
  *   and has a __dict__ for functools.update_wrapper (__wrapped__ gives
  *   inspect.signature the Python function's signature).
+ * - Entry, TypeEntry: the rows of those tables, immutable structs with named
+ *   fields (a function and its array type; an array type's adapter and dtypes).
+ * - enter_owner(), leave_owner(), owner_blocks(): the count of open
+ *   unitensor.owner() blocks, held here; while it is 0 the fast paths need not
+ *   ask Python which owner is forced.
  *
  * This module imports no framework and owns no memory but Python references.
  */
@@ -38,20 +44,22 @@
 /* ---------------------------------------------------------- TensorBase --- */
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *backend; /* the owner's adapter module */
-    PyObject *native;  /* the owner's array */
-    PyObject *memory;  /* the shared memory record, or NULL/None until needed */
-    PyObject *dtype;   /* native.dtype, read once (NULL until then): a native's
-                          dtype never changes, and assigning _native clears it */
+    PyObject_HEAD PyObject *backend; /* the owner's adapter module */
+    PyObject *native;                /* the owner's array */
+    PyObject *memory; /* the shared memory record, or NULL/None until needed */
+    PyObject *dtype;  /* native.dtype, read once (NULL until then): a native's
+                         dtype never changes, and assigning _native clears it */
     PyObject *weakreflist;
 } TensorObject;
 
 static PyTypeObject TensorBaseType;
 /* unitensor.Tensor (the Python subclass), registered by configure(). */
 static PyTypeObject *tensor_type = NULL;
-/* _dispatch._forcing_now: a one-item list, 0 while no owner() block is open. */
-static PyObject *forcing_now = NULL;
+/* How many unitensor.owner() blocks are open, in every thread together: while
+ * none is, no call can have a forced owner and the fast paths apply. Changed
+ * only by enter_owner() and leave_owner(), which hold the GIL throughout (so
+ * the count needs no lock of its own). */
+static Py_ssize_t owner_blocks_open = 0;
 static PyObject *zero = NULL;
 static PyObject *str_dtype, *str_name, *str_routes, *str_result;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
@@ -170,9 +178,8 @@ static PyTypeObject TensorBaseType = {
  * (made the first time the memory crosses to another framework) and the views
  * already made for other frameworks, so that .torch() twice converts once. */
 typedef struct {
-    PyObject_HEAD
-    PyObject *buffer; /* NULL until exported (reads as None) */
-    PyObject *views;  /* dict: framework name -> that framework's array */
+    PyObject_HEAD PyObject *buffer; /* NULL until exported (reads as None) */
+    PyObject *views;                /* dict: framework name -> that framework's array */
 } MemoryObject;
 
 static PyTypeObject MemoryType;
@@ -260,24 +267,237 @@ no_memory(TensorObject *t)
     return t->memory == NULL || t->memory == Py_None;
 }
 
+/* ------------------------------------------------------ Entry, TypeEntry --- */
+
+/* A row of a UNARY, BINARY, GETITEM or CALL table, for one backend: the
+ * framework's function and the type of its arrays (a result of that type is
+ * wrapped as it is). UNARY rows may also carry `real_func`, the framework's own
+ * function for every dtype not in `complex_dtypes`, where `func` is a fix only
+ * complex inputs need. Immutable: the fast paths read it without checks. */
+typedef struct {
+    PyObject_HEAD PyObject *func;
+    PyObject *array_type;
+    PyObject *real_func;      /* NULL: func for every dtype */
+    PyObject *complex_dtypes; /* a set or frozenset, exactly when real_func is */
+} EntryObject;
+
+static PyTypeObject EntryType;
+
+static PyObject *
+entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"func", "array_type", "real_func", "complex_dtypes",
+                               NULL};
+    PyObject *func, *array_type, *real_func = Py_None, *complex_dtypes = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:Entry", keywords, &func,
+                                     &array_type, &real_func, &complex_dtypes)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(func)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "Entry(): func: expected a callable, "
+                            "got %R",
+                            func);
+    }
+    if (!PyType_Check(array_type)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "Entry(): array_type: expected a type, "
+                            "got %R",
+                            array_type);
+    }
+    if (real_func != Py_None && !PyCallable_Check(real_func)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "Entry(): real_func: expected None or a "
+                            "callable, got %R",
+                            real_func);
+    }
+    if (real_func == Py_None ? complex_dtypes != Py_None
+                             : !PyAnySet_Check(complex_dtypes)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "Entry(): complex_dtypes: expected %s, got %R",
+                            real_func == Py_None ? "None (there is no real_func)"
+                                                 : "a set of dtype objects",
+                            complex_dtypes);
+    }
+    EntryObject *e = (EntryObject *)type->tp_alloc(type, 0);
+    if (e == NULL) {
+        return NULL;
+    }
+    e->func = Py_NewRef(func);
+    e->array_type = Py_NewRef(array_type);
+    e->real_func = real_func == Py_None ? NULL : Py_NewRef(real_func);
+    e->complex_dtypes = real_func == Py_None ? NULL : Py_NewRef(complex_dtypes);
+    return (PyObject *)e;
+}
+
+static int
+entry_traverse(EntryObject *e, visitproc visit, void *arg)
+{
+    Py_VISIT(e->func);
+    Py_VISIT(e->array_type);
+    Py_VISIT(e->real_func);
+    Py_VISIT(e->complex_dtypes);
+    return 0;
+}
+
+static int
+entry_clear(EntryObject *e)
+{
+    Py_CLEAR(e->func);
+    Py_CLEAR(e->array_type);
+    Py_CLEAR(e->real_func);
+    Py_CLEAR(e->complex_dtypes);
+    return 0;
+}
+
+static void
+entry_dealloc(EntryObject *e)
+{
+    PyObject_GC_UnTrack(e);
+    entry_clear(e);
+    Py_TYPE(e)->tp_free((PyObject *)e);
+}
+
+static PyObject *
+entry_repr(EntryObject *e)
+{
+    if (e->real_func == NULL) {
+        return PyUnicode_FromFormat("Entry(func=%R, array_type=%R)", e->func,
+                                    e->array_type);
+    }
+    return PyUnicode_FromFormat("Entry(func=%R, array_type=%R, real_func=%R, "
+                                "complex_dtypes=%R)",
+                                e->func, e->array_type, e->real_func,
+                                e->complex_dtypes);
+}
+
+static PyMemberDef entry_members[] = {
+    {"func", T_OBJECT, offsetof(EntryObject, func), READONLY,
+     "The framework's function the fast path calls."},
+    {"array_type", T_OBJECT, offsetof(EntryObject, array_type), READONLY,
+     "The type of the framework's arrays: results of it are wrapped as they are."},
+    {"real_func", T_OBJECT, offsetof(EntryObject, real_func), READONLY,
+     "UNARY: the function for dtypes not in complex_dtypes, or None."},
+    {"complex_dtypes", T_OBJECT, offsetof(EntryObject, complex_dtypes), READONLY,
+     "The dtype objects that need func where real_func is set, or None."},
+    {NULL},
+};
+
+static PyTypeObject EntryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.Entry",
+    .tp_basicsize = sizeof(EntryObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Entry(func, array_type, real_func=None, complex_dtypes=None): a row "
+              "of a fast path's table, for one backend.",
+    .tp_new = entry_new,
+    .tp_dealloc = (destructor)entry_dealloc,
+    .tp_traverse = (traverseproc)entry_traverse,
+    .tp_clear = (inquiry)entry_clear,
+    .tp_repr = (reprfunc)entry_repr,
+    .tp_members = entry_members,
+};
+
+/* A row of the ASARRAY table, for one array type: the adapter whose arrays of
+ * that type asarray wraps as they are, and the dtype objects it accepts
+ * (compared by identity: a framework's dtype objects are its singletons). */
+typedef struct {
+    PyObject_HEAD PyObject *backend;
+    PyObject *dtypes; /* a tuple */
+} TypeEntryObject;
+
+static PyTypeObject TypeEntryType;
+
+static PyObject *
+type_entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"backend", "dtypes", NULL};
+    PyObject *backend, *dtypes;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:TypeEntry", keywords, &backend,
+                                     &dtypes)) {
+        return NULL;
+    }
+    if (!PyTuple_CheckExact(dtypes)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "TypeEntry(): dtypes: expected a tuple "
+                            "of dtype objects, got %R",
+                            dtypes);
+    }
+    TypeEntryObject *e = (TypeEntryObject *)type->tp_alloc(type, 0);
+    if (e == NULL) {
+        return NULL;
+    }
+    e->backend = Py_NewRef(backend);
+    e->dtypes = Py_NewRef(dtypes);
+    return (PyObject *)e;
+}
+
+static int
+type_entry_traverse(TypeEntryObject *e, visitproc visit, void *arg)
+{
+    Py_VISIT(e->backend);
+    Py_VISIT(e->dtypes);
+    return 0;
+}
+
+static int
+type_entry_clear(TypeEntryObject *e)
+{
+    Py_CLEAR(e->backend);
+    Py_CLEAR(e->dtypes);
+    return 0;
+}
+
+static void
+type_entry_dealloc(TypeEntryObject *e)
+{
+    PyObject_GC_UnTrack(e);
+    type_entry_clear(e);
+    Py_TYPE(e)->tp_free((PyObject *)e);
+}
+
+static PyObject *
+type_entry_repr(TypeEntryObject *e)
+{
+    return PyUnicode_FromFormat("TypeEntry(backend=%R, dtypes=%R)", e->backend,
+                                e->dtypes);
+}
+
+static PyMemberDef type_entry_members[] = {
+    {"backend", T_OBJECT, offsetof(TypeEntryObject, backend), READONLY,
+     "The adapter that owns arrays of this type."},
+    {"dtypes", T_OBJECT, offsetof(TypeEntryObject, dtypes), READONLY,
+     "The dtype objects whose arrays are wrapped without the Python path."},
+    {NULL},
+};
+
+static PyTypeObject TypeEntryType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.TypeEntry",
+    .tp_basicsize = sizeof(TypeEntryObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "TypeEntry(backend, dtypes): a row of asarray's fast-path table, for "
+              "one array type.",
+    .tp_new = type_entry_new,
+    .tp_dealloc = (destructor)type_entry_dealloc,
+    .tp_traverse = (traverseproc)type_entry_traverse,
+    .tp_clear = (inquiry)type_entry_clear,
+    .tp_repr = (reprfunc)type_entry_repr,
+    .tp_members = type_entry_members,
+};
+
 /* ------------------------------------------------------------ FastPath --- */
 
 typedef enum { ASARRAY, UNARY, BINARY, VIEW, GETITEM, CALL, N_FAST_KINDS } FastKind;
-static const char *const FAST_KIND_NAMES[] = {"asarray", "unary", "binary",
+static const char *const FAST_KIND_NAMES[] = {"asarray", "unary",   "binary",
                                               "view",    "getitem", "call"};
 
 typedef struct {
-    PyObject_HEAD
-    FastKind kind;
-    PyObject *slow;  /* the Python function this one stands for */
-    PyObject *table; /* ASARRAY: {type: (backend, dtypes)}; UNARY, BINARY,
-                        GETITEM, CALL: {backend: (function, array type)};
-                        UNARY also {backend: (function, array type, function
-                        for non-complex dtypes, frozenset of complex dtypes)};
-                        VIEW: the framework's name */
-    PyObject *wrap;  /* wrap(backend, result) for results that are not the
-                        backend's array type (scalars, tuples); NULL: slow path */
-    PyObject *keywords; /* CALL: {keyword: default} of the signature */
+    PyObject_HEAD FastKind kind;
+    PyObject *slow;            /* the Python function this one stands for */
+    PyObject *table;           /* ASARRAY: {type: TypeEntry}; UNARY, BINARY, GETITEM,
+                                  CALL: {backend: Entry}; VIEW: the framework's name */
+    PyObject *wrap;            /* wrap(backend, result) for results that are not the
+                                  backend's array type (scalars, tuples); NULL: slow path */
+    PyObject *keywords;        /* CALL: {keyword: default} of the signature */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
     PyObject *dict;
     vectorcallfunc vectorcall;
@@ -304,7 +524,7 @@ retry_slowly(void)
 static inline bool
 forcing(void)
 {
-    return PyList_GET_ITEM(forcing_now, 0) != zero;
+    return owner_blocks_open != 0;
 }
 
 /* Every keyword argument given is None (the defaults of asarray and views). */
@@ -320,16 +540,23 @@ keywords_all_none(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
     return true;
 }
 
-/* table[key] as a 2-tuple, borrowed; NULL (no error) when absent. */
+/* table[key] if it is a row of `type`, as a new reference (the calls it leads
+ * to may change the table); NULL (no error) when absent or anything else. */
 static PyObject *
-entry(PyObject *table, PyObject *key)
+row(PyObject *table, PyObject *key, PyTypeObject *type)
 {
     PyObject *found = PyDict_GetItemWithError(table, key);
-    if (found == NULL || !PyTuple_CheckExact(found) || PyTuple_GET_SIZE(found) != 2) {
+    if (found == NULL || Py_TYPE(found) != type) {
         PyErr_Clear(); /* a type that cannot be hashed: the slow path says so */
         return NULL;
     }
-    return found;
+    return Py_NewRef(found);
+}
+
+static inline EntryObject *
+entry(PyObject *table, PyObject *key)
+{
+    return (EntryObject *)row(table, key, &EntryType);
 }
 
 /* ut.asarray(obj): a Tensor already, or an array of a type and dtype seen before. */
@@ -344,27 +571,30 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
     if (is_tensor(obj)) {
         return Py_NewRef(obj);
     }
-    PyObject *seen = entry(f->table, (PyObject *)Py_TYPE(obj));
+    TypeEntryObject *seen =
+        (TypeEntryObject *)row(f->table, (PyObject *)Py_TYPE(obj), &TypeEntryType);
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *dtype = PyObject_GetAttr(obj, str_dtype);
     if (dtype == NULL) {
         PyErr_Clear();
+        Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
     /* Identity, not equality: the dtype objects a framework hands out are its
      * singletons; any other object (byte-swapped numpy) takes the slow path. */
-    PyObject *dtypes = PyTuple_GET_ITEM(seen, 1);
     bool known = false;
-    for (Py_ssize_t i = 0; PyTuple_Check(dtypes) && i < PyTuple_GET_SIZE(dtypes); i++) {
-        known = known || PyTuple_GET_ITEM(dtypes, i) == dtype;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seen->dtypes); i++) {
+        known = known || PyTuple_GET_ITEM(seen->dtypes, i) == dtype;
     }
     if (!known) {
         Py_DECREF(dtype);
+        Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
-    TensorObject *t = (TensorObject *)new_tensor(PyTuple_GET_ITEM(seen, 0), obj, NULL);
+    TensorObject *t = (TensorObject *)new_tensor(seen->backend, obj, NULL);
+    Py_DECREF(seen);
     if (t != NULL) {
         t->dtype = dtype; /* read already: the binary fast path reuses it */
     }
@@ -424,26 +654,26 @@ fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     TensorObject *x = (TensorObject *)args[0];
-    PyObject *seen = PyDict_GetItemWithError(f->table, x->backend);
-    Py_ssize_t size = seen != NULL && PyTuple_CheckExact(seen) ? PyTuple_GET_SIZE(seen) : 0;
-    if (size != 2 && size != 4) {
-        PyErr_Clear();
+    EntryObject *seen = entry(f->table, x->backend);
+    if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *func = PyTuple_GET_ITEM(seen, 0);
-    if (size == 4) { /* (func, array type, real_path, complex dtypes) */
+    PyObject *func = seen->func;
+    if (seen->real_func != NULL) { /* func is a fix that only complex dtypes need */
         PyObject *dtype = native_dtype(x);
         int is_complex =
-            dtype == NULL ? -1 : PySet_Contains(PyTuple_GET_ITEM(seen, 3), dtype);
+            dtype == NULL ? -1 : PySet_Contains(seen->complex_dtypes, dtype);
         if (is_complex < 0) {
             PyErr_Clear();
+            Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
         }
-        func = is_complex ? func : PyTuple_GET_ITEM(seen, 2);
+        func = is_complex ? func : seen->real_func;
     }
     PyObject *result = PyObject_Vectorcall(func, &x->native, 1, NULL);
-    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
-                       NULL);
+    result = wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
+    Py_DECREF(seen);
+    return result;
 }
 
 /* Both natives have the same dtype object (so no promotion is involved). */
@@ -468,19 +698,21 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
     if (x1->backend != x2->backend) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *seen = entry(f->table, x1->backend);
+    EntryObject *seen = entry(f->table, x1->backend);
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
     int same = same_dtype(x1, x2);
     if (same != 1) {
         PyErr_Clear();
+        Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *natives[2] = {x1->native, x2->native};
-    PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), natives, 2, NULL);
-    return wrap_result(f, x1->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
-                       NULL);
+    PyObject *result = PyObject_Vectorcall(seen->func, natives, 2, NULL);
+    result = wrap_result(f, x1->backend, result, seen->array_type, args, nargsf, NULL);
+    Py_DECREF(seen);
+    return result;
 }
 
 /* A Python number, string or None: what needs no conversion for any framework. */
@@ -553,14 +785,15 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
         }
     }
     TensorObject *x = (TensorObject *)args[0];
-    PyObject *seen = basic ? entry(f->table, x->backend) : NULL;
+    EntryObject *seen = basic ? entry(f->table, x->backend) : NULL;
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *call_args[2] = {x->native, key};
-    PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), call_args, 2, NULL);
-    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
-                       NULL);
+    PyObject *result = PyObject_Vectorcall(seen->func, call_args, 2, NULL);
+    result = wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
+    Py_DECREF(seen);
+    return result;
 }
 
 #define MAX_CALL_ARGS 16
@@ -583,7 +816,7 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         }
     }
     TensorObject *x = (TensorObject *)args[0];
-    PyObject *seen = entry(f->table, x->backend);
+    EntryObject *seen = entry(f->table, x->backend);
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
@@ -598,6 +831,7 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         PyObject *fallback = PyDict_GetItemWithError(f->keywords, name);
         if (fallback == NULL) { /* not a keyword of the signature: Python raises */
             PyErr_Clear();
+            Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
         }
         int is_default = fallback == Py_None || PyBool_Check(fallback)
@@ -605,6 +839,7 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
                              : PyObject_RichCompareBool(value, fallback, Py_EQ);
         if (is_default < 0) {
             PyErr_Clear();
+            Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
         }
         if (!is_default) {
@@ -616,17 +851,19 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (n_kept > 0) {
         names = PyTuple_New(n_kept);
         if (names == NULL) {
+            Py_DECREF(seen);
             return NULL;
         }
         for (Py_ssize_t i = 0; i < n_kept; i++) {
             PyTuple_SET_ITEM(names, i, Py_NewRef(kept_names[i]));
         }
     }
-    PyObject *result = PyObject_Vectorcall(PyTuple_GET_ITEM(seen, 0), call_args,
-                                           (size_t)nargs, names);
+    PyObject *result = PyObject_Vectorcall(seen->func, call_args, (size_t)nargs, names);
     Py_XDECREF(names);
-    return wrap_result(f, x->backend, result, PyTuple_GET_ITEM(seen, 1), args, nargsf,
-                       kwnames);
+    result =
+        wrap_result(f, x->backend, result, seen->array_type, args, nargsf, kwnames);
+    Py_DECREF(seen);
+    return result;
 }
 
 /* t's memory as the `target` framework's array by that framework's own route
@@ -645,8 +882,8 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
     if (routes == NULL) {
         return NULL;
     }
-    PyObject *route = PyDict_Check(routes) ? PyDict_GetItemWithError(routes, source)
-                                           : NULL;
+    PyObject *route =
+        PyDict_Check(routes) ? PyDict_GetItemWithError(routes, source) : NULL;
     Py_XINCREF(route); /* the call may change ROUTES */
     Py_DECREF(routes);
     if (route == NULL) {
@@ -685,7 +922,8 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     TensorObject *t = (TensorObject *)args[0];
     if (!no_memory(t) && Py_TYPE(t->memory) == &MemoryType) {
         PyObject *views = ((MemoryObject *)t->memory)->views;
-        PyObject *cached = views == NULL ? NULL : PyDict_GetItemWithError(views, f->table);
+        PyObject *cached =
+            views == NULL ? NULL : PyDict_GetItemWithError(views, f->table);
         if (cached != NULL) {
             return Py_NewRef(cached);
         }
@@ -710,19 +948,16 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 }
 
 static const vectorcallfunc FAST_CALLS[] = {
-    [ASARRAY] = (vectorcallfunc)fast_asarray,
-    [UNARY] = (vectorcallfunc)fast_unary,
-    [BINARY] = (vectorcallfunc)fast_binary,
-    [VIEW] = (vectorcallfunc)fast_view,
-    [GETITEM] = (vectorcallfunc)fast_getitem,
-    [CALL] = (vectorcallfunc)fast_call,
+    [ASARRAY] = (vectorcallfunc)fast_asarray, [UNARY] = (vectorcallfunc)fast_unary,
+    [BINARY] = (vectorcallfunc)fast_binary,   [VIEW] = (vectorcallfunc)fast_view,
+    [GETITEM] = (vectorcallfunc)fast_getitem, [CALL] = (vectorcallfunc)fast_call,
 };
 
 static PyObject *
 fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind", "slow", "table", "wrap", "keywords",
-                               "max_positional", NULL};
+    static char *keywords[] = {"kind",     "slow",           "table", "wrap",
+                               "keywords", "max_positional", NULL};
     const char *kind_name;
     PyObject *slow, *table, *wrap = Py_None, *keyword_defaults = Py_None;
     Py_ssize_t max_positional = 1;
@@ -738,26 +973,27 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     if (kind == N_FAST_KINDS) {
         return PyErr_Format(PyExc_ValueError,
                             "FastPath(): kind: expected 'asarray', 'unary', 'binary', "
-                            "'view', 'getitem' or 'call', got '%s'", kind_name);
+                            "'view', 'getitem' or 'call', got '%s'",
+                            kind_name);
     }
     if (!PyCallable_Check(slow)) {
         return PyErr_Format(PyExc_TypeError,
                             "FastPath(): slow: expected a callable, got %R", slow);
     }
     if (kind == VIEW ? !PyUnicode_CheckExact(table) : !PyDict_CheckExact(table)) {
-        return PyErr_Format(PyExc_TypeError,
-                            "FastPath(): table: expected %s, got %R",
+        return PyErr_Format(PyExc_TypeError, "FastPath(): table: expected %s, got %R",
                             kind == VIEW ? "a framework name (str)" : "a dict", table);
     }
     if (wrap != Py_None && !PyCallable_Check(wrap)) {
         return PyErr_Format(PyExc_TypeError,
-                            "FastPath(): wrap: expected None or a callable, got %R", wrap);
+                            "FastPath(): wrap: expected None or a callable, got %R",
+                            wrap);
     }
-    if (kind == CALL ? !PyDict_CheckExact(keyword_defaults) : keyword_defaults != Py_None) {
-        return PyErr_Format(PyExc_TypeError,
-                            "FastPath(): keywords: expected %s, got %R",
-                            kind == CALL ? "a dict of keyword defaults" : "None",
-                            keyword_defaults);
+    if (kind == CALL ? !PyDict_CheckExact(keyword_defaults)
+                     : keyword_defaults != Py_None) {
+        return PyErr_Format(
+            PyExc_TypeError, "FastPath(): keywords: expected %s, got %R",
+            kind == CALL ? "a dict of keyword defaults" : "None", keyword_defaults);
     }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
         return PyErr_Format(PyExc_ValueError,
@@ -832,7 +1068,8 @@ fastpath_get(PyObject *f, PyObject *obj, PyObject *type)
 static PyObject *
 fastpath_repr(FastPath *f)
 {
-    PyObject *name = f->dict == NULL ? NULL : PyDict_GetItemString(f->dict, "__qualname__");
+    PyObject *name =
+        f->dict == NULL ? NULL : PyDict_GetItemString(f->dict, "__qualname__");
     if (name != NULL) {
         return PyUnicode_FromFormat("<unitensor function %U>", name);
     }
@@ -890,18 +1127,44 @@ static PyTypeObject FastPathType = {
 static PyObject *
 configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3 || !PyType_Check(args[0]) ||
+    if (nargs != 2 || !PyType_Check(args[0]) ||
         !PyType_IsSubtype((PyTypeObject *)args[0], &TensorBaseType) ||
-        !PyList_CheckExact(args[1]) || PyList_GET_SIZE(args[1]) != 1 ||
-        !PyDict_CheckExact(args[2])) {
-        return PyErr_Format(PyExc_TypeError,
-                            "configure(): expected (a TensorBase subclass, a one-item "
-                            "list, a dict), got %zd arguments", nargs);
+        !PyDict_CheckExact(args[1])) {
+        return PyErr_Format(
+            PyExc_TypeError,
+            "configure(): expected (a TensorBase subclass, a dict), got "
+            "%zd arguments",
+            nargs);
     }
     Py_XSETREF(tensor_type, (PyTypeObject *)Py_NewRef(args[0]));
-    Py_XSETREF(forcing_now, Py_NewRef(args[1]));
-    Py_XSETREF(loaded_backends, Py_NewRef(args[2]));
+    Py_XSETREF(loaded_backends, Py_NewRef(args[1]));
     Py_RETURN_NONE;
+}
+
+static PyObject *
+enter_owner(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    owner_blocks_open++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+leave_owner(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    if (owner_blocks_open == 0) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "leave_owner(): no owner() block is open (each leave_owner() "
+                        "must follow its enter_owner())");
+        return NULL;
+    }
+    owner_blocks_open--;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+owner_blocks(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    return PyLong_FromSsize_t(owner_blocks_open);
 }
 
 static PyObject *
@@ -910,15 +1173,22 @@ make_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (nargs != 2 && nargs != 3) {
         return PyErr_Format(PyExc_TypeError,
                             "make_tensor(): expected (backend, native[, memory]), got "
-                            "%zd arguments", nargs);
+                            "%zd arguments",
+                            nargs);
     }
     return new_tensor(args[0], args[1], nargs == 3 ? args[2] : NULL);
 }
 
 static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
-     "configure(Tensor, forcing_now, loaded)\nRegister unitensor.Tensor, the owner() "
-     "counter and the loaded adapters."},
+     "configure(Tensor, loaded)\nRegister unitensor.Tensor and the loaded adapters "
+     "(framework name -> adapter module)."},
+    {"enter_owner", enter_owner, METH_NOARGS,
+     "enter_owner()\nCount one more open owner() block: the fast paths step aside."},
+    {"leave_owner", leave_owner, METH_NOARGS,
+     "leave_owner()\nCount one owner() block less (RuntimeError if none is open)."},
+    {"owner_blocks", owner_blocks, METH_NOARGS,
+     "owner_blocks()\nHow many owner() blocks are open, in all threads together."},
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL,
      "make_tensor(backend, native, memory=None)\nA Tensor, without any checks."},
     {NULL},
@@ -936,7 +1206,8 @@ PyMODINIT_FUNC
 PyInit__fast(void)
 {
     if (PyType_Ready(&TensorBaseType) < 0 || PyType_Ready(&FastPathType) < 0 ||
-        PyType_Ready(&MemoryType) < 0) {
+        PyType_Ready(&MemoryType) < 0 || PyType_Ready(&EntryType) < 0 ||
+        PyType_Ready(&TypeEntryType) < 0) {
         return NULL;
     }
     zero = PyLong_FromLong(0);
@@ -952,7 +1223,10 @@ PyInit__fast(void)
     if (m == NULL ||
         PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&TensorBaseType) < 0 ||
         PyModule_AddObjectRef(m, "FastPath", (PyObject *)&FastPathType) < 0 ||
-        PyModule_AddObjectRef(m, "Memory", (PyObject *)&MemoryType) < 0) {
+        PyModule_AddObjectRef(m, "Memory", (PyObject *)&MemoryType) < 0 ||
+        PyModule_AddObjectRef(m, "Entry", (PyObject *)&EntryType) < 0 ||
+        PyModule_AddObjectRef(m, "TypeEntry", (PyObject *)&TypeEntryType) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_CALL_ARGS", MAX_CALL_ARGS) < 0) {
         Py_XDECREF(m);
         return NULL;
     }

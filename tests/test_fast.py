@@ -1,14 +1,17 @@
-"""The C fast paths (ext/_fast.c): each is a shortcut to what its Python function
-returns, taken only where it applies; everything else reaches the Python function.
+"""The C fast paths (ext/_fast.c, built and taught by unitensor/_fastpath.py): each
+is a shortcut to what its Python function returns, taken only where it applies;
+everything else reaches the Python function.
 
 Each FastPath is built here over a recording ``slow`` function, so that a test
-sees which path ran: the fast one must not call ``slow``, the others must.
+sees which path ran: the fast one must not call ``slow``, the others must. Their
+tables hold ``_fast.Entry`` / ``_fast.TypeEntry`` rows.
 """
 
 from __future__ import annotations
 
 import gc
 import inspect
+import operator
 import sys
 import threading
 import weakref
@@ -18,11 +21,13 @@ import pytest
 import torch
 
 import unitensor as ut
-from unitensor import _backends, _fast
-from unitensor._tensor import Tensor, _make, fast_path
+from unitensor import _backends, _dispatch, _fast, _fastpath
+from unitensor._tensor import Tensor, _make
 
 NUMPY = _backends.get("numpy")
 TORCH = _backends.get("torch")
+Entry, TypeEntry = _fast.Entry, _fast.TypeEntry
+F4 = {np.ndarray: TypeEntry(NUMPY, (np.dtype("f4"),))}
 
 
 class Recorder:
@@ -75,7 +80,7 @@ def test_a_cycle_through_a_tensor_is_collected():
 # -- asarray ----------------------------------------------------------------------
 def test_asarray_fast_path_wraps_known_types_without_the_slow_path():
     slow = Recorder()
-    asarray = _fast.FastPath("asarray", slow, {np.ndarray: (NUMPY, (np.dtype("f4"),))})
+    asarray = _fast.FastPath("asarray", slow, F4)
     a = np.ones(3, np.float32)
     t = asarray(a)
     assert type(t) is Tensor and t._native is a and t.owner == "numpy"
@@ -88,7 +93,7 @@ def test_asarray_fast_path_wraps_known_types_without_the_slow_path():
                                   "positional"])
 def test_asarray_fast_path_leaves_everything_else_to_python(case):
     slow = Recorder()
-    asarray = _fast.FastPath("asarray", slow, {np.ndarray: (NUMPY, (np.dtype("f4"),))})
+    asarray = _fast.FastPath("asarray", slow, F4)
     args, kwargs = {
         "other dtype": ((np.ones(3, np.float64),), {}),
         "other type": ((torch.ones(3),), {}),
@@ -103,7 +108,8 @@ def test_asarray_fast_path_leaves_everything_else_to_python(case):
 def test_unitensor_asarray_registers_each_type_once_and_agrees_with_python():
     for native in (np.arange(4.0), torch.arange(4), np.ones(2, np.complex64)):
         fast = ut.asarray(native)
-        assert type(native) in _backends.fast_types
+        assert type(t := native) in ut.asarray.table  # taught by the general path
+        assert ut.asarray.table[type(t)].backend is fast._backend
         python = ut.asarray.__wrapped__(native)
         assert (fast.owner, fast._native, fast.dtype) == (
             python.owner, python._native, python.dtype)
@@ -123,7 +129,7 @@ def test_fast_asarray_keeps_no_reference_it_should_not():
 # -- unary and binary ---------------------------------------------------------------
 def unary_path(func=np.sin):
     slow = Recorder()
-    return _fast.FastPath("unary", slow, {NUMPY: (func, np.ndarray)}), slow
+    return _fast.FastPath("unary", slow, {NUMPY: Entry(func, np.ndarray)}), slow
 
 
 def test_unary_fast_path_calls_the_framework_and_wraps_its_array():
@@ -155,8 +161,8 @@ def test_unary_fast_path_retries_slowly_when_the_framework_raises():
 
 
 def test_unary_fast_path_calls_the_real_path_for_dtypes_that_are_not_complex():
-    """A 4-entry row: the fixed function for complex dtypes, the framework's own
-    for the rest (the Python fix would only have called it)."""
+    """A row with real_func: the fixed function for complex dtypes, the
+    framework's own for the rest (the Python fix would only have called it)."""
     called = []
 
     def fixed(a):
@@ -167,13 +173,17 @@ def test_unary_fast_path_calls_the_real_path_for_dtypes_that_are_not_complex():
         called.append("real")
         return np.sin(a)
     slow = Recorder()
-    row = (fixed, np.ndarray, real, frozenset({np.dtype("complex128")}))
+    row = Entry(fixed, np.ndarray, real, frozenset({np.dtype("complex128")}))
     f = _fast.FastPath("unary", slow, {NUMPY: row})
     f(ut.asarray(np.arange(3.0)))
     f(ut.asarray(np.arange(3.0) + 1j))
     assert called == ["real", "fixed"] and slow.calls == []
-    bad = _fast.FastPath("unary", slow, {NUMPY: (fixed, np.ndarray, real, ["a list"])})
-    bad_size = _fast.FastPath("unary", slow, {NUMPY: (fixed, np.ndarray, real)})
+    # A malformed row is never read: refused when made, or (not an Entry, such
+    # as the tuples tables held before) left to the slow path.
+    with pytest.raises(TypeError, match="complex_dtypes: expected a set"):
+        Entry(fixed, np.ndarray, real, ["a list"])
+    bad = _fast.FastPath("unary", slow, {NUMPY: (fixed, np.ndarray, real, row)})
+    bad_size = _fast.FastPath("unary", slow, {NUMPY: (fixed, np.ndarray)})
     assert bad(ut.asarray(np.arange(3.0))) == "slow"
     assert bad_size(ut.asarray(np.arange(3.0))) == "slow" and len(slow.calls) == 2
 
@@ -187,7 +197,8 @@ def test_complex_special_case_fixes_keep_a_real_path_in_the_fast_table(framework
     real = ut.asarray(np.array([0.5, 1.0], np.float32)).to(framework, copy=True)
     ut.sin(real)  # fills the table
     row = ut.sin.table[backend]
-    assert len(row) == 4 and row[2] is backend.FIXES["sin"].real_path
+    assert type(row) is Entry and row.real_func is backend.FIXES["sin"].real_path
+    assert row.complex_dtypes is backend.FIXES["sin"].complex_dtypes
     np.testing.assert_allclose(ut.sin(real).numpy(), np.sin([0.5, 1.0]), rtol=1e-6)
     special = np.array([complex(np.inf, 0.0), complex(-0.0, 2.0)], np.complex64)
     z = ut.asarray(special).to(framework, copy=True)
@@ -203,7 +214,8 @@ def test_fast_path_results_that_are_not_arrays():
     assert type(total) is Tensor and total.shape == () and float(total) == 3.0
     f, slow = unary_path(lambda a: (a, a))  # a tuple, without a wrap: slow path
     assert f(ut.asarray(np.arange(3.0))) == "slow" and len(slow.calls) == 1
-    wrapped = _fast.FastPath("unary", slow, {NUMPY: (lambda a: (a, a), np.ndarray)},
+    pair = Entry(lambda a: (a, a), np.ndarray)
+    wrapped = _fast.FastPath("unary", slow, {NUMPY: pair},
                              wrap=lambda backend, result: ("wrapped", backend, result))
     assert wrapped(ut.asarray(np.arange(3.0)))[:2] == ("wrapped", NUMPY)
 
@@ -219,7 +231,7 @@ def test_unary_fast_path_does_not_swallow_keyboard_interrupt():
 
 def test_binary_fast_path_needs_one_backend_and_one_dtype():
     slow = Recorder()
-    f = _fast.FastPath("binary", slow, {NUMPY: (np.add, np.ndarray)})
+    f = _fast.FastPath("binary", slow, {NUMPY: Entry(np.add, np.ndarray)})
     x = ut.asarray(np.arange(3.0))
     result = f(x, x)
     assert type(result) is Tensor and list(result._native) == [0.0, 2.0, 4.0]
@@ -245,7 +257,7 @@ def test_namespace_functions_and_operators_are_fast_paths_that_agree_with_python
             assert (fast.owner, fast.dtype, fast.shape) == (slow.owner, slow.dtype,
                                                           slow.shape)
             np.testing.assert_array_equal(fast.numpy(), slow.numpy())
-        assert ut.add.table[x._backend][1] is x._backend.ARRAY
+        assert ut.add.table[x._backend].array_type is x._backend.ARRAY
 
 
 def test_fast_paths_are_consistent_across_threads():
@@ -305,7 +317,7 @@ def test_fastpath_refuses_bad_arguments_by_name():
 
 def test_fastpath_binds_as_a_method_and_collects_its_cycles():
     class Holder:
-        method = fast_path("unary", lambda x: ("called with", x), {})
+        method = _fast.FastPath("unary", lambda x: ("called with", x), {})
     holder = Holder()
     assert holder.method() == ("called with", holder)
     class Marker:
@@ -376,7 +388,8 @@ def test_getitem_fast_path_agrees_with_python(key):
 
 def test_getitem_fast_path_leaves_other_keys_to_python():
     slow = Recorder()
-    getitem = _fast.FastPath("getitem", slow, {NUMPY: (lambda a, k: a[k], np.ndarray)})
+    row = Entry(lambda a, k: a[k], np.ndarray)
+    getitem = _fast.FastPath("getitem", slow, {NUMPY: row})
     x = ut.asarray(np.arange(6.0))
     assert type(getitem(x, slice(1, 3))) is Tensor and slow.calls == []
     for key in (slice(None, None, -1), [0, 1], True, x, (0, [1]), slice(1.0, 2)):
@@ -393,7 +406,7 @@ def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
         seen.append((args[1:], kwargs))
         return args[0]
     slow = Recorder()
-    f = _fast.FastPath("call", slow, {NUMPY: (record, np.ndarray)},
+    f = _fast.FastPath("call", slow, {NUMPY: Entry(record, np.ndarray)},
                        keywords={"axis": None, "keepdims": False, "correction": 0.0},
                        max_positional=2)
     x = ut.asarray(np.arange(3.0))
@@ -426,7 +439,7 @@ def test_call_fast_path_functions_agree_with_python():
 def test_keyword_defaults_are_read_as_python_reads_them():
     import ast
 
-    from unitensor._dispatch import _literal
+    from unitensor._fastpath import _literal
     from unitensor._standard import FUNCTIONS
     defaults = {p.split("=", 1)[1].strip() for row in FUNCTIONS
                 for p in row.signature.split(",") if "=" in p}
@@ -437,3 +450,221 @@ def test_keyword_defaults_are_read_as_python_reads_them():
             ast.literal_eval(text))
     with pytest.raises(ValueError):
         _literal("xp.float32")
+
+
+# -- the rows of the tables: Entry and TypeEntry ------------------------------------
+def test_entry_has_named_read_only_fields():
+    row = Entry(np.add, np.ndarray)
+    assert (row.func, row.array_type, row.real_func, row.complex_dtypes) == (
+        np.add, np.ndarray, None, None)
+    assert repr(row) == "Entry(func=<ufunc 'add'>, array_type=<class 'numpy.ndarray'>)"
+    complex_dtypes = frozenset({np.dtype("complex64")})
+    full = Entry(func=np.sin, array_type=np.ndarray, real_func=np.cos,
+                 complex_dtypes=complex_dtypes)
+    assert full.real_func is np.cos and full.complex_dtypes is complex_dtypes
+    assert "real_func=<ufunc 'cos'>" in repr(full)
+    for field in ("func", "array_type", "real_func", "complex_dtypes"):
+        with pytest.raises(AttributeError):
+            setattr(full, field, None)
+    typed = TypeEntry(NUMPY, (np.dtype("f4"),))
+    assert typed.backend is NUMPY and typed.dtypes == (np.dtype("f4"),)
+    assert repr(typed).startswith("TypeEntry(backend=<unitensor adapter ")
+    with pytest.raises(AttributeError):
+        typed.backend = TORCH
+
+
+@pytest.mark.parametrize("args, message", [
+    ((3, np.ndarray), "Entry\\(\\): func: expected a callable, got 3"),
+    ((np.add, "ndarray"), "array_type: expected a type, got 'ndarray'"),
+    ((np.add, np.ndarray, 3, frozenset()), "real_func: expected None or a callable"),
+    ((np.add, np.ndarray, None, frozenset()), "complex_dtypes: expected None \\(there "
+                                              "is no real_func\\)"),
+    ((np.add, np.ndarray, np.cos), "complex_dtypes: expected a set of dtype objects, "
+                                   "got None"),
+])
+def test_entry_refuses_bad_fields_by_name(args, message):
+    with pytest.raises(TypeError, match=message):
+        Entry(*args)
+
+
+def test_type_entry_refuses_bad_fields_by_name():
+    with pytest.raises(TypeError, match="TypeEntry\\(\\): dtypes: expected a tuple"):
+        TypeEntry(NUMPY, [np.dtype("f4")])
+    with pytest.raises(TypeError):
+        TypeEntry(NUMPY)
+
+
+@pytest.mark.parametrize("kind, args", [
+    ("unary", lambda x: (x,)), ("binary", lambda x: (x, x)),
+    ("getitem", lambda x: (x, 0)), ("call", lambda x: (x,)),
+])
+def test_a_row_that_is_not_an_entry_takes_the_slow_path(kind, args):
+    """Tuples (what the tables held before Entry) or anything else: never read."""
+    x = ut.asarray(np.arange(3.0))
+    options = {"keywords": {}} if kind == "call" else {}
+    for row in ((np.add, np.ndarray), TypeEntry(NUMPY, ()), "Entry"):
+        slow = Recorder()
+        f = _fast.FastPath(kind, slow, {NUMPY: row}, **options)
+        assert f(*args(x)) == "slow" and len(slow.calls) == 1
+    asarray = _fast.FastPath("asarray", Recorder(), {np.ndarray: Entry(np.add, type)})
+    assert asarray(np.ones(2)) == "slow"
+
+
+def test_a_cycle_through_an_entry_is_collected():
+    class Marker:
+        pass
+    table = {}
+    marker = Marker()
+
+    def func(a, table=table, marker=marker):  # entry -> func -> table -> entry
+        return a
+    table[NUMPY] = Entry(func, np.ndarray)
+    f = _fast.FastPath("unary", print, table)
+    ref = weakref.ref(marker)
+    del table, marker, func, f
+    gc.collect()
+    assert ref() is None
+
+
+def test_the_fast_path_keeps_its_row_alive_while_the_framework_runs():
+    """A function may drop its own row from the table (a learning reset, another
+    thread): the fast path still reads the row's array type safely after it."""
+    table = {}
+
+    def forget(a):
+        table.clear()
+        return np.sin(a)
+    table[NUMPY] = Entry(forget, np.ndarray)
+    f = _fast.FastPath("unary", Recorder(), table)
+    result = f(ut.asarray(np.arange(3.0)))
+    assert type(result) is Tensor and table == {}
+
+
+# -- the owner() counter, held in C ----------------------------------------------------
+def test_owner_blocks_are_counted_in_c():
+    assert _fast.owner_blocks() == 0
+    _fast.enter_owner()
+    _fast.enter_owner()
+    assert _fast.owner_blocks() == 2
+    _fast.leave_owner()
+    _fast.leave_owner()
+    assert _fast.owner_blocks() == 0
+    with pytest.raises(RuntimeError, match="leave_owner\\(\\): no owner\\(\\) block"):
+        _fast.leave_owner()
+    assert _fast.owner_blocks() == 0
+    assert _fastpath.owner_blocks is _fast.owner_blocks  # the one counter
+
+
+def test_owner_counts_its_block_even_when_it_raises():
+    with ut.owner("numpy"):
+        with ut.owner("torch"):
+            assert _fast.owner_blocks() == 2
+        assert _fast.owner_blocks() == 1
+    with pytest.raises(ZeroDivisionError), ut.owner("numpy"):
+        raise ZeroDivisionError
+    with pytest.raises(ValueError), ut.owner("no such framework"):
+        pass
+    assert _fast.owner_blocks() == 0
+
+
+def test_any_open_owner_block_sends_every_fast_path_to_python():
+    """The count is of every thread: a block open elsewhere is enough (the fast
+    paths then let Python read this thread's context, which says no owner)."""
+    slow = Recorder()
+    x = ut.asarray(np.arange(3.0))
+    f = _fast.FastPath("unary", slow, {NUMPY: Entry(np.sin, np.ndarray)})
+    entered, leave = threading.Event(), threading.Event()
+
+    def hold():
+        with ut.owner("torch"):
+            entered.set()
+            leave.wait()
+    thread = threading.Thread(target=hold)
+    thread.start()
+    entered.wait()
+    try:
+        assert f(x) == "slow" and ut.sin(x).owner == "numpy"  # no owner here
+    finally:
+        leave.set()
+        thread.join()
+    assert type(f(x)) is Tensor and len(slow.calls) == 1
+
+
+def test_the_owner_counter_is_consistent_across_threads():
+    errors = []
+
+    def work():
+        for _ in range(2000):
+            _fast.enter_owner()
+            if _fast.owner_blocks() < 1:
+                errors.append("lost")
+            _fast.leave_owner()
+        with ut.owner("numpy"):
+            pass
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and _fast.owner_blocks() == 0
+
+
+# -- learning: the one hook the general path calls ------------------------------------
+def test_the_general_path_teaches_each_fast_path_once():
+    x = ut.asarray(np.arange(6.0).reshape(2, 3))
+    for func, args in ((ut.tan, (x,)), (ut.hypot, (x, x)), (ut.prod, (x,))):
+        func.table.pop(NUMPY, None)
+        assert type(func(*args)) is Tensor  # the general path, which teaches it
+        row = func.table[NUMPY]
+        assert type(row) is Entry and row.array_type is np.ndarray
+        func(*args)
+        assert func.table[NUMPY] is row  # never replaced
+    _fastpath.learn("tan", NUMPY, np.cos)
+    assert ut.tan.table[NUMPY].func is not np.cos
+    _fastpath.learn("not a fast path", NUMPY, np.cos)  # nothing to teach: ignored
+
+
+def test_learn_takes_the_adapters_same_dtype_function_for_elementwise_only():
+    x = ut.asarray(torch.arange(4.0))
+    ut.add.table.pop(TORCH, None)
+    ut.add(x, x)
+    assert ut.add.table[TORCH].func is torch.add  # not array-api-compat's wrapper
+    ut.sum(x)
+    assert ut.sum.table[TORCH].func is _dispatch.implementation(TORCH, "sum")
+
+
+def test_learn_is_only_taught_by_the_arrays_own_owner():
+    x = ut.asarray(np.arange(3.0))
+    for func in (ut.cosh, ut.atan2):
+        func.table.pop(NUMPY, None)
+        func.table.pop(TORCH, None)
+    with ut.owner("torch"):  # another owner forced
+        assert ut.cosh(x).owner == "torch" and ut.cosh(x.torch()).owner == "torch"
+    assert NUMPY not in ut.cosh.table and TORCH not in ut.cosh.table
+    ut.atan2(1.0, x)  # the Tensor is not the first operand
+    ut.atan2(x._native, x)  # nor is a converted numpy array
+    assert ut.atan2.table == {}
+    ut.cosh(x)
+    assert list(ut.cosh.table) == [NUMPY]
+
+
+def test_getitem_and_asarray_are_taught_too():
+    Tensor.__getitem__.table.pop(NUMPY, None)
+    x = ut.asarray(np.arange(4.0))
+    assert x[[0, 1]].shape == (2,)  # an advanced key: the general path
+    assert Tensor.__getitem__.table[NUMPY].func is operator.getitem
+    _fastpath.learn("asarray", NUMPY, np.float64)  # wrapped by numpy, not as it is
+    assert np.float64 not in ut.asarray.table
+    ut.asarray.table.pop(np.ndarray, None)
+    ut.asarray(np.arange(2.0))
+    assert ut.asarray.table[np.ndarray].backend is NUMPY
+
+def test_transposes_are_namespace_functions_on_the_fast_path():
+    x = ut.asarray(torch.arange(6.0).reshape(2, 3))
+    assert x.T.shape == (3, 2) and x.mT.shape == (3, 2)
+    np.testing.assert_array_equal(x.T.numpy(), ut.permute_dims(x, (1, 0)).numpy())
+    assert TORCH in ut.permute_dims.table and TORCH in ut.matrix_transpose.table
+    with pytest.raises(ValueError, match="T\\(\\): self: expected a 2-d array"):
+        _ = ut.asarray(np.arange(3.0)).T
+

@@ -62,3 +62,13 @@ def test_ruff_clean():
     out = subprocess.run([ruff, "check", *paths], capture_output=True, text=True,
                          cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_c_sources_are_clang_formatted():
+    """ext/ follows ext/.clang-format (the clang-format wheel is in the test extra)."""
+    clang_format = shutil.which("clang-format", path=os.path.dirname(sys.executable))
+    assert clang_format is not None, "pip install clang-format (the test extra has it)"
+    sources = sorted(str(p) for p in (ROOT / "ext").glob("*.[ch]"))
+    out = subprocess.run([clang_format, "--dry-run", "--Werror", *sources],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]

@@ -3,19 +3,29 @@
 The copy rule lives here, in one place: a framework that cannot alias some
 memory says why (``copy_reason``); the copy then happens only if the caller's
 ``copy`` allows it, and ``copy=None`` reports it with a :class:`CopyWarning`.
+
+A Tensor is made here from its C storage (``_fast.make_tensor``, ``_fast.Memory``)
+and recognised by it (``_fast.TensorBase``, whose one subclass with instances is
+``unitensor.Tensor``): ``_tensor.py`` builds on this module, not the other way.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import _backends, _core, _tensor
+from . import _backends, _core, _fast, _fastpath
 from ._backends._common import buffer_from_dlpack
 from ._config import default_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, from_name
 from ._errors import arg_error, copy_or_refuse, describe
 
+if TYPE_CHECKING:
+    from ._tensor import Tensor
+
+_TensorBase = _fast.TensorBase
+_make = _fast.make_tensor
+_Memory = _fast.Memory
 _SCALARS = (bool, int, float, complex)
 _BY_TYPE = _backends._by_type  # the per-type cache, read directly on the hot path
 _LOADED = _backends._loaded
@@ -34,7 +44,7 @@ _CAPSULE_TYPE = _capsule_type()
 
 
 def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
-             copy: bool | None = None) -> _tensor.Tensor:
+             copy: bool | None = None) -> Tensor:
     """Wrap ``obj`` as a Tensor, zero-copy where it is already an array.
 
     ``obj`` may be a Tensor, an array of numpy, torch, jax, cupy, tensorflow or
@@ -46,12 +56,13 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     copies only when it must.
     """
     kind = type(obj)
-    if kind is _tensor.Tensor:
+    if issubclass(kind, _TensorBase):
         t = obj
     else:
         backend = _BY_TYPE.get(kind) or _backends.for_type(kind)
         if backend is not None:
             t = _from_native(backend, obj, copy)
+            _fastpath.learn("asarray", backend, kind)
         else:
             t = _from_foreign(obj, "asarray")
             if t is None:
@@ -63,19 +74,19 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
 
 _asarray.__name__ = _asarray.__qualname__ = "asarray"
 # A Tensor, or an array of a type and dtype seen before, is wrapped in C
-# (ext/_fast.c); the C code calls _asarray for everything else.
-asarray = _tensor.fast_path("asarray", _asarray, _backends.fast_types)
+# (_fastpath.py); the C code calls _asarray for everything else.
+asarray = _fastpath.asarray(_asarray)
 
 
 def from_dlpack(x: Any, /, *, device: Any = None,
-                copy: bool | None = None) -> _tensor.Tensor:
+                copy: bool | None = None) -> Tensor:
     """Import ``x`` (an object with ``__dlpack__``, or a DLPack capsule).
 
     Arrays of a known framework stay owned by it; anything else is wrapped by
     the natural owner of its device (numpy for CPU memory, cupy for CUDA).
     """
     kind = type(x)
-    if kind is _tensor.Tensor or (
+    if issubclass(kind, _TensorBase) or (
             _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
         return asarray(x, device=device, copy=copy)
     if kind is _CAPSULE_TYPE:
@@ -91,13 +102,13 @@ def from_dlpack(x: Any, /, *, device: Any = None,
     return _adjust(t, None, device, copy, "from_dlpack")
 
 
-def view(t: _tensor.Tensor, framework: str, copy: bool | None,
+def view(t: Tensor, framework: str, copy: bool | None,
          func: str) -> Any:
     """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy."""
     return _view(t, framework, copy, func, False)
 
 
-def operand(t: _tensor.Tensor, backend: Any, func: str) -> Any:
+def operand(t: Tensor, backend: Any, func: str) -> Any:
     """``t``'s memory as ``backend``'s array for an operation that only reads it.
 
     Zero-copy where the framework can alias it, even read-only memory for a
@@ -107,7 +118,7 @@ def operand(t: _tensor.Tensor, backend: Any, func: str) -> Any:
     return _view(t, backend.NAME, None, func, True)
 
 
-def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
+def _view(t: Tensor, framework: str, copy: bool | None, func: str,
           reading: bool) -> Any:
     if copy is None or copy is False:
         memory = t._memory
@@ -125,7 +136,7 @@ def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
         if native is not None:  # the framework's own zero-copy route
             memory = t._memory
             if memory is None:
-                memory = t._memory = _tensor._Memory()
+                memory = t._memory = _Memory()
             memory.views[framework] = native
             return native
     buf = buffer_of(t)
@@ -140,7 +151,7 @@ def _view(t: _tensor.Tensor, framework: str, copy: bool | None, func: str,
     return native
 
 
-def buffer_of(t: _tensor.Tensor) -> _core.Buffer:
+def buffer_of(t: Tensor) -> _core.Buffer:
     """The Buffer over ``t``'s memory, exported from its owner on first need."""
     memory = t._shared()
     buf = memory.buffer
@@ -150,7 +161,7 @@ def buffer_of(t: _tensor.Tensor) -> _core.Buffer:
 
 
 # -- helpers ---------------------------------------------------------------------
-def _from_native(backend: Any, obj: Any, copy: bool | None) -> _tensor.Tensor:
+def _from_native(backend: Any, obj: Any, copy: bool | None) -> Tensor:
     native = backend.native(obj)
     try:
         backend.dtype(native)
@@ -160,10 +171,10 @@ def _from_native(backend: Any, obj: Any, copy: bool | None) -> _tensor.Tensor:
             raise
         copy_or_refuse("asarray", "obj", copy, "the array is in non-native byte order")
         native = fixed
-    return _tensor._make(backend, native)
+    return _make(backend, native)
 
 
-def _from_foreign(obj: Any, func: str) -> _tensor.Tensor | None:
+def _from_foreign(obj: Any, func: str) -> Tensor | None:
     """A Tensor for a capsule or a protocol object; None for anything else."""
     kind = type(obj)
     if kind is _core.Buffer:
@@ -186,7 +197,7 @@ def _from_foreign(obj: Any, func: str) -> _tensor.Tensor | None:
     return None
 
 
-def _from_buffer(buf: _core.Buffer, func: str) -> _tensor.Tensor:
+def _from_buffer(buf: _core.Buffer, func: str) -> Tensor:
     """Wrap a foreign Buffer by its device's natural framework."""
     if buf.device[0] in CPU_READABLE:
         owner = _backends.get("numpy", func)
@@ -199,7 +210,7 @@ def _from_buffer(buf: _core.Buffer, func: str) -> _tensor.Tensor:
     if reason is not None:  # e.g. numpy cannot see memory on another device
         raise arg_error(BufferError, func, "x", f"memory that {owner.NAME} can read",
                         f"memory it cannot: {reason}")
-    return _tensor._make(owner, owner.alias(buf), _tensor._Memory(buf))
+    return _make(owner, owner.alias(buf), _Memory(buf))
 
 
 def _natural_cuda_owner(func: str) -> Any:
@@ -219,7 +230,7 @@ def _cuda_device_of(pointer: int) -> int:
 
 
 def _from_python(obj: Any, dtype: DType | None, device: Any,
-                 copy: bool | None) -> _tensor.Tensor:
+                 copy: bool | None) -> Tensor:
     """A new array of the default owner from Python scalars and sequences."""
     if not isinstance(obj, (*_SCALARS, list, tuple)):
         raise arg_error(TypeError, "asarray", "obj", _ACCEPTED, describe(obj))
@@ -230,7 +241,7 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
     owner = _backends.get(default_owner())
     if not isinstance(obj, _SCALARS):
         obj = _natives_in(obj, owner, dtype is not None)
-    t = _tensor._make(owner, owner.from_python(obj, dtype))
+    t = _make(owner, owner.from_python(obj, dtype))
     return t if device is None and copy is None else _adjust(
         t, None, device, copy if copy is not True else None, "asarray")
 
@@ -239,7 +250,7 @@ def _natives_in(obj: Any, owner: Any, as_numbers: bool) -> Any:
     """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s,
     or Python numbers where a dtype is given (torch cannot read its own
     uint16/32/64 0-d tensors in a list)."""
-    if type(obj) is _tensor.Tensor:
+    if isinstance(obj, _TensorBase):
         if as_numbers and not obj.shape:
             kind = obj.dtype.kind
             number = bool if kind == "bool" else complex if kind.startswith(
@@ -269,7 +280,7 @@ def _dtype(dtype: Any) -> DType | None:
     return found
 
 
-def _copied_buffer(t: _tensor.Tensor, buf: _core.Buffer, target: Any) -> _core.Buffer:
+def _copied_buffer(t: Tensor, buf: _core.Buffer, target: Any) -> _core.Buffer:
     """A fresh, aligned, compact copy of ``t``'s memory for ``target``."""
     if buf.device[0] in CPU_READABLE:
         return buf.copy()
@@ -282,8 +293,8 @@ def _copied_buffer(t: _tensor.Tensor, buf: _core.Buffer, target: Any) -> _core.B
     return copied
 
 
-def _adjust(t: _tensor.Tensor, dtype: DType | None, device: Any,
-            copy: bool | None, func: str) -> _tensor.Tensor:
+def _adjust(t: Tensor, dtype: DType | None, device: Any,
+            copy: bool | None, func: str) -> Tensor:
     """Apply asarray's dtype/device/copy arguments to ``t``."""
     if copy not in (None, True, False):
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
@@ -304,4 +315,4 @@ def _adjust(t: _tensor.Tensor, dtype: DType | None, device: Any,
             native, changed = backend.to_device(native, target), True
     if copy is True and not changed:
         native, changed = backend.copy(native), True
-    return _tensor._make(backend, native) if changed else t
+    return _make(backend, native) if changed else t

@@ -14,7 +14,9 @@ tensorflow has no Array API namespace, so a tensorflow owner computes in numpy o
 zero-copy views (results are numpy-owned).
 
 Each backend's functions are looked up once per name: the adapter's fix for a
-deviation where it has one, else the backend's Array API namespace.
+deviation where it has one, else the backend's Array API namespace. Once the
+general call has decided, it tells the fast paths (``_fastpath.learn``), which
+repeat the decision in C next time (``_fastpath.py``).
 """
 
 from __future__ import annotations
@@ -23,25 +25,20 @@ import collections
 import contextlib
 import functools
 import operator
-import threading
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from types import ModuleType
 from typing import Any
 
-from . import _backends, _config, _convert, _fast
+from . import _backends, _config, _convert, _fastpath
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error
+from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
-from ._tensor import Tensor, _make, fast_path
+from ._tensor import Tensor, _make
 
 _forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
-# How many ``owner()`` blocks are open in any thread: while none is, the fast paths
-# skip reading the context variable. A list, so the closures read it in place.
-_forcing_now = [0]
-_forcing_lock = threading.Lock()
-_fast.configure(Tensor, _forcing_now, _backends._loaded)
 _BY_TYPE = _backends._by_type
 # backend -> {function name -> the callable that runs it}: filled on first call.
 _impls: dict[ModuleType, dict[str, Callable[..., Any]]] = {}
@@ -58,13 +55,11 @@ def owner(name: str) -> Iterator[str]:
     """
     backend = _backends.get(name, "owner")
     token = _forced.set(_compute(backend))
-    with _forcing_lock:
-        _forcing_now[0] += 1
+    enter_owner()  # the fast paths step aside while any owner() block is open
     try:
         yield backend.NAME
     finally:
-        with _forcing_lock:
-            _forcing_now[0] -= 1
+        leave_owner()
         _forced.reset(token)
 
 
@@ -182,7 +177,7 @@ def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
     first = args[0] if args else None
-    if (type(first) is Tensor and not _forcing_now[0] and _plain(args[1:])
+    if (type(first) is Tensor and not owner_blocks() and _plain(args[1:])
             and _plain(kwargs.values())):
         # One Tensor and plain Python arguments (sum(x, axis=0), reshape(x, s)):
         # nothing to choose or convert.
@@ -204,16 +199,9 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     except Exception as exc:
         _raise_if_devices_differ(name, (*args, *kwargs.values()), exc)
         raise
-    if anchor is first and backend is anchor._backend:  # for the C fast path
-        table = _call_tables.get(name)
-        if table is not None and backend not in table:
-            table[backend] = (func, backend.ARRAY)
+    if anchor is not None and args and args[0] is anchor and backend is anchor._backend:
+        learn(name, backend, func)  # x run by its own owner: what a fast path repeats
     return _wrap(backend, result, name)
-
-
-# function name -> the C fast path's table of a generated function (see
-# _make_function): {backend: (its implementation, its array type)}.
-_call_tables: dict[str, dict[ModuleType, tuple[Callable[..., Any], type]]] = {}
 
 
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
@@ -230,69 +218,38 @@ def _plain(values: Any) -> bool:
     return True
 
 
-def _same_dtype_function(backend: ModuleType, name: str,
-                         table: dict[ModuleType, Callable[..., Any]]) -> None:
-    """Fill a generated function's fast-path ``table`` for ``backend``: the
-    framework's own function where the adapter names one for operands of one
-    dtype (skipping array-api-compat's promotion wrappers), else the full
-    implementation."""
-    if backend.namespace() is not None:
-        func = backend.SAME_DTYPE.get(name) or implementation(backend, name)
-        table[backend] = (func, backend.ARRAY)
-
-
-def unary(name: str, x: Any, table: dict[ModuleType, Any] | None = None) -> Any:
-    """The general path of a one-array function (the generated function holds
-    the fast path); records ``x``'s backend in ``table`` for next time."""
-    if table is not None and type(x) is Tensor and x._backend not in table:
-        _same_dtype_function(x._backend, name, table)
-        func, array_type = table.get(x._backend, (None, None))
-        real_path = getattr(func, "real_path", None)
-        if real_path is not None:  # complex inputs only need func's fix
-            table[x._backend] = (func, array_type, real_path, func.complex_dtypes)
-    return call(name, (x,), {})
-
-
-def binary(name: str, x1: Any, x2: Any,
-           table: dict[ModuleType, Any] | None = None) -> Any:
+def binary(name: str, x1: Any, x2: Any) -> Any:
     """The general path of a two-operand function (the generated function holds
-    the fast path for two Tensors of one owner and dtype)."""
-    if type(x1) is Tensor and not (_forcing_now[0] and _forced.get() is not None):
+    the fast path for two Tensors of one owner and dtype): a Tensor and a Python
+    scalar go straight to the owner's implementation."""
+    if (type(x1) is Tensor and type(x2) in _NUMBERS
+            and not (owner_blocks() and _forced.get() is not None)):
         backend = x1._backend
-        if table is not None and backend not in table and type(x2) is Tensor:
-            _same_dtype_function(backend, name, table)
-        if type(x2) in _NUMBERS:  # a Python scalar: the full implementation
-            func = _impls.get(backend, _EMPTY).get(name)
-            if func is not None:
-                try:
-                    result = func(x1._native, x2)
-                except Exception:
-                    return call(name, (x1, x2), {})
-                return _wrap(backend, result, name)
+        func = _impls.get(backend, _EMPTY).get(name)
+        if func is not None:
+            try:
+                result = func(x1._native, x2)
+            except Exception:
+                return call(name, (x1, x2), {})
+            return _wrap(backend, result, name)
     return call(name, (x1, x2), {})
 
 
-
-
 # -- the array object's indexing and in-place operators ---------------------------
-# backend -> (operator.getitem, its array type): the C fast path of Tensor's
-# __getitem__ (_operators.py) for basic keys, which every framework reads alike.
-getitem_table: dict[ModuleType, tuple[Callable[..., Any], type]] = {}
-
-
-def getitem(x: Tensor, key: Any) -> Tensor:
+def getitem(x: Tensor, key: Any, /) -> Tensor:
+    """``x[key]`` (the general path; basic keys are read in C, _fastpath.py)."""
     backend = _compute(x._backend)
-    if backend is x._backend and backend not in getitem_table:
-        getitem_table[backend] = (operator.getitem, backend.ARRAY)
     native = (x._native if backend is x._backend
               else _operand(x, backend, "__getitem__", x))
     key = _operand(key, backend, "__getitem__", x)
     fix = backend.FIXES.get("__getitem__")
     result = native[key] if fix is None else fix(native, key)
+    if backend is x._backend:  # basic keys, which every framework reads alike
+        learn("__getitem__", backend, operator.getitem)
     return _wrap(backend, result)
 
 
-def setitem(x: Tensor, key: Any, value: Any) -> None:
+def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     """``x[key] = value``; an immutable owner (JAX) rebinds ``x`` to the update."""
     backend = x._backend
     native = x._native
@@ -383,11 +340,12 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     """A function with the standard's exact signature that dispatches the call.
 
     One-array and elementwise two-array functions (every one named ``x`` or
-    ``x1, x2`` by the standard) are closures holding the fast path. The others
-    are generated from source (like ``collections.namedtuple``), so their real
-    signature shows in ``inspect.signature`` and ``help()`` and a call costs no
-    ``*args`` packing; keyword arguments are passed on only when they differ
-    from the default, so each framework applies its own defaults.
+    ``x1, x2`` by the standard) are small closures calling the general path. The
+    others are generated from source (like ``collections.namedtuple``), so their
+    real signature shows in ``inspect.signature`` and ``help()`` and a call costs
+    no ``*args`` packing; keyword arguments are passed on only when they differ
+    from the default, so each framework applies its own defaults. Each stands
+    behind its C fast path (``_fastpath.py``), which looks like it.
     """
     params = [p.strip() for p in row.signature.split(",")]
     positional_only = "/" in params
@@ -406,9 +364,9 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         else:
             positional.append(name)
     if row.signature == "x, /" and _takes_array(row):
-        func = _unary_function(qualified)
+        func = _fastpath.unary_function(qualified, _unary(qualified), _wrap)
     elif row.signature == "x1, x2, /":
-        func = _binary_function(qualified)
+        func = _fastpath.binary_function(qualified, _binary(qualified), _wrap)
     else:
         packed = positional + ([f"*{star}"] if star else [])
         args = f"({', '.join(packed)},)" if packed else "()"
@@ -421,8 +379,9 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
         scope: dict[str, Any] = {"_call": call}
         exec(source, scope)  # noqa: S102 - source built above from the table only
-        func = _call_fast_path(scope[row.name], qualified, keywords,
-                               len(positional) if star is None else _MAX_CALL_ARGS)
+        func = _fastpath.call_function(scope[row.name], qualified, keywords,
+                                       len(positional) if star is None else None,
+                                       _wrap)
     func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])
@@ -431,63 +390,18 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     return func
 
 
-# The fast paths are C (ext/_fast.c): a Tensor (two of one owner and dtype) whose
-# backend this function has seen goes straight to the framework's function in
-# ``table``; anything else calls the Python function below, which fills it.
-def _unary_function(name: str) -> Callable[[Any], Any]:
-    table: dict[ModuleType, tuple[Callable[..., Any], type]] = {}
-
+# The general paths of the one- and two-array functions; _fastpath puts the C
+# fast path in front of each (a Tensor, or two of one owner and dtype).
+def _unary(name: str) -> Callable[[Any], Any]:
     def function(x: Any, /) -> Any:
-        return unary(name, x, table)
-    return fast_path("unary", function, table, wrap=_wrapper(name))
+        return call(name, (x,), {})
+    return function
 
 
-def _binary_function(name: str) -> Callable[[Any, Any], Any]:
-    table: dict[ModuleType, tuple[Callable[..., Any], type]] = {}
-
+def _binary(name: str) -> Callable[[Any, Any], Any]:
     def function(x1: Any, x2: Any, /) -> Any:
-        return binary(name, x1, x2, table)
-    return fast_path("binary", function, table, wrap=_wrapper(name))
-
-
-_MAX_CALL_ARGS = 16  # ext/_fast.c's MAX_CALL_ARGS
-
-
-_CONSTANTS = {"None": None, "True": True, "False": False}
-
-
-def _literal(text: str) -> Any:
-    """A default of the table ('fro', -1, 0.0, None): ast.literal_eval's answer
-    for them, without the 3 ms that importing ast adds to ``import unitensor``."""
-    if text in _CONSTANTS:
-        return _CONSTANTS[text]
-    if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
-        return text[1:-1]
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)  # a ValueError for anything else: no fast path then
-
-
-def _wrapper(name: str) -> Callable[[ModuleType, Any], Any]:
-    """What a fast path calls for results that are not one array (tuples)."""
-    def wrap(backend: ModuleType, result: Any) -> Any:
-        return _wrap(backend, result, name)
-    return wrap
-
-
-def _call_fast_path(function: Callable[..., Any], name: str,
-                    keywords: list[tuple[str, str]], positional: int) -> Any:
-    """``function`` behind the C fast path for a Tensor and plain arguments
-    (``sum(x, axis=0)``), which leaves out keywords equal to their defaults as
-    ``function`` does; ``function`` itself where a default is not a literal."""
-    try:
-        defaults = {k: _literal(v) for k, v in keywords}
-    except ValueError:
-        return function
-    table = _call_tables[name] = {}
-    return fast_path("call", function, table, keywords=defaults,
-                     wrap=_wrapper(name), max_positional=positional)
+        return binary(name, x1, x2)
+    return function
 
 
 def _takes_array(row: Function) -> bool:

@@ -2,7 +2,9 @@
 
 Installed on Tensor once the namespace exists (``unitensor/__init__.py`` imports
 this module last): ``x + y`` *is* a call of the generated ``ut.add``, so it costs
-what ``ut.add(x, y)`` costs and follows the same owner rule.
+what ``ut.add(x, y)`` costs and follows the same owner rule. So are indexing
+(``x[key]``, ``x[key] = value``, through ``_dispatch``) and the transposes
+(``x.mT`` is ``matrix_transpose(x)``, ``x.T`` is ``permute_dims(x, (1, 0))``).
 """
 
 from __future__ import annotations
@@ -11,11 +13,15 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from . import _dispatch, _elementwise_functions, _linear_algebra_functions
-from ._tensor import Tensor, fast_path
-
-# Imported here, below Tensor, because _dispatch (and the namespace made by it)
-# needs Tensor itself.
+from . import (
+    _dispatch,
+    _elementwise_functions,
+    _fastpath,
+    _linear_algebra_functions,
+    _manipulation_functions,
+)
+from ._errors import arg_error
+from ._tensor import Tensor
 
 _BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
@@ -50,9 +56,34 @@ def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
     return method
 
 
-# x[key]: basic keys in C (ext/_fast.c), everything else through _dispatch.getitem.
-Tensor.__getitem__ = fast_path(  # type: ignore[method-assign]
-    "getitem", Tensor.__getitem__, _dispatch.getitem_table, wrap=_dispatch._wrap)
+def __getitem__(self: Tensor, key: Any, /) -> Tensor:  # noqa: N807 - Tensor's method
+    return _dispatch.getitem(self, key)
+
+
+def __setitem__(self: Tensor, key: Any, value: Any, /) -> None:  # noqa: N807
+    _dispatch.setitem(self, key, value)
+
+
+def mT(self: Tensor) -> Tensor:  # noqa: N802 - the standard's name
+    """The transpose of the last two axes (``matrix_transpose``)."""
+    return _linear_algebra_functions.matrix_transpose(self)  # type: ignore[no-any-return]
+
+
+def T(self: Tensor) -> Tensor:  # noqa: N802 - the standard's name
+    """The transpose of a 2-d array (``permute_dims(x, (1, 0))``)."""
+    if self.ndim != 2:
+        raise arg_error(ValueError, "T", "self", "a 2-d array (use mT or "
+                        "permute_dims for others)", f"a {self.ndim}-d array")
+    return _manipulation_functions.permute_dims(self, (1, 0))  # type: ignore[no-any-return]
+
+
+for _func in (__getitem__, __setitem__, mT, T):
+    _func.__qualname__ = f"Tensor.{_func.__name__}"
+# x[key]: basic keys in C (_fastpath.py), everything else through _dispatch.getitem.
+Tensor.__getitem__ = _fastpath.getitem(__getitem__, _dispatch._wrap)  # type: ignore[method-assign]
+Tensor.__setitem__ = __setitem__  # type: ignore[method-assign]
+Tensor.mT = property(mT)  # type: ignore[attr-defined]
+Tensor.T = property(T)  # type: ignore[attr-defined]
 
 for _dunder, _name in _BINARY.items():
     setattr(Tensor, f"__{_dunder}__", _function(_name))
@@ -60,4 +91,4 @@ for _dunder, _name in _BINARY.items():
     setattr(Tensor, f"__i{_dunder}__", _inplace(_name, _dunder))
 for _dunder, _name in (_COMPARISONS | _UNARY).items():
     setattr(Tensor, f"__{_dunder}__", _function(_name))
-del _dunder, _name
+del _dunder, _name, _func

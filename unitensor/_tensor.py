@@ -1,15 +1,18 @@
-"""The Tensor: an array owned by one framework, viewable from all of them."""
+"""The Tensor: an array owned by one framework, viewable from all of them.
+
+Its indexing, ``T``, ``mT`` and operators are namespace functions, installed by
+``_operators.py`` once the namespace exists; this module needs no part of it.
+"""
 
 from __future__ import annotations
 
-import functools
 import operator
 import sys
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from . import _convert, _fast
+from . import _backends, _convert, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error, describe
@@ -119,7 +122,6 @@ class Tensor(_fast.TensorBase):
 
     @staticmethod
     def _backend_of(framework: str) -> ModuleType:
-        from . import _backends
         return _backends.get(framework)
 
     # -- protocols ------------------------------------------------------------
@@ -153,22 +155,7 @@ class Tensor(_fast.TensorBase):
         """This array on ``device``: itself if it is there already, else a copy."""
         return _convert._adjust(self, None, device, None, "to_device")
 
-    @property
-    def mT(self) -> Tensor:  # noqa: N802 - the standard's name
-        return _dispatch.unary("matrix_transpose", self)
-
-    @property
-    def T(self) -> Tensor:  # noqa: N802 - the standard's name
-        if self.ndim != 2:
-            raise arg_error(ValueError, "T", "self", "a 2-d array (use mT or "
-                            "permute_dims for others)", f"a {self.ndim}-d array")
-        return _dispatch.call("permute_dims", (self, (1, 0)), {})
-
-    def __getitem__(self, key: Any, /) -> Tensor:
-        return _dispatch.getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any, /) -> None:
-        _dispatch.setitem(self, key, value)
+    # mT, T, __getitem__, __setitem__ and the operators: see _operators.py.
 
     def __len__(self) -> int:
         if not self._native.shape:
@@ -205,19 +192,10 @@ class Tensor(_fast.TensorBase):
 # _make(backend, native, memory=None): wrap ``native`` (already the backend's
 # array) without any checks.
 _make: Callable[..., Tensor] = _fast.make_tensor
-
-
-def fast_path(kind: str, slow: Callable[..., Any], table: Any, **options: Any) -> Any:
-    """A C shortcut standing for ``slow`` (see ext/_fast.c), looking like it."""
-    return functools.update_wrapper(_fast.FastPath(kind, slow, table, **options), slow)
-
+_fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this class
 
 # The views: a cached one (or the owner's own array) is returned from C.
 for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
                             ("tf", "tensorflow"), ("cupy", "cupy")):
-    setattr(Tensor, _method, fast_path("view", getattr(Tensor, _method), _framework))
+    setattr(Tensor, _method, _fastpath.view(getattr(Tensor, _method), _framework))
 del _method, _framework
-
-
-# Imported here, below Tensor, because _dispatch needs Tensor itself.
-from . import _dispatch  # noqa: E402

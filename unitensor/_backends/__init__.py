@@ -32,9 +32,6 @@ _loaded: dict[str, Adapter] = {}
 # type -> adapter (or None): filled on first sight of each type, so the hot path
 # of asarray() is one dictionary look-up.
 _by_type: dict[type, Adapter | None] = {}
-# type -> (adapter, its dtype objects): the types that asarray() wraps as they are
-# (``native(obj) is obj``), read by the C fast path of asarray (ext/_fast.c).
-fast_types: dict[type, tuple[Adapter, tuple[object, ...]]] = {}
 
 
 def get(name: object, func: str = "to") -> Adapter:
@@ -77,6 +74,4 @@ def for_type(kind: type) -> Adapter | None:
     if adapter is not None and not issubclass(kind, adapter.ARRAY_TYPES):
         adapter = None  # a device, a dtype, ...: not an array
     _by_type[kind] = adapter
-    if adapter is not None and adapter.wraps_as_is(kind):
-        fast_types[kind] = (adapter, tuple(adapter.NATIVE_DTYPES))
     return adapter

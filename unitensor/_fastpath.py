@@ -1,0 +1,177 @@
+"""The fast paths: C shortcuts (ext/_fast.c) to what the general path decided once.
+
+This module alone builds the ``FastPath`` objects and owns the tables they read.
+The general path (``_dispatch.py``, ``_convert.py``) never writes into them: once
+it has decided how a call runs, it tells :func:`learn`, which fills the row the
+fast path of that name reads next time. Each fast path calls the Python function
+it stands for (``slow``) for anything its table does not answer, so it can only
+ever be a shortcut to the general path's own answer.
+
+The kinds, and what their rows hold (``_fast.Entry`` and ``_fast.TypeEntry``,
+immutable C structs):
+
+- ``asarray``: array type -> ``TypeEntry(backend, dtypes)``, the types asarray
+  wraps as they are (``backend.native(obj) is obj``) and their dtype objects;
+- ``unary``, ``binary``, ``call``, ``getitem``: backend -> ``Entry(func,
+  array_type)``, the framework's function and its array type; a unary row may
+  add ``real_func``/``complex_dtypes`` where ``func`` is a fix that only complex
+  inputs need (``_backends/_common.py``'s ``real_path``);
+- ``view``: no table; the framework name (views read the Tensor's own cache and
+  the target adapter's ``ROUTES``).
+
+``enter_owner``/``leave_owner``/``owner_blocks`` count the open ``owner()`` blocks
+in C: while one is open the fast paths step aside, since the owner rule may then
+pick another framework.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from . import _backends, _fast
+from ._fast import Entry, TypeEntry, enter_owner, leave_owner, owner_blocks
+
+__all__ = [
+    "asarray", "binary_function", "call_function", "configure", "enter_owner",
+    "getitem", "leave_owner", "learn", "owner_blocks", "unary_function", "view",
+]
+
+MAX_CALL_ARGS: int = _fast.MAX_CALL_ARGS  # what one C call passes on, x included
+
+# wrap(backend, result, name): the general path's own wrapping of results that
+# are not one array (tuples, named tuples); a fast path calls it for those.
+Wrap = Callable[[ModuleType, Any, str], Any]
+
+# asarray's table: array type -> TypeEntry.
+_types: dict[type, TypeEntry] = {}
+# function name -> (kind, its table: backend -> Entry), for learn().
+_tables: dict[str, tuple[str, dict[ModuleType, Entry]]] = {}
+
+
+def configure(tensor_type: type) -> None:
+    """Register unitensor.Tensor (the C side makes Tensors of it) and the loaded
+    adapters (the view fast path takes their ROUTES)."""
+    _fast.configure(tensor_type, _backends._loaded)
+
+
+# -- the hook ---------------------------------------------------------------------
+def learn(name: str, backend: ModuleType, func: Any) -> None:
+    """What the general path decided, for the fast paths standing for ``name``.
+
+    Called once the general path has run ``name`` on an array of ``backend`` in
+    ``backend`` itself (its owner, computing in its own namespace) with ``func``
+    (the adapter's implementation). For ``"asarray"``, ``func`` is the array type
+    asarray wrapped as it is. A row, once there, is never replaced (setdefault:
+    two threads learning at once keep the first).
+    """
+    if name == "asarray":
+        if func not in _types and backend.wraps_as_is(func):
+            _types.setdefault(func, TypeEntry(backend, tuple(backend.NATIVE_DTYPES)))
+        return
+    found = _tables.get(name)
+    if found is None or backend in found[1]:
+        return
+    kind, table = found
+    if kind == "unary" or kind == "binary":
+        # Operands of one dtype: the framework's own function where the adapter
+        # names one (skipping array-api-compat's promotion wrappers).
+        func = backend.SAME_DTYPE.get(name) or func
+    real_func = getattr(func, "real_path", None) if kind == "unary" else None
+    if real_func is not None:  # complex inputs only need func's fix
+        table.setdefault(backend, Entry(func, backend.ARRAY, real_func,
+                                        func.complex_dtypes))
+    else:
+        table.setdefault(backend, Entry(func, backend.ARRAY))
+
+
+# -- building them ------------------------------------------------------------------
+def _build(kind: str, slow: Callable[..., Any], table: Any, **options: Any) -> Any:
+    """A C shortcut standing for ``slow``, looking like it (``__wrapped__``,
+    ``__name__``, ``__doc__``: inspect.signature shows ``slow``'s)."""
+    return functools.update_wrapper(_fast.FastPath(kind, slow, table, **options), slow)
+
+
+def _table(name: str, kind: str) -> dict[ModuleType, Entry]:
+    """The table that learn() fills for ``name``: one per name, whatever reads it."""
+    found = _tables.setdefault(name, (kind, {}))
+    if found[0] != kind:
+        raise ValueError(f"fast path {name!r}: already a {found[0]} path, not {kind}")
+    return found[1]
+
+
+def _wrapper(wrap: Wrap, name: str) -> Callable[[ModuleType, Any], Any]:
+    """What a fast path calls for results that are not one array (tuples)."""
+    def wrapped(backend: ModuleType, result: Any) -> Any:
+        return wrap(backend, result, name)
+    return wrapped
+
+
+def asarray(slow: Callable[..., Any]) -> Any:
+    """``asarray``: a Tensor as it is, or an array of a type and dtype seen before
+    wrapped in C; ``slow`` (the general asarray) for everything else."""
+    return _build("asarray", slow, _types)
+
+
+def view(slow: Callable[..., Any], framework: str) -> Any:
+    """A Tensor's ``.torch()`` (etc.) for ``framework``: the cached view, the
+    owner's own array, or the target adapter's route, in C; else ``slow``."""
+    return _build("view", slow, framework)
+
+
+def getitem(slow: Callable[..., Any], wrap: Wrap) -> Any:
+    """``x[key]`` for basic keys (ints, slices without a negative step, None,
+    Ellipsis), which every framework reads alike, in C; else ``slow``. Taught by
+    ``learn("__getitem__", backend, operator.getitem)``."""
+    return _build("getitem", slow, _table("__getitem__", "getitem"),
+                  wrap=_wrapper(wrap, "__getitem__"))
+
+
+def unary_function(name: str, slow: Callable[[Any], Any], wrap: Wrap) -> Any:
+    """The namespace's one-array function ``name``: a Tensor whose backend was
+    learned goes straight to the framework's function."""
+    return _build("unary", slow, _table(name, "unary"), wrap=_wrapper(wrap, name))
+
+
+def binary_function(name: str, slow: Callable[[Any, Any], Any], wrap: Wrap) -> Any:
+    """The namespace's two-array elementwise function ``name``: two Tensors of one
+    learned backend and one dtype go straight to the framework's function."""
+    return _build("binary", slow, _table(name, "binary"), wrap=_wrapper(wrap, name))
+
+
+def call_function(python_func: Callable[..., Any], name: str,
+                  keywords: list[tuple[str, str]], positional: int | None,
+                  wrap: Wrap) -> Any:
+    """``python_func`` (a generated function of the namespace) behind the C fast
+    path for a Tensor and plain Python arguments (``sum(x, axis=0)``).
+
+    ``keywords``: (name, default as the standard writes it); the C path leaves out
+    keywords equal to their defaults, as ``python_func`` does. ``positional``: how
+    many positional parameters, x included (None: ``*args``). Where a default is
+    not a literal, ``python_func`` itself.
+    """
+    try:
+        defaults = {k: _literal(v) for k, v in keywords}
+    except ValueError:
+        return python_func
+    return _build("call", python_func, _table(name, "call"), keywords=defaults,
+                  wrap=_wrapper(wrap, name),
+                  max_positional=MAX_CALL_ARGS if positional is None else positional)
+
+
+_CONSTANTS = {"None": None, "True": True, "False": False}
+
+
+def _literal(text: str) -> Any:
+    """A default of the table ('fro', -1, 0.0, None): ast.literal_eval's answer
+    for them, without the 3 ms that importing ast adds to ``import unitensor``."""
+    if text in _CONSTANTS:
+        return _CONSTANTS[text]
+    if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
+        return text[1:-1]
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)  # a ValueError for anything else: no fast path then
