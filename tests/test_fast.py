@@ -630,6 +630,7 @@ def test_learn_takes_the_adapters_same_dtype_function_for_elementwise_only():
     ut.add.table.pop(TORCH, None)
     ut.add(x, x)
     assert ut.add.table[TORCH].func is torch.add  # not array-api-compat's wrapper
+    ut.sum.table.pop(TORCH, None)
     ut.sum(x)
     assert ut.sum.table[TORCH].func is _dispatch.implementation(TORCH, "sum")
 
@@ -660,6 +661,7 @@ def test_getitem_and_asarray_are_taught_too():
     ut.asarray(np.arange(2.0))
     assert ut.asarray.table[np.ndarray].backend is NUMPY
 
+
 def test_transposes_are_namespace_functions_on_the_fast_path():
     x = ut.asarray(torch.arange(6.0).reshape(2, 3))
     assert x.T.shape == (3, 2) and x.mT.shape == (3, 2)
@@ -668,3 +670,16 @@ def test_transposes_are_namespace_functions_on_the_fast_path():
     with pytest.raises(ValueError, match="T\\(\\): self: expected a 2-d array"):
         _ = ut.asarray(np.arange(3.0)).T
 
+
+def test_a_call_the_c_path_missed_still_teaches_it():
+    """Nothing answers in Python before the general path has taught the C path:
+    call() once had its own Python shortcut, which kept a function whose table
+    lacked a backend (its implementation looked up in an owner() block) off the
+    C path for good."""
+    x = ut.asarray(np.arange(4.0))
+    ut.prod.table.pop(NUMPY, None)
+    with ut.owner("numpy"):  # numpy's prod looked up for a torch operand
+        ut.prod(ut.asarray(torch.arange(4.0)))
+    assert NUMPY not in ut.prod.table
+    assert float(ut.prod(x[1:])) == 6.0
+    assert NUMPY in ut.prod.table

@@ -176,20 +176,6 @@ def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
 
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
-    first = args[0] if args else None
-    if (type(first) is Tensor and not owner_blocks() and _plain(args[1:])
-            and _plain(kwargs.values())):
-        # One Tensor and plain Python arguments (sum(x, axis=0), reshape(x, s)):
-        # nothing to choose or convert.
-        backend = first._backend
-        func = _impls.get(backend, _EMPTY).get(name)
-        if func is not None:
-            try:
-                result = func(first._native, *args[1:], **kwargs)
-            except Exception:  # the general path below raises it properly
-                pass
-            else:
-                return _wrap(backend, result, name)
     backend, anchor = _choose(args, kwargs)
     native_args = [_operand(a, backend, name, anchor) for a in args]
     native_kwargs = {k: _operand(v, backend, name, anchor) for k, v in kwargs.items()}
@@ -205,17 +191,6 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
-_SIMPLE = frozenset({bool, int, float, complex, str, type(None)})
-
-
-def _plain(values: Any) -> bool:
-    """Only Python numbers, strings, None, and tuples of them (axes, shapes)."""
-    for value in values:
-        kind = type(value)
-        if kind not in _SIMPLE and not (
-                kind is tuple and all(type(v) in _SIMPLE for v in value)):
-            return False
-    return True
 
 
 def binary(name: str, x1: Any, x2: Any) -> Any:
