@@ -3,7 +3,8 @@
 :class:`Interop` is what the framework's ``interop`` module provides, and
 :class:`Namespace` what its ``namespace`` module provides; an :class:`Adapter`
 is both, assembled by :func:`load` from the package's modules. A member a module
-leaves out takes the shared default below, if the contract has one; a member
+leaves out takes the shared default below, if the contract has one (or one
+read from its other members: ``dtype`` from ``NATIVE_DTYPES``); a member
 missing with no default is an error when the framework loads (and in
 ``tests/backends/test_adapter.py``, which checks each adapter against this
 contract, member by member and signature by signature).
@@ -20,16 +21,18 @@ from .. import _core
 from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error
+from ._common import dtype_in
 
 
 @runtime_checkable
 class Interop(Protocol):
     """How unitensor recognises a framework's arrays and moves their memory."""
 
-    #: the framework's name: 'numpy', 'torch', ... (from the package's facts)
+    #: the framework's name: 'numpy', 'torch', ... (the package's facts)
     NAME: str
-    #: the framework's dtype objects that ``dtype()`` accepts
-    NATIVE_DTYPES: tuple[object, ...]
+    #: the framework's dtype objects -> unitensor's dtypes: the one dtype table of
+    #: the framework (``dtype()`` and ``dtype_from_native()`` read it by default)
+    NATIVE_DTYPES: Mapping[Any, DType]
     #: the types whose objects ``native()`` accepts: the framework's arrays (its
     #: other types, devices and dtypes say, are not arrays to unitensor)
     ARRAY_TYPES: tuple[type, ...]
@@ -167,6 +170,21 @@ DEFAULTS: dict[str, object] = {
 }
 
 
+def _dtype_by_table(adapter: Any) -> Callable[[Any], DType]:
+    table, name = adapter.NATIVE_DTYPES, adapter.NAME
+
+    def dtype(x: Any, /) -> DType:
+        return dtype_in(table, x.dtype, name)
+    return dtype
+
+
+# Defaults read from the adapter's other members (its one dtype table).
+DERIVED: dict[str, Callable[[Any], object]] = {
+    "dtype": _dtype_by_table,
+    "dtype_from_native": lambda adapter: adapter.NATIVE_DTYPES.get,
+}
+
+
 class _Assembled:
     """An adapter: the members of one framework's modules, as attributes."""
 
@@ -180,16 +198,20 @@ def load(facts: ModuleType) -> Adapter:
     adapter = _Assembled()
     sources = {Interop: importlib.import_module(f"{facts.__name__}.interop"),
                Namespace: importlib.import_module(f"{facts.__name__}.namespace")}
+    derived = []
     for contract, module in sources.items():
         for name in members(contract):
-            value = getattr(module, name, None)
-            if value is None and name == "NAME":
-                value = facts.NAME
+            value = getattr(module, name, getattr(facts, name, None))
             if value is None:
                 value = DEFAULTS.get(name)
+            if value is None and name in DERIVED:
+                derived.append(name)
+                continue
             if value is None:
                 raise TypeError(f"unitensor backend {facts.NAME!r}: "
                                 f"{module.__name__} does not define {name!r}, "
                                 f"which {contract.__name__} requires")
             setattr(adapter, name, value)
+    for name in derived:
+        setattr(adapter, name, DERIVED[name](adapter))
     return adapter  # type: ignore[return-value]

@@ -9,14 +9,12 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType, bfloat16
 from ..._errors import arg_error
-from .._common import buffer_from_dlpack, cpu_only_reason, dtype_in, require
-from . import NAME
+from .._common import buffer_from_dlpack, cpu_only_reason, require
 
-_DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
-_TO_STRICT = {d: k for k, d in _DTYPES.items()}
+NATIVE_DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
+_TO_STRICT = {d: k for k, d in NATIVE_DTYPES.items()}
 
 
-NATIVE_DTYPES = tuple(_DTYPES)
 ARRAY_TYPES = (Array,)
 
 
@@ -27,9 +25,6 @@ def wraps_as_is(kind: type) -> bool:
 def native(obj: object) -> Array:
     return require(obj, Array, "an array_api_strict.Array")  # type: ignore[return-value]
 
-
-def dtype(x: Array) -> DType:
-    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: Array) -> Device:

@@ -13,7 +13,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
 from .._common import expm1_fixed, floor_divide_fixed, sign_fixed
-from .interop import _DTYPES, _TO_STRICT
+from .interop import _TO_STRICT
 
 ARRAY = Array
 # array-api-strict computes with numpy and inherits its special-case deviations.
@@ -39,9 +39,6 @@ def native_device(device: Device) -> object:
                         repr(str(device)))
     return xs.__array_namespace_info__().default_device()
 
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
 
 
 def device_from_native(native_device: object) -> Device:

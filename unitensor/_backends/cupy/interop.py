@@ -8,14 +8,12 @@ from ... import _core
 from ..._device import CUDA_READABLE, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error
-from .._common import buffer_from_dlpack, dtype_in, require
-from . import NAME
+from .._common import buffer_from_dlpack, require
 
-_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
-_TO_CUPY = {d: k for k, d in _DTYPES.items()}
+NATIVE_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
+_TO_CUPY = {d: k for k, d in NATIVE_DTYPES.items()}
 
 
-NATIVE_DTYPES = tuple(_DTYPES)
 ARRAY_TYPES = (cupy.ndarray,)
 
 
@@ -26,9 +24,6 @@ def wraps_as_is(kind: type) -> bool:
 def native(obj: object) -> cupy.ndarray:
     return require(obj, cupy.ndarray, "a cupy.ndarray")  # type: ignore[return-value]
 
-
-def dtype(x: cupy.ndarray) -> DType:
-    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: cupy.ndarray) -> Device:

@@ -7,7 +7,7 @@ import cupy
 from ..._device import Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .interop import _DTYPES, _TO_CUPY
+from .interop import _TO_CUPY
 
 ARRAY = cupy.ndarray
 
@@ -30,9 +30,6 @@ def native_device(device: Device) -> object:
                         repr(str(device)))
     return cupy.cuda.Device(device.index)
 
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
 
 
 def device_from_native(native_device: object) -> Device:

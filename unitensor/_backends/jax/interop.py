@@ -23,20 +23,17 @@ from ..._dtypes import DType
 from ..._errors import arg_error
 from .._common import (
     ForImmutableConsumer,
-    dtype_in,
     immutable_buffer,
     numpy_dtype_table,
     require,
 )
-from . import NAME
 
-_DTYPES = numpy_dtype_table(np)
-_TO_JAX = {d: k for k, d in _DTYPES.items()}
+NATIVE_DTYPES = numpy_dtype_table(np)
+_TO_JAX = {d: k for k, d in NATIVE_DTYPES.items()}
 _WIDE = {(0, 64, 1), (1, 64, 1), (2, 64, 1), (5, 128, 1)}
 _ALIGNMENT = 64
 
 
-NATIVE_DTYPES = tuple(_DTYPES)
 ARRAY_TYPES = (jax.Array,)
 
 
@@ -47,9 +44,6 @@ def wraps_as_is(kind: type) -> bool:
 def native(obj: object) -> jax.Array:
     return require(obj, jax.Array, "a jax.Array")  # type: ignore[return-value]
 
-
-def dtype(x: jax.Array) -> DType:
-    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: jax.Array) -> Device:

@@ -16,7 +16,7 @@ from .._common import (
     sign_fixed,
 )
 from ..numpy.namespace import reference
-from .interop import _DTYPES, _TO_JAX
+from .interop import _TO_JAX
 
 ARRAY = type(jnp.zeros(()))  # jax.Array is abstract; this is its concrete type
 
@@ -80,9 +80,6 @@ def native_device(device: Device) -> object:
     platform = "cpu" if device.kind == "cpu" else "gpu"
     return jax.devices(platform)[device.index]
 
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
 
 
 def device_from_native(native_device: object) -> Device:

@@ -12,12 +12,11 @@ from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
 from .._common import cpu_only_reason, numpy_dtype_table
 
-_DTYPES = numpy_dtype_table(np)
-_TO_NUMPY = {d: k for k, d in _DTYPES.items()}
+NATIVE_DTYPES = numpy_dtype_table(np)
+_TO_NUMPY = {d: k for k, d in NATIVE_DTYPES.items()}
 _BFLOAT16 = _TO_NUMPY.get(bfloat16)
 
 
-NATIVE_DTYPES = tuple(_DTYPES)
 ARRAY_TYPES = (np.ndarray, np.generic)
 
 
@@ -36,7 +35,7 @@ def native(obj: object) -> np.ndarray:
 
 def dtype(x: np.ndarray) -> DType:
     try:
-        return _DTYPES[x.dtype]
+        return NATIVE_DTYPES[x.dtype]
     except KeyError:
         raise unsupported_dtype(x.dtype) from None
 

@@ -12,7 +12,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
 from .._common import expm1_fixed, floor_divide_fixed
-from .interop import _DTYPES, numpy_dtype
+from .interop import numpy_dtype
 
 ARRAY = np.ndarray
 
@@ -49,9 +49,6 @@ def native_device(device: Device) -> str:
                         "CPU memory)", repr(str(device)))
     return "cpu"
 
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
 
 
 def device_from_native(native_device: object) -> Device:

@@ -21,14 +21,12 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
-from .._common import cpu_only_reason, dtype_in, immutable_buffer
-from . import NAME
+from .._common import cpu_only_reason, immutable_buffer
 
-_DTYPES = {tf.dtypes.as_dtype(n): d for n, d in DTYPES.items()}
-_TO_TF = {d: t for t, d in _DTYPES.items()}
+NATIVE_DTYPES = {tf.dtypes.as_dtype(n): d for n, d in DTYPES.items()}
+_TO_TF = {d: t for t, d in NATIVE_DTYPES.items()}
 
 
-NATIVE_DTYPES = tuple(_DTYPES)
 ARRAY_TYPES = (tf.Tensor, tf.Variable)
 
 
@@ -46,9 +44,6 @@ def native(obj: object) -> tf.Tensor:
     raise arg_error(TypeError, "asarray", "obj", "an eager tf.Tensor or tf.Variable",
                     describe(obj))
 
-
-def dtype(x: tf.Tensor) -> DType:
-    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: tf.Tensor) -> Device:

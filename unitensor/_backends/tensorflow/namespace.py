@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from ..._device import Device
 from ..._dtypes import DType
-from .interop import _DTYPES, _TO_TF, device_name, device_of_name
+from .interop import _TO_TF, device_name, device_of_name
 
 ARRAY = type(tf.constant(0))
 
@@ -32,9 +32,6 @@ def native_dtype(dtype: DType, /) -> tf.DType:
 
 native_device = device_name
 
-
-def dtype_from_native(native_dtype: Any, /) -> DType | None:
-    return _DTYPES.get(native_dtype)
 
 
 def device_from_native(native_device: Any, /) -> Device:

@@ -18,14 +18,12 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse
-from .._common import buffer_from_dlpack, dtype_in, require
-from . import NAME
+from .._common import buffer_from_dlpack, require
 
-_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
-_TO_TORCH = {d: t for t, d in _DTYPES.items()}
+NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
+_TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
 
 
-NATIVE_DTYPES = tuple(_DTYPES)
 ARRAY_TYPES = (torch.Tensor,)
 
 
@@ -36,9 +34,6 @@ def wraps_as_is(kind: type) -> bool:
 def native(obj: object) -> torch.Tensor:
     return require(obj, torch.Tensor, "a torch.Tensor")  # type: ignore[return-value]
 
-
-def dtype(x: torch.Tensor) -> DType:
-    return dtype_in(_DTYPES, x.dtype, NAME)
 
 
 def device(x: torch.Tensor) -> Device:

@@ -23,7 +23,7 @@ from .._common import (
     remainder_fixed,
 )
 from ..numpy.namespace import reference
-from .interop import _DTYPES, _TO_TORCH, torch_dtype
+from .interop import _TO_TORCH, NATIVE_DTYPES, torch_dtype
 
 ARRAY = torch.Tensor
 _UNSIGNED = frozenset({torch.uint8, torch.uint16, torch.uint32, torch.uint64})
@@ -199,7 +199,7 @@ def _result_dtype(name: str, arrays: list[torch.Tensor]) -> DType:
     """The standard's result dtype: operands promoted together for the functions
     that promote (elementwise, linear algebra); otherwise the first array's
     (take, repeat, ... whose other arrays are indices or counts)."""
-    dtypes = [_DTYPES[a.dtype] for a in arrays if a.dtype != torch.bool]
+    dtypes = [NATIVE_DTYPES[a.dtype] for a in arrays if a.dtype != torch.bool]
     if not dtypes:
         return DTYPES["bool"]
     if name.split(".")[-1] not in _PROMOTING:
@@ -310,9 +310,6 @@ def native_dtype(dtype: DType) -> torch.dtype:
 def native_device(device: Device) -> torch.device:
     return torch.device(str(device))
 
-
-def dtype_from_native(native_dtype: object) -> DType | None:
-    return _DTYPES.get(native_dtype)
 
 
 def device_from_native(native_device: torch.device) -> Device:
