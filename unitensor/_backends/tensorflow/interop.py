@@ -72,14 +72,13 @@ def export(x: tf.Tensor) -> _core.Buffer:
 def _from_numpy(x: object) -> tf.Tensor | None:
     """A numpy array (row-major compact, as TF needs) through the buffer protocol
     and TF's C++ import: a third of the general path's cost."""
-    if (_from_capsule is None or not x.flags.c_contiguous  # type: ignore[attr-defined]
-            or x.ctypes.data % _ALIGNMENT):  # type: ignore[attr-defined]
+    if _from_capsule is None or not x.flags.c_contiguous:  # type: ignore[attr-defined]
         return None
     try:
         buf = _core.from_buffer(x)
     except (BufferError, ValueError):  # numpy cannot name bfloat16 in a buffer
         return None
-    return alias(buf)
+    return None if _unaligned(buf) else alias(buf)
 
 
 ROUTES = {"numpy": _from_numpy}
@@ -88,11 +87,15 @@ ROUTES = {"numpy": _from_numpy}
 _ALIGNMENT = 64  # what TF's CPU kernels assume of every tensor's data
 
 
+def _unaligned(buf: _core.Buffer) -> bool:
+    return bool(buf.size and buf.data_ptr % _ALIGNMENT)
+
+
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if not buf.c_contiguous:
         return "TensorFlow accepts only row-major compact memory"
     reason = cpu_only_reason(buf, "tensorflow (as built here)")
-    if reason is None and buf.size and buf.data_ptr % _ALIGNMENT:
+    if reason is None and _unaligned(buf):
         return ("TensorFlow's CPU kernels need 64-byte aligned memory "
                 f"(this data is {buf.alignment}-byte aligned)")
     return reason
