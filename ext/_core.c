@@ -214,6 +214,48 @@ arg_error(PyObject *exc, const char *func, const char *arg, const char *accepted
     return NULL;
 }
 
+/* The importers' calling convention, (obj, *, func=..., arg=...): `func` and
+ * `arg` are the public function and argument their errors are reported under
+ * (unitensor's asarray passes func="asarray", arg="obj"), so that a message
+ * names what the user called; by default, the importer's own names. The strings
+ * stay alive with the call's arguments. */
+static int
+parse_importer_args(const char *entry, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames, PyObject **obj, const char **func,
+                    const char **arg)
+{
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() takes exactly one positional argument (%zd given)", entry,
+                     nargs);
+        return -1;
+    }
+    *obj = args[0];
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        const char **slot = PyUnicode_CompareWithASCIIString(key, "func") == 0  ? func
+                            : PyUnicode_CompareWithASCIIString(key, "arg") == 0 ? arg
+                                                                                : NULL;
+        if (slot == NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument %R",
+                         entry, key);
+            return -1;
+        }
+        PyObject *value = args[nargs + i];
+        if (!PyUnicode_Check(value)) {
+            arg_error(PyExc_TypeError, entry, PyUnicode_AsUTF8(key), "a str",
+                      "an object of type '%s'", Py_TYPE(value)->tp_name);
+            return -1;
+        }
+        *slot = PyUnicode_AsUTF8(value);
+        if (*slot == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static bool
 interpreter_finalizing(void)
 {
@@ -689,11 +731,16 @@ load_managed(Buffer *b, const CapsuleKind *kind, void *managed, const char *func
 }
 
 static PyObject *
-from_capsule(PyObject *module, PyObject *capsule)
+from_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+             PyObject *kwnames)
 {
-    static const char func[] = "from_capsule";
     static const char accepted[] =
         "a PyCapsule named 'dltensor_versioned' or 'dltensor'";
+    PyObject *capsule;
+    const char *func = "from_capsule", *arg = "capsule";
+    if (parse_importer_args(func, args, nargs, kwnames, &capsule, &func, &arg) < 0) {
+        return NULL;
+    }
     PyObject *result = NULL;
     Buffer *b = NULL;
     const CapsuleKind *kind = NULL;
@@ -701,7 +748,7 @@ from_capsule(PyObject *module, PyObject *capsule)
     void *managed = NULL;
 
     if (!PyCapsule_CheckExact(capsule)) {
-        arg_error(PyExc_TypeError, func, "capsule", accepted, "an object of type '%s'",
+        arg_error(PyExc_TypeError, func, arg, accepted, "an object of type '%s'",
                   Py_TYPE(capsule)->tp_name);
         goto done;
     }
@@ -709,15 +756,15 @@ from_capsule(PyObject *module, PyObject *capsule)
     kind = kind_named(name, false);
     if (kind == NULL) {
         if (kind_named(name, true) != NULL) {
-            arg_error(PyExc_ValueError, func, "capsule", accepted,
+            arg_error(PyExc_ValueError, func, arg, accepted,
                       "a capsule that was already consumed (named '%s')", name);
         }
         else if (name == NULL) {
-            arg_error(PyExc_TypeError, func, "capsule", accepted, "an unnamed capsule");
+            arg_error(PyExc_TypeError, func, arg, accepted, "an unnamed capsule");
         }
         else {
-            arg_error(PyExc_TypeError, func, "capsule", accepted,
-                      "a capsule named '%s'", name);
+            arg_error(PyExc_TypeError, func, arg, accepted, "a capsule named '%s'",
+                      name);
         }
         goto done;
     }
@@ -854,7 +901,7 @@ parse_data(PyObject *data, char **pointer, bool *readonly, const char *func)
 /* Shared by __array_interface__ and __cuda_array_interface__ (v3). */
 static PyObject *
 import_interface(PyObject *obj, Source source, DLDevice device,
-                 const DLDataType *dtype_override, const char *func)
+                 const DLDataType *dtype_override, const char *func, const char *arg)
 {
     const bool cuda = source == SOURCE_CUDA_ARRAY_INTERFACE;
     const char *attr = cuda ? "__cuda_array_interface__" : "__array_interface__";
@@ -865,7 +912,7 @@ import_interface(PyObject *obj, Source source, DLDevice device,
     if (iface == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
             PyErr_Clear();
-            arg_error(PyExc_TypeError, func, "obj",
+            arg_error(PyExc_TypeError, func, arg,
                       cuda ? "an object with __cuda_array_interface__"
                            : "an object with __array_interface__",
                       "an object of type '%s'", Py_TYPE(obj)->tp_name);
@@ -965,11 +1012,11 @@ done:
 static PyObject *
 from_array_interface(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    static const char func[] = "from_array_interface";
-    static char *keywords[] = {"obj", "dtype", NULL};
+    static char *keywords[] = {"obj", "dtype", "func", "arg", NULL};
     PyObject *obj, *dtype_obj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$O:from_array_interface",
-                                     keywords, &obj, &dtype_obj)) {
+    const char *func = "from_array_interface", *arg = "obj";
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$Oss:from_array_interface",
+                                     keywords, &obj, &dtype_obj, &func, &arg)) {
         return NULL;
     }
     DLDataType dtype = {0, 0, 0};
@@ -994,36 +1041,37 @@ from_array_interface(PyObject *module, PyObject *args, PyObject *kwargs)
         }
     }
     return import_interface(obj, SOURCE_ARRAY_INTERFACE, (DLDevice){kDLCPU, 0},
-                            dtype_obj == Py_None ? NULL : &dtype, func);
+                            dtype_obj == Py_None ? NULL : &dtype, func, arg);
 }
 
 static PyObject *
 from_cuda_array_interface(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"obj", "device_id", NULL};
+    static char *keywords[] = {"obj", "device_id", "func", "arg", NULL};
     PyObject *obj;
     int device_id = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|i:from_cuda_array_interface",
-                                     keywords, &obj, &device_id)) {
+    const char *func = "from_cuda_array_interface", *arg = "obj";
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|i$ss:from_cuda_array_interface",
+                                     keywords, &obj, &device_id, &func, &arg)) {
         return NULL;
     }
     return import_interface(obj, SOURCE_CUDA_ARRAY_INTERFACE,
-                            (DLDevice){kDLCUDA, device_id}, NULL,
-                            "from_cuda_array_interface");
+                            (DLDevice){kDLCUDA, device_id}, NULL, func, arg);
 }
 
 /* ------------------------------------------------------ buffer protocol --- */
 
 /* Map a struct-module format to b->dtype, by the view's item size. */
 static int
-parse_format(Buffer *b, const char *format, Py_ssize_t itemsize, const char *func)
+parse_format(Buffer *b, const char *format, Py_ssize_t itemsize, const char *func,
+             const char *arg)
 {
     static const char accepted[] =
         "a buffer of bool, integers, float16/32/64 or complex in native byte order";
     const char *f = format == NULL ? "B" : format; /* NULL means unsigned bytes */
     bool foreign = PY_LITTLE_ENDIAN ? (*f == '>' || *f == '!') : *f == '<';
     if (foreign && itemsize > 1) {
-        arg_error(PyExc_BufferError, func, "obj", "native byte order",
+        arg_error(PyExc_BufferError, func, arg, "native byte order",
                   "byte order of format '%s'", f);
         return -1;
     }
@@ -1055,20 +1103,25 @@ parse_format(Buffer *b, const char *format, Py_ssize_t itemsize, const char *fun
         b->dtype = dt;
         return 0;
     }
-    arg_error(PyExc_BufferError, func, "obj", accepted, "format '%s' of item size %zd",
+    arg_error(PyExc_BufferError, func, arg, accepted, "format '%s' of item size %zd",
               format == NULL ? "B" : format, itemsize);
     return -1;
 }
 
 static PyObject *
-from_buffer(PyObject *module, PyObject *obj)
+from_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+            PyObject *kwnames)
 {
-    static const char func[] = "from_buffer";
+    PyObject *obj;
+    const char *func = "from_buffer", *arg = "obj";
+    if (parse_importer_args(func, args, nargs, kwnames, &obj, &func, &arg) < 0) {
+        return NULL;
+    }
     PyObject *result = NULL;
     Buffer *b = NULL;
 
     if (!PyObject_CheckBuffer(obj)) {
-        arg_error(PyExc_TypeError, func, "obj",
+        arg_error(PyExc_TypeError, func, arg,
                   "an object supporting the buffer protocol", "an object of type '%s'",
                   Py_TYPE(obj)->tp_name);
         goto done;
@@ -1081,14 +1134,14 @@ from_buffer(PyObject *module, PyObject *obj)
     const Py_buffer *v = &b->view;
     if (v->ndim < 0 || v->ndim > MAX_NDIM || v->suboffsets != NULL ||
         (v->ndim > 1 && v->shape == NULL)) {
-        arg_error(PyExc_BufferError, func, "obj",
+        arg_error(PyExc_BufferError, func, arg,
                   "a strided buffer of at most 64 dimensions", "ndim=%d%s", v->ndim,
                   v->suboffsets != NULL ? " with suboffsets" : "");
         goto done;
     }
-    if (v->itemsize <= 0 || parse_format(b, v->format, v->itemsize, func) < 0) {
+    if (v->itemsize <= 0 || parse_format(b, v->format, v->itemsize, func, arg) < 0) {
         if (!PyErr_Occurred()) {
-            arg_error(PyExc_BufferError, func, "obj", "a positive item size", "%zd",
+            arg_error(PyExc_BufferError, func, arg, "a positive item size", "%zd",
                       v->itemsize);
         }
         goto done;
@@ -1105,7 +1158,7 @@ from_buffer(PyObject *module, PyObject *obj)
             continue; /* never stepped: finish_layout() normalises it */
         }
         if (v->strides[i] % v->itemsize != 0) {
-            arg_error(PyExc_BufferError, func, "obj",
+            arg_error(PyExc_BufferError, func, arg,
                       "strides that are multiples of the item size", "stride %zd",
                       v->strides[i]);
             goto done;
@@ -2102,17 +2155,20 @@ get_stats(PyObject *module, PyObject *Py_UNUSED(ignored))
 }
 
 static PyMethodDef module_methods[] = {
-    {"from_capsule", (PyCFunction)from_capsule, METH_O,
-     "from_capsule(capsule)\nConsume a 'dltensor_versioned' or 'dltensor' capsule."},
+    {"from_capsule", (PyCFunction)(void (*)(void))from_capsule,
+     METH_FASTCALL | METH_KEYWORDS,
+     "from_capsule(capsule, *, func='from_capsule', arg='capsule')\nConsume a "
+     "'dltensor_versioned' or 'dltensor' capsule; errors name func and arg."},
     {"from_array_interface", (PyCFunction)(void (*)(void))from_array_interface,
      METH_VARARGS | METH_KEYWORDS,
-     "from_array_interface(obj, *, dtype=None)\nWrap obj's __array_interface__ (kept "
-     "alive); dtype (code, bits, lanes) names what the typestr cannot (bfloat16)."},
+     "from_array_interface(obj, *, dtype=None, func=..., arg='obj')\nWrap obj's "
+     "__array_interface__ (kept alive); dtype (code, bits, lanes) names what the "
+     "typestr cannot (bfloat16); errors name func and arg."},
     {"from_cuda_array_interface",
      (PyCFunction)(void (*)(void))from_cuda_array_interface,
      METH_VARARGS | METH_KEYWORDS,
-     "from_cuda_array_interface(obj, device_id=0)\nWrap obj's "
-     "__cuda_array_interface__ (v3; kept alive)."},
+     "from_cuda_array_interface(obj, device_id=0, *, func=..., arg='obj')\nWrap "
+     "obj's __cuda_array_interface__ (v3; kept alive); errors name func and arg."},
     {"exchange_import", (PyCFunction)exchange_import, METH_O,
      "exchange_import(obj)\nA Buffer over a framework array through the DLPack C "
      "exchange API of its type."},
@@ -2125,8 +2181,10 @@ static PyMethodDef module_methods[] = {
      "obj's CPU memory through its type's DLPack C exchange API; None where obj's "
      "type has none, a method named in refusals (complex_refusals, for complex "
      "data) answers True, or make cannot read the memory."},
-    {"from_buffer", (PyCFunction)from_buffer, METH_O,
-     "from_buffer(obj)\nWrap obj's buffer-protocol export."},
+    {"from_buffer", (PyCFunction)(void (*)(void))from_buffer,
+     METH_FASTCALL | METH_KEYWORDS,
+     "from_buffer(obj, *, func='from_buffer', arg='obj')\nWrap obj's buffer-protocol "
+     "export; errors name func and arg."},
     {"empty", (PyCFunction)(void (*)(void))empty, METH_VARARGS | METH_KEYWORDS,
      "empty(shape, code, bits, alignment=64)\nNew zero-filled aligned CPU memory."},
     {"stats", (PyCFunction)get_stats, METH_NOARGS,

@@ -8,9 +8,9 @@
  * path can only ever be a shortcut to the answer the Python path gives: tests
  * run both (tests/test_fast.py).
  *
- * - Memory: what every Tensor aliasing one memory shares (Buffer, view cache).
+ * - Aliases: what every Tensor aliasing one memory shares (Buffer, view cache).
  * - TensorBase: the storage of unitensor.Tensor (a Python subclass with every
- *   method): its owner backend, its native array, and the shared memory record.
+ *   method): its owner backend, its native array, and the Aliases record.
  *   Made only by make_tensor() and the fast paths below.
  * - FastPath: a callable standing for one Python function:
  *     ASARRAY  asarray(obj) of an array whose type and dtype were seen before;
@@ -46,9 +46,9 @@
 typedef struct {
     PyObject_HEAD PyObject *backend; /* the owner's adapter module */
     PyObject *native;                /* the owner's array */
-    PyObject *memory; /* the shared memory record, or NULL/None until needed */
-    PyObject *dtype;  /* native.dtype, read once (NULL until then): a native's
-                         dtype never changes, and assigning _native clears it */
+    PyObject *aliases;               /* the Aliases record, or NULL/None until needed */
+    PyObject *dtype; /* native.dtype, read once (NULL until then): a native's
+                        dtype never changes, and assigning _native clears it */
     PyObject *weakreflist;
 } TensorObject;
 
@@ -66,7 +66,7 @@ static PyObject *str_dtype, *str_name, *str_routes, *str_result;
 static PyObject *loaded_backends = NULL;
 
 static PyObject *
-new_tensor(PyObject *backend, PyObject *native, PyObject *memory)
+new_tensor(PyObject *backend, PyObject *native, PyObject *aliases)
 {
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError,
@@ -79,7 +79,7 @@ new_tensor(PyObject *backend, PyObject *native, PyObject *memory)
     }
     t->backend = Py_NewRef(backend);
     t->native = Py_NewRef(native);
-    t->memory = memory == Py_None ? NULL : Py_XNewRef(memory);
+    t->aliases = aliases == Py_None ? NULL : Py_XNewRef(aliases);
     return (PyObject *)t;
 }
 
@@ -88,7 +88,7 @@ tensor_traverse(TensorObject *t, visitproc visit, void *arg)
 {
     Py_VISIT(t->backend);
     Py_VISIT(t->native);
-    Py_VISIT(t->memory);
+    Py_VISIT(t->aliases);
     Py_VISIT(t->dtype);
     return 0;
 }
@@ -98,7 +98,7 @@ tensor_clear(TensorObject *t)
 {
     Py_CLEAR(t->backend);
     Py_CLEAR(t->native);
-    Py_CLEAR(t->memory);
+    Py_CLEAR(t->aliases);
     Py_CLEAR(t->dtype);
     return 0;
 }
@@ -153,7 +153,7 @@ static PyGetSetDef tensor_getset[] = {
 static PyMemberDef tensor_members[] = {
     {"_backend", T_OBJECT_EX, offsetof(TensorObject, backend), 0,
      "The owner's adapter module."},
-    {"_memory", T_OBJECT, offsetof(TensorObject, memory), 0,
+    {"_aliases", T_OBJECT, offsetof(TensorObject, aliases), 0,
      "The record shared by every Tensor aliasing this memory, or None."},
     {NULL},
 };
@@ -172,7 +172,7 @@ static PyTypeObject TensorBaseType = {
     .tp_weaklistoffset = offsetof(TensorObject, weakreflist),
 };
 
-/* ------------------------------------------------------------- Memory --- */
+/* ------------------------------------------------------------ Aliases --- */
 
 /* What every Tensor aliasing the same memory shares: the _core.Buffer over it
  * (made the first time the memory crosses to another framework) and the views
@@ -180,14 +180,14 @@ static PyTypeObject TensorBaseType = {
 typedef struct {
     PyObject_HEAD PyObject *buffer; /* NULL until exported (reads as None) */
     PyObject *views;                /* dict: framework name -> that framework's array */
-} MemoryObject;
+} AliasesObject;
 
-static PyTypeObject MemoryType;
+static PyTypeObject AliasesType;
 
 static PyObject *
-new_memory(PyTypeObject *type, PyObject *buffer)
+new_aliases(PyTypeObject *type, PyObject *buffer)
 {
-    MemoryObject *m = (MemoryObject *)type->tp_alloc(type, 0);
+    AliasesObject *m = (AliasesObject *)type->tp_alloc(type, 0);
     if (m == NULL) {
         return NULL;
     }
@@ -201,18 +201,18 @@ new_memory(PyTypeObject *type, PyObject *buffer)
 }
 
 static PyObject *
-memory_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+aliases_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"buffer", NULL};
     PyObject *buffer = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Memory", keywords, &buffer)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:Aliases", keywords, &buffer)) {
         return NULL;
     }
-    return new_memory(type, buffer == Py_None ? NULL : buffer);
+    return new_aliases(type, buffer == Py_None ? NULL : buffer);
 }
 
 static int
-memory_traverse(MemoryObject *m, visitproc visit, void *arg)
+aliases_traverse(AliasesObject *m, visitproc visit, void *arg)
 {
     Py_VISIT(m->buffer);
     Py_VISIT(m->views);
@@ -220,7 +220,7 @@ memory_traverse(MemoryObject *m, visitproc visit, void *arg)
 }
 
 static int
-memory_clear(MemoryObject *m)
+aliases_clear(AliasesObject *m)
 {
     Py_CLEAR(m->buffer);
     Py_CLEAR(m->views);
@@ -228,31 +228,31 @@ memory_clear(MemoryObject *m)
 }
 
 static void
-memory_dealloc(MemoryObject *m)
+aliases_dealloc(AliasesObject *m)
 {
     PyObject_GC_UnTrack(m);
-    memory_clear(m);
+    aliases_clear(m);
     Py_TYPE(m)->tp_free((PyObject *)m);
 }
 
-static PyMemberDef memory_members[] = {
-    {"buffer", T_OBJECT, offsetof(MemoryObject, buffer), 0,
+static PyMemberDef aliases_members[] = {
+    {"buffer", T_OBJECT, offsetof(AliasesObject, buffer), 0,
      "The _core.Buffer over the memory, or None until it is exported."},
-    {"views", T_OBJECT_EX, offsetof(MemoryObject, views), READONLY,
+    {"views", T_OBJECT_EX, offsetof(AliasesObject, views), READONLY,
      "framework name -> the zero-copy array already made for it."},
     {NULL},
 };
 
-static PyTypeObject MemoryType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.Memory",
-    .tp_basicsize = sizeof(MemoryObject),
+static PyTypeObject AliasesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.Aliases",
+    .tp_basicsize = sizeof(AliasesObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "Memory(buffer=None): what every Tensor aliasing one memory shares.",
-    .tp_new = memory_new,
-    .tp_dealloc = (destructor)memory_dealloc,
-    .tp_traverse = (traverseproc)memory_traverse,
-    .tp_clear = (inquiry)memory_clear,
-    .tp_members = memory_members,
+    .tp_doc = "Aliases(buffer=None): what every Tensor aliasing one memory shares.",
+    .tp_new = aliases_new,
+    .tp_dealloc = (destructor)aliases_dealloc,
+    .tp_traverse = (traverseproc)aliases_traverse,
+    .tp_clear = (inquiry)aliases_clear,
+    .tp_members = aliases_members,
 };
 
 static inline bool
@@ -262,9 +262,9 @@ is_tensor(PyObject *obj)
 }
 
 static inline bool
-no_memory(TensorObject *t)
+no_aliases(TensorObject *t)
 {
-    return t->memory == NULL || t->memory == Py_None;
+    return t->aliases == NULL || t->aliases == Py_None;
 }
 
 /* ------------------------------------------------------ Entry, TypeEntry --- */
@@ -492,12 +492,12 @@ static const char *const FAST_KIND_NAMES[] = {"asarray", "unary",   "binary",
 
 typedef struct {
     PyObject_HEAD FastKind kind;
-    PyObject *slow;            /* the Python function this one stands for */
-    PyObject *table;           /* ASARRAY: {type: TypeEntry}; UNARY, BINARY, GETITEM,
-                                  CALL: {backend: Entry}; VIEW: the framework's name */
-    PyObject *wrap;            /* wrap(backend, result) for results that are not the
-                                  backend's array type (scalars, tuples); NULL: slow path */
-    PyObject *keywords;        /* CALL: {keyword: default} of the signature */
+    PyObject *slow;       /* the Python function this one stands for */
+    PyObject *table;      /* ASARRAY: {type: TypeEntry}; UNARY, BINARY, GETITEM,
+                             CALL: {backend: Entry}; VIEW: the framework's name */
+    PyObject *as_tensors; /* as_tensors(backend, result) for results that are not the
+                             backend's array type (scalars, tuples); NULL: slow path */
+    PyObject *keywords;   /* CALL: {keyword: default} of the signature */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
     PyObject *dict;
     vectorcallfunc vectorcall;
@@ -615,16 +615,16 @@ wrap_result(FastPath *f, PyObject *backend, PyObject *result, PyObject *array_ty
     if ((PyObject *)Py_TYPE(result) != array_type && !PyTuple_Check(result) &&
         !PyList_Check(result)) {
         /* a scalar (numpy's 0-d results): the adapter's result() makes it an
-         * array, as the Python wrap does */
+         * array, as the Python _as_tensors does */
         Py_SETREF(result, PyObject_CallMethodOneArg(backend, str_result, result));
         if (result == NULL) {
             return NULL;
         }
     }
     if ((PyObject *)Py_TYPE(result) != array_type) { /* a tuple, a list */
-        if (f->wrap != NULL) {
-            PyObject *wrap_args[2] = {backend, result};
-            PyObject *wrapped = PyObject_Vectorcall(f->wrap, wrap_args, 2, NULL);
+        if (f->as_tensors != NULL) {
+            PyObject *call_args[2] = {backend, result};
+            PyObject *wrapped = PyObject_Vectorcall(f->as_tensors, call_args, 2, NULL);
             Py_DECREF(result);
             return wrapped;
         }
@@ -717,25 +717,25 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
 
 /* A Python number, string or None: what needs no conversion for any framework. */
 static bool
-is_simple(PyObject *v)
+is_literal(PyObject *v)
 {
     return v == Py_None || PyLong_CheckExact(v) || PyFloat_CheckExact(v) ||
            PyBool_Check(v) || PyUnicode_CheckExact(v) || PyComplex_CheckExact(v);
 }
 
-/* Simple, or a tuple of simple values (axes, shapes): passed on as they are. */
+/* A literal, or a tuple of literals (axes, shapes): passed on as they are. */
 static bool
-is_plain(PyObject *v)
+is_literal_or_tuple(PyObject *v)
 {
     if (PyTuple_CheckExact(v)) {
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
-            if (!is_simple(PyTuple_GET_ITEM(v, i))) {
+            if (!is_literal(PyTuple_GET_ITEM(v, i))) {
                 return false;
             }
         }
         return true;
     }
-    return is_simple(v);
+    return is_literal(v);
 }
 
 /* An index every framework reads alike: an int, None, Ellipsis, or a slice of
@@ -811,7 +811,7 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     for (Py_ssize_t i = 1; i < nargs + nkw; i++) {
-        if (!is_plain(args[i])) {
+        if (!is_literal_or_tuple(args[i])) {
             return call_slow(f, args, nargsf, kwnames);
         }
     }
@@ -868,7 +868,7 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 
 /* t's memory as the `target` framework's array by that framework's own route
  * (its adapter's ROUTES[source](native), e.g. torch.from_numpy), cached in t's
- * Memory as the Python path caches it; NULL without an error where there is
+ * Aliases as the Python path caches it; NULL without an error where there is
  * none (the adapter is not loaded yet, has no route from source, or the route
  * returned None). */
 static PyObject *
@@ -895,15 +895,15 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
         Py_XDECREF(view);
         return NULL;
     }
-    if (no_memory(t)) {
-        Py_XSETREF(t->memory, new_memory(&MemoryType, NULL));
-        if (t->memory == NULL) {
+    if (no_aliases(t)) {
+        Py_XSETREF(t->aliases, new_aliases(&AliasesType, NULL));
+        if (t->aliases == NULL) {
             Py_DECREF(view);
             return NULL;
         }
     }
-    if (Py_TYPE(t->memory) != &MemoryType ||
-        PyDict_SetItem(((MemoryObject *)t->memory)->views, target, view) < 0) {
+    if (Py_TYPE(t->aliases) != &AliasesType ||
+        PyDict_SetItem(((AliasesObject *)t->aliases)->views, target, view) < 0) {
         Py_DECREF(view);
         return NULL;
     }
@@ -920,8 +920,8 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     TensorObject *t = (TensorObject *)args[0];
-    if (!no_memory(t) && Py_TYPE(t->memory) == &MemoryType) {
-        PyObject *views = ((MemoryObject *)t->memory)->views;
+    if (!no_aliases(t) && Py_TYPE(t->aliases) == &AliasesType) {
+        PyObject *views = ((AliasesObject *)t->aliases)->views;
         PyObject *cached =
             views == NULL ? NULL : PyDict_GetItemWithError(views, f->table);
         if (cached != NULL) {
@@ -956,13 +956,13 @@ static const vectorcallfunc FAST_CALLS[] = {
 static PyObject *
 fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind",     "slow",           "table", "wrap",
+    static char *keywords[] = {"kind",     "slow",           "table", "as_tensors",
                                "keywords", "max_positional", NULL};
     const char *kind_name;
-    PyObject *slow, *table, *wrap = Py_None, *keyword_defaults = Py_None;
+    PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
     Py_ssize_t max_positional = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOn:FastPath", keywords,
-                                     &kind_name, &slow, &table, &wrap,
+                                     &kind_name, &slow, &table, &as_tensors,
                                      &keyword_defaults, &max_positional)) {
         return NULL;
     }
@@ -984,10 +984,10 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_TypeError, "FastPath(): table: expected %s, got %R",
                             kind == VIEW ? "a framework name (str)" : "a dict", table);
     }
-    if (wrap != Py_None && !PyCallable_Check(wrap)) {
-        return PyErr_Format(PyExc_TypeError,
-                            "FastPath(): wrap: expected None or a callable, got %R",
-                            wrap);
+    if (as_tensors != Py_None && !PyCallable_Check(as_tensors)) {
+        return PyErr_Format(
+            PyExc_TypeError,
+            "FastPath(): as_tensors: expected None or a callable, got %R", as_tensors);
     }
     if (kind == CALL ? !PyDict_CheckExact(keyword_defaults)
                      : keyword_defaults != Py_None) {
@@ -1007,7 +1007,7 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->kind = (FastKind)kind;
     f->slow = Py_NewRef(slow);
     f->table = Py_NewRef(table);
-    f->wrap = wrap == Py_None ? NULL : Py_NewRef(wrap);
+    f->as_tensors = as_tensors == Py_None ? NULL : Py_NewRef(as_tensors);
     f->keywords = keyword_defaults == Py_None ? NULL : Py_NewRef(keyword_defaults);
     f->max_positional = max_positional;
     f->vectorcall = FAST_CALLS[kind];
@@ -1019,7 +1019,7 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
 {
     Py_VISIT(f->slow);
     Py_VISIT(f->table);
-    Py_VISIT(f->wrap);
+    Py_VISIT(f->as_tensors);
     Py_VISIT(f->keywords);
     Py_VISIT(f->dict);
     return 0;
@@ -1033,7 +1033,7 @@ fastpath_clear(FastPath *f)
     f->vectorcall = fastpath_cleared; /* nothing below may be read any more */
     Py_CLEAR(f->slow);
     Py_CLEAR(f->table);
-    Py_CLEAR(f->wrap);
+    Py_CLEAR(f->as_tensors);
     Py_CLEAR(f->keywords);
     Py_CLEAR(f->dict);
     return 0;
@@ -1172,7 +1172,7 @@ make_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2 && nargs != 3) {
         return PyErr_Format(PyExc_TypeError,
-                            "make_tensor(): expected (backend, native[, memory]), got "
+                            "make_tensor(): expected (backend, native[, aliases]), got "
                             "%zd arguments",
                             nargs);
     }
@@ -1190,7 +1190,7 @@ static PyMethodDef module_methods[] = {
     {"owner_blocks", owner_blocks, METH_NOARGS,
      "owner_blocks()\nHow many owner() blocks are open, in all threads together."},
     {"make_tensor", (PyCFunction)(void (*)(void))make_tensor, METH_FASTCALL,
-     "make_tensor(backend, native, memory=None)\nA Tensor, without any checks."},
+     "make_tensor(backend, native, aliases=None)\nA Tensor, without any checks."},
     {NULL},
 };
 
@@ -1206,7 +1206,7 @@ PyMODINIT_FUNC
 PyInit__fast(void)
 {
     if (PyType_Ready(&TensorBaseType) < 0 || PyType_Ready(&FastPathType) < 0 ||
-        PyType_Ready(&MemoryType) < 0 || PyType_Ready(&EntryType) < 0 ||
+        PyType_Ready(&AliasesType) < 0 || PyType_Ready(&EntryType) < 0 ||
         PyType_Ready(&TypeEntryType) < 0) {
         return NULL;
     }
@@ -1223,7 +1223,7 @@ PyInit__fast(void)
     if (m == NULL ||
         PyModule_AddObjectRef(m, "TensorBase", (PyObject *)&TensorBaseType) < 0 ||
         PyModule_AddObjectRef(m, "FastPath", (PyObject *)&FastPathType) < 0 ||
-        PyModule_AddObjectRef(m, "Memory", (PyObject *)&MemoryType) < 0 ||
+        PyModule_AddObjectRef(m, "Aliases", (PyObject *)&AliasesType) < 0 ||
         PyModule_AddObjectRef(m, "Entry", (PyObject *)&EntryType) < 0 ||
         PyModule_AddObjectRef(m, "TypeEntry", (PyObject *)&TypeEntryType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_CALL_ARGS", MAX_CALL_ARGS) < 0) {

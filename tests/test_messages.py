@@ -23,34 +23,34 @@ def readonly_tensor() -> ut.Tensor:
 
 CASES = {
     "P-01": (lambda: ut.from_dlpack(forge(name=b"not_a_dltensor")), TypeError,
-             "from_capsule(): capsule: expected a PyCapsule named "
+             "from_dlpack(): x: expected a PyCapsule named "
              "'dltensor_versioned' or 'dltensor', got a capsule named "
              "'not_a_dltensor'"),
     "P-03": (lambda: ut.from_dlpack(datetime.datetime_CAPI), TypeError,
-             "from_capsule(): capsule: expected a PyCapsule named "
+             "from_dlpack(): x: expected a PyCapsule named "
              "'dltensor_versioned' or 'dltensor', got a capsule named "
              "'datetime.datetime_CAPI'"),
     "P-04": (lambda: ut.from_dlpack(42), TypeError,
              "from_dlpack(): x: expected an object with __dlpack__ or a DLPack "
              "capsule, got 42 of type 'int'"),
     "P-05": (lambda: ut.from_dlpack(forge(shape=(3,), null_data=True)), BufferError,
-             "from_capsule(): data: expected a non-NULL data pointer for a "
+             "from_dlpack(): data: expected a non-NULL data pointer for a "
              "non-empty tensor, got NULL data with 3 elements"),
     "P-12": (lambda: ut.from_dlpack(forge(np.zeros((1,) * 64), shape=(1,) * 65,
                                           strides=(1,) * 65)), BufferError,
-             "from_capsule(): ndim: expected 0 <= ndim <= 64, got ndim=65"),
+             "from_dlpack(): ndim: expected 0 <= ndim <= 64, got ndim=65"),
     "P-17": (lambda: ut.from_dlpack(forge(np.zeros(4, np.float32),
                                           dtype=(2, 32, 4))), BufferError,
-             "from_capsule(): dtype: expected a dtype of bool8, int/uint 8-64, "
+             "from_dlpack(): dtype: expected a dtype of bool8, int/uint 8-64, "
              "float 16-64, bfloat16 or complex 64/128 with lanes=1, got lanes=4 "
              "(code=2, bits=32)"),
     "P-18": (lambda: ut.from_dlpack(forge(np.zeros(4, np.float32),
                                           dtype=(2, 7, 1))), BufferError,
-             "from_capsule(): dtype: expected a dtype of bool8, int/uint 8-64, "
+             "from_dlpack(): dtype: expected a dtype of bool8, int/uint 8-64, "
              "float 16-64, bfloat16 or complex 64/128 with lanes=1, got dtype "
              "code=2, bits=7"),
     "P-20": (lambda: ut.from_dlpack(forge(shape=(3,), device=(99, 0))), BufferError,
-             "from_capsule(): device: expected a DLPack device type, got unknown "
+             "from_dlpack(): device: expected a DLPack device type, got unknown "
              "device type 99"),
     "P-21": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(dl_device=(2, 0)),
              BufferError,
@@ -88,3 +88,50 @@ def test_catalogue_messages_are_pinned(case):
     with pytest.raises(kind) as info:
         action()
     assert str(info.value) == message
+
+
+class _BadInterface:
+    """An object whose __array_interface__ names a dtype unitensor refuses."""
+
+    __array_interface__ = {"shape": (2,), "typestr": "<V8", "data": (0, False),
+                           "version": 3}
+
+
+# A C importer's errors name the public call and its argument, not the importer.
+PUBLIC_NAMES = {
+    "capsule via from_dlpack": (lambda: ut.from_dlpack(forge(name=b"other")),
+                                TypeError, "from_dlpack(): x: expected a PyCapsule"),
+    "capsule via asarray": (lambda: ut.asarray(forge(name=b"other")),
+                            TypeError, "asarray(): obj: expected a PyCapsule"),
+    "array interface via asarray": (lambda: ut.asarray(_BadInterface()), BufferError,
+                                    "asarray(): typestr: expected a typestr"),
+    "buffer protocol via asarray": (
+        lambda: ut.asarray(memoryview(b"abcd").cast("c")), BufferError,
+        "asarray(): obj: expected a buffer of bool, integers"),
+}
+
+
+@pytest.mark.parametrize("case", PUBLIC_NAMES)
+def test_c_importer_errors_name_the_public_function(case):
+    action, kind, start = PUBLIC_NAMES[case]
+    with pytest.raises(kind) as info:
+        action()
+    assert str(info.value).startswith(start)
+
+
+def test_c_importers_take_the_name_to_report_and_check_it():
+    from unitensor import _core
+
+    with pytest.raises(TypeError, match=r"^from_dlpack\(\): x: expected a PyCapsule"):
+        _core.from_capsule(1, func="from_dlpack", arg="x")
+    with pytest.raises(TypeError, match=r"^from_capsule\(\): capsule: expected"):
+        _core.from_capsule(1)  # its own names by default
+    with pytest.raises(TypeError, match=r"^from_buffer\(\): func: expected a str"):
+        _core.from_buffer(b"", func=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'fun'"):
+        _core.from_buffer(b"", fun="asarray")
+    with pytest.raises(TypeError, match=r"takes exactly one positional argument \(2"):
+        _core.from_capsule(1, 2)
+    with pytest.raises(TypeError, match=r"^f\(\): a: expected an object with "
+                                        r"__array_interface__"):
+        _core.from_array_interface(1, func="f", arg="a")

@@ -4,7 +4,7 @@ The copy rule lives here, in one place: a framework that cannot alias some
 memory says why (``copy_reason``); the copy then happens only if the caller's
 ``copy`` allows it, and ``copy=None`` reports it with a :class:`CopyWarning`.
 
-A Tensor is made here from its C storage (``_fast.make_tensor``, ``_fast.Memory``)
+A Tensor is made here from its C storage (``_fast.make_tensor``, ``_fast.Aliases``)
 and recognised by it (``_fast.TensorBase``, whose one subclass with instances is
 ``unitensor.Tensor``): ``_tensor.py`` builds on this module, not the other way.
 """
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 _TensorBase = _fast.TensorBase
 _make = _fast.make_tensor
-_Memory = _fast.Memory
+_Aliases = _fast.Aliases
 _SCALARS = (bool, int, float, complex)
 _BY_TYPE = _backends._by_type  # the per-type cache, read directly on the hot path
 _LOADED = _backends._loaded
@@ -64,7 +64,7 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
             t = _from_native(backend, obj, copy)
             _fastpath.learn("asarray", backend, kind)
         else:
-            t = _from_foreign(obj, "asarray")
+            t = _from_foreign(obj, "asarray", "obj")
             if t is None:
                 return _from_python(obj, _dtype(dtype), device, copy)
     if dtype is None and device is None and copy is None:
@@ -90,9 +90,9 @@ def from_dlpack(x: Any, /, *, device: Any = None,
             _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
         return asarray(x, device=device, copy=copy)
     if kind is _CAPSULE_TYPE:
-        buf = _core.from_capsule(x)
+        buf = _core.from_capsule(x, func="from_dlpack", arg="x")
     elif hasattr(x, "__dlpack__"):
-        buf = buffer_from_dlpack(x)
+        buf = buffer_from_dlpack(x, "from_dlpack", "x")
     else:
         raise arg_error(TypeError, "from_dlpack", "x",
                         "an object with __dlpack__ or a DLPack capsule", describe(x))
@@ -121,8 +121,8 @@ def operand(t: Tensor, backend: Any, func: str) -> Any:
 def _view(t: Tensor, framework: str, copy: bool | None, func: str,
           reading: bool) -> Any:
     if copy is None or copy is False:
-        memory = t._memory
-        cached = None if memory is None else memory.views.get(framework)
+        aliases = t._aliases
+        cached = None if aliases is None else aliases.views.get(framework)
         if cached is not None:
             return cached
         if framework == t._backend.NAME:
@@ -134,10 +134,10 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
         route = target.ROUTES.get(t._backend.NAME)
         native = None if route is None else route(t._native)
         if native is not None:  # the framework's own zero-copy route
-            memory = t._memory
-            if memory is None:
-                memory = t._memory = _Memory()
-            memory.views[framework] = native
+            aliases = t._aliases
+            if aliases is None:
+                aliases = t._aliases = _Aliases()
+            aliases.views[framework] = native
             return native
     buf = buffer_of(t)
     reason = target.copy_reason(buf, reading)
@@ -153,10 +153,10 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
 
 def buffer_of(t: Tensor) -> _core.Buffer:
     """The Buffer over ``t``'s memory, exported from its owner on first need."""
-    memory = t._shared()
-    buf = memory.buffer
+    aliases = t._shared()
+    buf = aliases.buffer
     if buf is None:
-        buf = memory.buffer = t._backend.export(t._native)
+        buf = aliases.buffer = t._backend.export(t._native)
     return buf
 
 
@@ -174,26 +174,28 @@ def _from_native(backend: Any, obj: Any, copy: bool | None) -> Tensor:
     return _make(backend, native)
 
 
-def _from_foreign(obj: Any, func: str) -> Tensor | None:
-    """A Tensor for a capsule or a protocol object; None for anything else."""
+def _from_foreign(obj: Any, func: str, arg: str) -> Tensor | None:
+    """A Tensor for a capsule or a protocol object; None for anything else.
+    Errors name ``func`` and ``arg``, the public call and its argument."""
     kind = type(obj)
     if kind is _core.Buffer:
         return _from_buffer(obj, func)
     if kind is _CAPSULE_TYPE:
-        return _from_buffer(_core.from_capsule(obj), func)
+        return _from_buffer(_core.from_capsule(obj, func=func, arg=arg), func)
     if hasattr(kind, "__dlpack__"):
-        return _from_buffer(buffer_from_dlpack(obj), func)
+        return _from_buffer(buffer_from_dlpack(obj, func, arg), func)
     if hasattr(obj, "__cuda_array_interface__"):
         device_id = _cuda_device_of(obj.__cuda_array_interface__["data"][0])
-        return _from_buffer(_core.from_cuda_array_interface(obj, device_id), func)
+        return _from_buffer(_core.from_cuda_array_interface(obj, device_id, func=func,
+                                                                   arg=arg), func)
     if hasattr(obj, "__array_interface__"):
-        return _from_buffer(_core.from_array_interface(obj), func)
+        return _from_buffer(_core.from_array_interface(obj, func=func, arg=arg), func)
     if kind not in (str, list, tuple) and not isinstance(obj, _SCALARS):
         try:
             memoryview(obj).release()
         except TypeError:
             return None
-        return _from_buffer(_core.from_buffer(obj), func)
+        return _from_buffer(_core.from_buffer(obj, func=func, arg=arg), func)
     return None
 
 
@@ -210,7 +212,7 @@ def _from_buffer(buf: _core.Buffer, func: str) -> Tensor:
     if reason is not None:  # e.g. numpy cannot see memory on another device
         raise arg_error(BufferError, func, "x", f"memory that {owner.NAME} can read",
                         f"memory it cannot: {reason}")
-    return _make(owner, owner.alias(buf), _Memory(buf))
+    return _make(owner, owner.alias(buf), _Aliases(buf))
 
 
 def _natural_cuda_owner(func: str) -> Any:

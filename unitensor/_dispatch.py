@@ -97,13 +97,13 @@ def _choose(args: tuple[Any, ...],
 def _native_backend(value: Any) -> ModuleType | None:
     """The backend of a framework's own array passed directly, or None."""
     kind = type(value)
-    if kind in _PLAIN:
+    if kind in _NEVER_ARRAYS:
         return None
     return _BY_TYPE.get(kind) or _backends.for_type(kind)
 
 
-_NUMBERS = frozenset({bool, int, float, complex})
-_PLAIN = _NUMBERS | {str, type(None), slice, type(Ellipsis), DType, Device}
+_PYTHON_SCALARS = frozenset({bool, int, float, complex})
+_NEVER_ARRAYS = _PYTHON_SCALARS | {str, type(None), slice, type(Ellipsis), DType, Device}
 
 
 # -- operands in, results out ---------------------------------------------------
@@ -116,7 +116,7 @@ def _operand(value: Any, backend: ModuleType, func: str, anchor: Tensor | None) 
         if anchor is not None and value is not anchor:
             check_same_device(func, anchor, value)
         return _convert.operand(value, backend, func)
-    if kind in _PLAIN:
+    if kind in _NEVER_ARRAYS:
         if kind is DType:
             return backend.native_dtype(value)
         if kind is Device:
@@ -129,12 +129,12 @@ def _operand(value: Any, backend: ModuleType, func: str, anchor: Tensor | None) 
     return value
 
 
-def _wrap(backend: ModuleType, result: Any, name: str = "") -> Any:
+def _as_tensors(backend: ModuleType, result: Any, name: str = "") -> Any:
     """The backend's results as Tensors: named tuples as the standard names them."""
     if type(result) is backend.ARRAY:
         return _make(backend, result)
     if isinstance(result, (tuple, list)):
-        items = [_wrap(backend, item) for item in result]
+        items = [_as_tensors(backend, item) for item in result]
         if name in NAMED_RESULTS:
             return _named_tuple(name)(*items)
         return items if name in LIST_RESULTS else tuple(items)
@@ -187,7 +187,7 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         raise
     if anchor is not None and args and args[0] is anchor and backend is anchor._backend:
         learn(name, backend, func)  # x run by its own owner: what a fast path repeats
-    return _wrap(backend, result, name)
+    return _as_tensors(backend, result, name)
 
 
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
@@ -197,7 +197,7 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
     """The general path of a two-operand function (the generated function holds
     the fast path for two Tensors of one owner and dtype): a Tensor and a Python
     scalar go straight to the owner's implementation."""
-    if (type(x1) is Tensor and type(x2) in _NUMBERS
+    if (type(x1) is Tensor and type(x2) in _PYTHON_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
         backend = x1._backend
         func = _impls.get(backend, _EMPTY).get(name)
@@ -206,7 +206,7 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
                 result = func(x1._native, x2)
             except Exception:
                 return call(name, (x1, x2), {})
-            return _wrap(backend, result, name)
+            return _as_tensors(backend, result, name)
     return call(name, (x1, x2), {})
 
 
@@ -221,7 +221,7 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     result = native[key] if fix is None else fix(native, key)
     if backend is x._backend:  # basic keys, which every framework reads alike
         learn("__getitem__", backend, operator.getitem)
-    return _wrap(backend, result)
+    return _as_tensors(backend, result)
 
 
 def setitem(x: Tensor, key: Any, value: Any, /) -> None:
@@ -271,7 +271,7 @@ def _rebind(x: Tensor, native: Any, func: str,
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name} and shape {x.shape}",
                         f"one giving {got}")
-    x._backend, x._native, x._memory = backend, native, None
+    x._backend, x._native, x._aliases = backend, native, None
 
 
 def _raise_if_devices_differ(func: str, values: tuple[Any, ...],
@@ -339,9 +339,9 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         else:
             positional.append(name)
     if row.signature == "x, /" and _takes_array(row):
-        func = _fastpath.unary_function(qualified, _unary(qualified), _wrap)
+        func = _fastpath.unary_function(qualified, _unary(qualified), _as_tensors)
     elif row.signature == "x1, x2, /":
-        func = _fastpath.binary_function(qualified, _binary(qualified), _wrap)
+        func = _fastpath.binary_function(qualified, _binary(qualified), _as_tensors)
     else:
         packed = positional + ([f"*{star}"] if star else [])
         args = f"({', '.join(packed)},)" if packed else "()"
@@ -356,7 +356,7 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         exec(source, scope)  # noqa: S102 - source built above from the table only
         func = _fastpath.call_function(scope[row.name], qualified, keywords,
                                        len(positional) if star is None else None,
-                                       _wrap)
+                                       _as_tensors)
     func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])

@@ -41,9 +41,9 @@ __all__ = [
 
 MAX_CALL_ARGS: int = _fast.MAX_CALL_ARGS  # what one C call passes on, x included
 
-# wrap(backend, result, name): the general path's own wrapping of results that
-# are not one array (tuples, named tuples); a fast path calls it for those.
-Wrap = Callable[[ModuleType, Any, str], Any]
+# as_tensors(backend, result, name): the general path turning results that
+# are not one array (tuples, named tuples) into Tensors; a fast path calls it.
+AsTensors = Callable[[ModuleType, Any, str], Any]
 
 # asarray's table: array type -> TypeEntry.
 _types: dict[type, TypeEntry] = {}
@@ -102,11 +102,11 @@ def _table(name: str, kind: str) -> dict[ModuleType, Entry]:
     return found[1]
 
 
-def _wrapper(wrap: Wrap, name: str) -> Callable[[ModuleType, Any], Any]:
+def _as_tensors_for(as_tensors: AsTensors, name: str) -> Callable[[ModuleType, Any], Any]:
     """What a fast path calls for results that are not one array (tuples)."""
-    def wrapped(backend: ModuleType, result: Any) -> Any:
-        return wrap(backend, result, name)
-    return wrapped
+    def results(backend: ModuleType, result: Any) -> Any:
+        return as_tensors(backend, result, name)
+    return results
 
 
 def asarray(slow: Callable[..., Any]) -> Any:
@@ -121,29 +121,29 @@ def view(slow: Callable[..., Any], framework: str) -> Any:
     return _build("view", slow, framework)
 
 
-def getitem(slow: Callable[..., Any], wrap: Wrap) -> Any:
+def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
     """``x[key]`` for basic keys (ints, slices without a negative step, None,
     Ellipsis), which every framework reads alike, in C; else ``slow``. Taught by
     ``learn("__getitem__", backend, operator.getitem)``."""
     return _build("getitem", slow, _table("__getitem__", "getitem"),
-                  wrap=_wrapper(wrap, "__getitem__"))
+                  as_tensors=_as_tensors_for(as_tensors, "__getitem__"))
 
 
-def unary_function(name: str, slow: Callable[[Any], Any], wrap: Wrap) -> Any:
+def unary_function(name: str, slow: Callable[[Any], Any], as_tensors: AsTensors) -> Any:
     """The namespace's one-array function ``name``: a Tensor whose backend was
     learned goes straight to the framework's function."""
-    return _build("unary", slow, _table(name, "unary"), wrap=_wrapper(wrap, name))
+    return _build("unary", slow, _table(name, "unary"), as_tensors=_as_tensors_for(as_tensors, name))
 
 
-def binary_function(name: str, slow: Callable[[Any, Any], Any], wrap: Wrap) -> Any:
+def binary_function(name: str, slow: Callable[[Any, Any], Any], as_tensors: AsTensors) -> Any:
     """The namespace's two-array elementwise function ``name``: two Tensors of one
     learned backend and one dtype go straight to the framework's function."""
-    return _build("binary", slow, _table(name, "binary"), wrap=_wrapper(wrap, name))
+    return _build("binary", slow, _table(name, "binary"), as_tensors=_as_tensors_for(as_tensors, name))
 
 
 def call_function(python_func: Callable[..., Any], name: str,
                   keywords: list[tuple[str, str]], positional: int | None,
-                  wrap: Wrap) -> Any:
+                  as_tensors: AsTensors) -> Any:
     """``python_func`` (a generated function of the namespace) behind the C fast
     path for a Tensor and plain Python arguments (``sum(x, axis=0)``).
 
@@ -157,7 +157,7 @@ def call_function(python_func: Callable[..., Any], name: str,
     except ValueError:
         return python_func
     return _build("call", python_func, _table(name, "call"), keywords=defaults,
-                  wrap=_wrapper(wrap, name),
+                  as_tensors=_as_tensors_for(as_tensors, name),
                   max_positional=MAX_CALL_ARGS if positional is None else positional)
 
 

@@ -80,7 +80,7 @@ def T(self: Tensor) -> Tensor:  # noqa: N802 - the standard's name
 for _func in (__getitem__, __setitem__, mT, T):
     _func.__qualname__ = f"Tensor.{_func.__name__}"
 # x[key]: basic keys in C (_fastpath.py), everything else through _dispatch.getitem.
-Tensor.__getitem__ = _fastpath.getitem(__getitem__, _dispatch._wrap)  # type: ignore[method-assign]
+Tensor.__getitem__ = _fastpath.getitem(__getitem__, _dispatch._as_tensors)  # type: ignore[method-assign]
 Tensor.__setitem__ = __setitem__  # type: ignore[method-assign]
 Tensor.mT = property(mT)  # type: ignore[attr-defined]
 Tensor.T = property(T)  # type: ignore[attr-defined]

@@ -22,7 +22,7 @@ from ._standard import SUPPORTED_VERSIONS
 # ``buffer``, the ``_core.Buffer`` over the memory, made the first time it must
 # cross to another framework; ``views``, the zero-copy arrays already made for
 # other frameworks, so that ``.torch()`` twice converts once.
-_Memory = _fast.Memory
+_Aliases = _fast.Aliases
 
 
 class Tensor(_fast.TensorBase):
@@ -35,13 +35,13 @@ class Tensor(_fast.TensorBase):
     """
 
     # The storage is the C base (ext/_fast.c): the owner's adapter, its array, and
-    # the _Memory record, made on first need so that asarray() stays cheap.
+    # the _Aliases record, made on first need so that asarray() stays cheap.
     # Tensor() itself refuses: asarray() and from_dlpack() make Tensors.
     __slots__ = ()
 
     _backend: ModuleType
     _native: Any
-    _memory: _Memory | None
+    _aliases: _Aliases | None
 
     # -- what it is ---------------------------------------------------------
     @property
@@ -80,9 +80,9 @@ class Tensor(_fast.TensorBase):
     @property
     def readonly(self) -> bool:
         """True where the memory must not be written (read-only or immutable)."""
-        memory = self._memory
+        aliases = self._aliases
         return self._backend.readonly(self._native) or (
-            memory is not None and memory.buffer is not None and memory.buffer.readonly)
+            aliases is not None and aliases.buffer is not None and aliases.buffer.readonly)
 
     # -- the same memory, for every framework ---------------------------------
     def to(self, framework: str, *, copy: bool | None = None) -> Tensor:
@@ -90,8 +90,8 @@ class Tensor(_fast.TensorBase):
         native = _convert.view(self, framework, copy, "to")
         if native is self._native:
             return self
-        memory = self._shared() if copy is not True else _Memory()
-        return _make(self._backend_of(framework), native, memory)
+        aliases = self._shared() if copy is not True else _Aliases()
+        return _make(self._backend_of(framework), native, aliases)
 
     def numpy(self, *, copy: bool | None = None) -> Any:
         """The memory as a ``numpy.ndarray`` (read-only where the data is)."""
@@ -113,12 +113,12 @@ class Tensor(_fast.TensorBase):
         """The memory as a ``cupy.ndarray`` (CUDA memory only)."""
         return _convert.view(self, "cupy", copy, "cupy")
 
-    def _shared(self) -> _Memory:
+    def _shared(self) -> _Aliases:
         """The record shared by every Tensor aliasing this memory."""
-        memory = self._memory
-        if memory is None:
-            memory = self._memory = _Memory()
-        return memory
+        aliases = self._aliases
+        if aliases is None:
+            aliases = self._aliases = _Aliases()
+        return aliases
 
     @staticmethod
     def _backend_of(framework: str) -> ModuleType:
@@ -189,7 +189,7 @@ class Tensor(_fast.TensorBase):
     __array_priority__ = 1000
 
 
-# _make(backend, native, memory=None): wrap ``native`` (already the backend's
+# _make(backend, native, aliases=None): wrap ``native`` (already the backend's
 # array) without any checks.
 _make: Callable[..., Tensor] = _fast.make_tensor
 _fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this class

@@ -8,13 +8,15 @@ from .._dtypes import DTYPES, DType
 from .._errors import arg_error, describe
 
 
-def buffer_from_dlpack(obj: object) -> _core.Buffer:
-    """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback."""
+def buffer_from_dlpack(obj: object, func: str = "from_capsule",
+                       arg: str = "capsule") -> _core.Buffer:
+    """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback;
+    errors name ``func`` and ``arg`` (the public call, where a user's object)."""
     try:
         capsule = obj.__dlpack__(max_version=_core.DLPACK_VERSION)  # type: ignore[attr-defined]
     except TypeError:  # a producer from before DLPack 1.0 knows no max_version
         capsule = obj.__dlpack__()  # type: ignore[attr-defined]
-    return _core.from_capsule(capsule)
+    return _core.from_capsule(capsule, func=func, arg=arg)
 
 
 def immutable_buffer(capsule: object) -> _core.Buffer:
