@@ -377,8 +377,8 @@ def machine() -> str:
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
                 if line.startswith("model name")), platform.processor())
     versions = [f"numpy {np.__version__}"]
-    for name in FRAMEWORKS[1:]:
-        versions.append(f"{name} {__import__(name).__version__}")
+    versions.extend(f"{name} {__import__(name).__version__}"
+                    for name in FRAMEWORKS[1:])
     return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
             f"{', '.join(versions)}; {datetime.date.today()}")
 

@@ -178,10 +178,11 @@ def assert_same(got: Any, expected: Any, what: str = "result") -> None:
         for i, (g, e) in enumerate(zip(got, expected, strict=True)):
             assert_same(g, e, f"{what}[{i}]")
     elif isinstance(expected, xs._dtypes.DType):
-        assert isinstance(got, ut.DType) and got.name == name_of(expected), (
-            f"{what}: {got} != {expected}")
+        assert isinstance(got, ut.DType), f"{what}: {got} != {expected}"
+        assert got.name == name_of(expected), f"{what}: {got} != {expected}"
     elif isinstance(expected, float) and math.isnan(expected):
-        assert isinstance(got, float) and math.isnan(got), what
+        assert isinstance(got, float), what
+        assert math.isnan(got), what
     else:
         assert got == expected, f"{what}: {got!r} != {expected!r}"
 

@@ -59,7 +59,7 @@ def test_operator(op, data):
 @pytest.mark.parametrize("op", list(_OPERATORS))
 @given(data=st.data())
 def test_operator_with_python_scalar(op, data):
-    x1, x2 = _operands(data, op)
+    x1, _x2 = _operands(data, op)
     kind = name_of(x1.dtype)
     scalar = data.draw(st.booleans() if kind == "bool" else
                        st.integers(1, 3) if "int" in kind else
@@ -96,13 +96,12 @@ def test_unary_operator(op, data):
 
 
 def _basic_index(data, shape, newaxis=True):
-    key = []
-    for n in shape:
-        key.append(data.draw(
-            st.integers(-n, n - 1) if n else st.just(slice(None))
-            | st.builds(slice, st.none() | st.integers(-n, n),
-                        st.none() | st.integers(-n, n),
-                        st.none() | st.sampled_from([1, 2, -1, -2]))))
+    key = [data.draw(
+        st.integers(-n, n - 1) if n else st.just(slice(None))
+        | st.builds(slice, st.none() | st.integers(-n, n),
+                    st.none() | st.integers(-n, n),
+                    st.none() | st.sampled_from([1, 2, -1, -2])))
+        for n in shape]
     if newaxis and key and data.draw(st.booleans()):
         key.insert(data.draw(st.integers(0, len(key))), None)
     return tuple(key)
@@ -156,11 +155,14 @@ def test_python_conversions_and_attributes(data):
     x = array(data, data.draw(dtypes("real")), small=True)
     subject = to_subject(x)
     if x.ndim == 0:
-        assert bool(subject) == bool(x) and float(subject) == float(x)
+        assert bool(subject) == bool(x)
+        assert float(subject) == float(x)
         assert complex(subject) == complex(x)
         if "int" in name_of(x.dtype):
-            assert int(subject) == int(x) and operator.index(subject) == int(x)
-    assert subject.ndim == x.ndim and subject.shape == x.shape
+            assert int(subject) == int(x)
+            assert operator.index(subject) == int(x)
+    assert subject.ndim == x.ndim
+    assert subject.shape == x.shape
     assert subject.size == x.size
     assert subject.dtype.name == name_of(x.dtype)
     assert subject.device == ut.Device("cpu")

@@ -19,7 +19,8 @@ def _with_dtype(kind: str = "numeric"):
 
 def _shape_only(got, expected, args):
     """``empty``: the values are undefined; type, owner, shape and dtype are not."""
-    assert type(got) is ut.Tensor and got.owner == OWNER
+    assert type(got) is ut.Tensor
+    assert got.owner == OWNER
     assert got.shape == tuple(expected.shape)
     assert got.dtype.name == name_of(expected.dtype)
 

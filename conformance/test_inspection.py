@@ -57,5 +57,8 @@ def test_inspection_api():
 
 def test_version_and_constants():
     assert ut.__array_api_version__ == "2024.12"
-    assert ut.e == math.e and ut.pi == math.pi and ut.inf == math.inf
-    assert math.isnan(ut.nan) and ut.newaxis is None
+    assert ut.e == math.e
+    assert ut.pi == math.pi
+    assert ut.inf == math.inf
+    assert math.isnan(ut.nan)
+    assert ut.newaxis is None

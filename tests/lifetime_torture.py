@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forge import counters, forge  # noqa: E402
+from forge import counters, forge
 
-import unitensor as ut  # noqa: E402
-from unitensor import _core, _fast  # noqa: E402
-from unitensor._convert import buffer_of  # noqa: E402
+import unitensor as ut
+from unitensor import _core, _fast
+from unitensor._convert import buffer_of
 
 
 def many_consumers_source_first(rounds: int) -> None:
@@ -100,8 +100,8 @@ def fast_paths(rounds: int) -> None:
 
 def rejected_capsules(rounds: int) -> None:
     for _ in range(rounds):
-        for bad in (dict(null_data=True), dict(dtype=(2, 32, 4)),
-                    dict(name=b"not_a_dltensor"), dict(device=(99, 0))):
+        for bad in ({"null_data": True}, {"dtype": (2, 32, 4)},
+                    {"name": b"not_a_dltensor"}, {"device": (99, 0)}):
             capsule = forge(**bad)
             try:
                 ut.from_dlpack(capsule)

@@ -16,6 +16,7 @@ import re
 import sys
 import threading
 import weakref
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -128,13 +129,23 @@ def test_module_constants_and_counters():
 def test_metadata_at_c_speed():
     x = np.arange(24, dtype=np.int32).reshape(4, 6)[1:, ::2]
     buf = imported(x, (1, 0))
-    assert buf.shape == (3, 3) and buf.strides == (6, 2) and buf.ndim == 2
-    assert buf.size == 9 and buf.itemsize == 4 and buf.nbytes == 36
-    assert buf.dtype == (0, 32, 1) and buf.device == (1, 0) and buf.byte_offset == 0
+    assert buf.shape == (3, 3)
+    assert buf.strides == (6, 2)
+    assert buf.ndim == 2
+    assert buf.size == 9
+    assert buf.itemsize == 4
+    assert buf.nbytes == 36
+    assert buf.dtype == (0, 32, 1)
+    assert buf.device == (1, 0)
+    assert buf.byte_offset == 0
     assert buf.data_ptr == address(x)
-    assert buf.readonly is False and buf.is_copied is False
-    assert buf.version == (1, 0) and buf.source == "dlpack_versioned"
-    assert buf.c_contiguous is False and buf.base is None and buf.stream is None
+    assert buf.readonly is False
+    assert buf.is_copied is False
+    assert buf.version == (1, 0)
+    assert buf.source == "dlpack_versioned"
+    assert buf.c_contiguous is False
+    assert buf.base is None
+    assert buf.stream is None
     assert repr(buf) == ("<unitensor._core.Buffer shape=(3, 3) dtype=int(32) "
                          "device=(1, 0) readonly=False source='dlpack_versioned'>")
 
@@ -154,13 +165,16 @@ def test_buffers_are_final_weakly_referenceable_and_not_constructible():
 # ------------------------------------------------------------------- imports ---
 
 
-@pytest.mark.parametrize("max_version, source, version", [
+@pytest.mark.parametrize(("max_version", "source", "version"), [
     ((1, 1), "dlpack_versioned", (1, 0)), (None, "dlpack", None)])
 def test_numpy_import_is_zero_copy_and_writes_through(max_version, source, version):
     x = np.arange(6.0).reshape(2, 3)
     buf = imported(x, max_version)
-    assert buf.source == source and buf.version == version
-    assert buf.data_ptr == address(x) and buf.shape == (2, 3) and buf.strides == (3, 1)
+    assert buf.source == source
+    assert buf.version == version
+    assert buf.data_ptr == address(x)
+    assert buf.shape == (2, 3)
+    assert buf.strides == (3, 1)
     out = np.from_dlpack(buf)
     assert address(out) == address(x)
     out[1, 2] = 42.0
@@ -173,16 +187,20 @@ def test_torch_import_and_export_share_memory():
     torch = pytest.importorskip("torch")
     t = torch.arange(12.0).reshape(3, 4)
     buf = imported(t)
-    assert buf.data_ptr == t.data_ptr() and buf.strides == (4, 1)
+    assert buf.data_ptr == t.data_ptr()
+    assert buf.strides == (4, 1)
     back = torch.from_dlpack(buf)
-    assert back.data_ptr() == t.data_ptr() and back.stride() == (4, 1)
+    assert back.data_ptr() == t.data_ptr()
+    assert back.stride() == (4, 1)
     back[2, 3] = 99.0
     assert t[2, 3] == 99.0
     through_numpy = np.from_dlpack(buf)
     through_numpy[0, 0] = -5.0
-    assert t[0, 0] == -5.0 and back[0, 0] == -5.0
+    assert t[0, 0] == -5.0
+    assert back[0, 0] == -5.0
     transposed = imported(t.T, None)
-    assert transposed.strides == (1, 4) and not transposed.c_contiguous
+    assert transposed.strides == (1, 4)
+    assert not transposed.c_contiguous
     np.testing.assert_array_equal(np.from_dlpack(transposed), t.T.numpy())
 
 
@@ -190,27 +208,32 @@ def test_jax_import_and_export():
     jax = pytest.importorskip("jax")
     j = jax.numpy.arange(6.0, dtype=jax.numpy.float32).reshape(2, 3)
     buf = _core.from_capsule(j.__dlpack__())
-    assert buf.shape == (2, 3) and buf.dtype == (2, 32, 1)
+    assert buf.shape == (2, 3)
+    assert buf.dtype == (2, 32, 1)
     assert buf.data_ptr == j.unsafe_buffer_pointer()
     np.testing.assert_array_equal(np.from_dlpack(buf), np.asarray(j))
     owned = _core.empty((4, 4), 2, 32)  # 64-byte aligned: jax can alias it
     np.asarray(owned)[:] = 3.0
     alias = jax.numpy.from_dlpack(owned)
-    assert alias.unsafe_buffer_pointer() == owned.data_ptr and alias.sum() == 48.0
+    assert alias.unsafe_buffer_pointer() == owned.data_ptr
+    assert alias.sum() == 48.0
 
 
 @pytest.mark.parametrize("kind", DTYPES)
 def test_every_dtype_round_trips_bit_identically(kind):  # P-14
     x = values(kind)
     buf = imported(x)
-    assert buf.dtype == DTYPES[kind] and buf.itemsize == x.itemsize
+    assert buf.dtype == DTYPES[kind]
+    assert buf.itemsize == x.itemsize
     for out in (np.from_dlpack(buf), np.asarray(buf), np.asarray(memoryview(buf))):
-        assert out.dtype == x.dtype and address(out) == address(x)
+        assert out.dtype == x.dtype
+        assert address(out) == address(x)
         assert out.tobytes() == x.tobytes()
     iface = buf.__array_interface__
     assert np.dtype(iface["typestr"]) == x.dtype
     again = _core.from_array_interface(x)
-    assert again.dtype == DTYPES[kind] and again.data_ptr == address(x)
+    assert again.dtype == DTYPES[kind]
+    assert again.data_ptr == address(x)
     assert _core.from_buffer(x).dtype == DTYPES[kind]
 
 
@@ -244,18 +267,23 @@ def test_bfloat16_from_every_producer():  # P-16
     jax = pytest.importorskip("jax")
     t = torch.tensor([1.5, -2.0, 3.25], dtype=torch.bfloat16)
     buf = imported(t)
-    assert buf.dtype == (4, 16, 1) and buf.itemsize == 2
+    assert buf.dtype == (4, 16, 1)
+    assert buf.itemsize == 2
     back = torch.from_dlpack(buf)
-    assert back.dtype == torch.bfloat16 and back.data_ptr() == t.data_ptr()
+    assert back.dtype == torch.bfloat16
+    assert back.data_ptr() == t.data_ptr()
     iface = buf.__array_interface__
-    assert iface["typestr"] == "|V2" and iface["strides"] == (2,)
+    assert iface["typestr"] == "|V2"
+    assert iface["strides"] == (2,)
     as_numpy = np.asarray(buf).view(ml_dtypes.bfloat16)
-    assert as_numpy.tolist() == [1.5, -2.0, 3.25] and address(as_numpy) == t.data_ptr()
+    assert as_numpy.tolist() == [1.5, -2.0, 3.25]
+    assert address(as_numpy) == t.data_ptr()
     with pytest.raises(BufferError, match="bfloat16"):
         memoryview(buf)
     m = np.array([0.5, 8.0], ml_dtypes.bfloat16)
     wrapped = _core.from_array_interface(m, dtype=(4, 16, 1))
-    assert wrapped.dtype == (4, 16, 1) and wrapped.data_ptr == address(m)
+    assert wrapped.dtype == (4, 16, 1)
+    assert wrapped.data_ptr == address(m)
     with pytest.raises(BufferError, match="typestr"):
         _core.from_array_interface(m)  # '<V2' names no dtype by itself
     with pytest.raises(BufferError, match="item size"):
@@ -299,7 +327,9 @@ def test_every_layout_is_zero_copy_and_exports_valid_strides(layout):  # P-07..P
         buf = imported(x)
     except BufferError:
         buf = _core.from_array_interface(x)
-    assert buf.shape == x.shape and buf.ndim == x.ndim and buf.size == x.size
+    assert buf.shape == x.shape
+    assert buf.ndim == x.ndim
+    assert buf.size == x.size
     if x.size:
         assert buf.data_ptr == address(x)
     out = np.from_dlpack(buf)
@@ -309,19 +339,23 @@ def test_every_layout_is_zero_copy_and_exports_valid_strides(layout):  # P-07..P
         assert address(out) == address(x)
     np.testing.assert_array_equal(np.asarray(buf), x)
     copy = buf.copy()
-    assert copy.c_contiguous and copy.is_copied and not copy.readonly
+    assert copy.c_contiguous
+    assert copy.is_copied
+    assert not copy.readonly
     np.testing.assert_array_equal(np.from_dlpack(copy), x)
     for capsule in (buf.__dlpack__(max_version=(1, 1)),
                     buf.export_legacy(allow_readonly=True)):
         exported = read_capsule(capsule)
         assert exported["strides"] == buf.strides  # always strides, never NULL
-        assert exported["shape"] == buf.shape and exported["byte_offset"] == 0
+        assert exported["shape"] == buf.shape
+        assert exported["byte_offset"] == 0
 
 
 def test_size_one_dimensions_get_compact_strides():  # P-09
     buf = _core.from_capsule(forge(np.arange(12.0).reshape(4, 1, 3),
                                    strides=(3, 999, 1)))
-    assert buf.strides == (3, 3, 1) and buf.c_contiguous
+    assert buf.strides == (3, 3, 1)
+    assert buf.c_contiguous
     np.testing.assert_array_equal(np.from_dlpack(buf), np.arange(12.0).reshape(4, 1, 3))
     torch = pytest.importorskip("torch")
     assert torch.from_dlpack(buf).is_contiguous()
@@ -330,7 +364,8 @@ def test_size_one_dimensions_get_compact_strides():  # P-09
 def test_negative_strides_stay_inside_the_source():  # P-10
     base = np.arange(12.0).reshape(3, 4)
     buf = imported(base[::-1, ::-1])
-    assert buf.strides == (-4, -1) and buf.data_ptr == address(base) + 11 * 8
+    assert buf.strides == (-4, -1)
+    assert buf.data_ptr == address(base) + 11 * 8
     assert np.from_dlpack(buf)[0, 0] == 11.0
     assert np.asarray(buf.copy()).tolist() == base[::-1, ::-1].tolist()
 
@@ -338,15 +373,20 @@ def test_negative_strides_stay_inside_the_source():  # P-10
 def test_forged_zero_d_and_empty_tensors():  # P-07, P-08
     scalar = _core.from_capsule(forge(np.array(2.5), null_shape=True,
                                       null_strides=True))
-    assert scalar.shape == () and scalar.strides == () and scalar.size == 1
+    assert scalar.shape == ()
+    assert scalar.strides == ()
+    assert scalar.size == 1
     assert np.from_dlpack(scalar)[()] == 2.5
     empty = _core.from_capsule(forge(shape=(0, 3), null_data=True))
-    assert empty.shape == (0, 3) and empty.size == 0 and empty.data_ptr == 0
+    assert empty.shape == (0, 3)
+    assert empty.size == 0
+    assert empty.data_ptr == 0
     assert np.from_dlpack(empty).shape == np.asarray(empty).shape == (0, 3)
     torch, jax = pytest.importorskip("torch"), pytest.importorskip("jax")
     assert torch.from_dlpack(empty).shape == (0, 3)
     assert jax.numpy.from_dlpack(empty).shape == (0, 3)
-    assert empty.copy().data_ptr != 0 and empty.alignment == 4096
+    assert empty.copy().data_ptr != 0
+    assert empty.alignment == 4096
 
 
 def test_null_strides_mean_compact_row_major():  # P-13
@@ -360,16 +400,20 @@ def test_null_strides_mean_compact_row_major():  # P-13
 def test_byte_offset_is_folded_into_the_exported_pointer():
     base = np.arange(10.0)
     buf = _core.from_capsule(forge(base[2:], byte_offset=16, versioned=False))
-    assert buf.source == "dlpack" and buf.version is None and buf.byte_offset == 16
+    assert buf.source == "dlpack"
+    assert buf.version is None
+    assert buf.byte_offset == 16
     assert buf.data_ptr == address(base) + 16
     np.testing.assert_array_equal(np.from_dlpack(buf), base[2:])
     exported = read_capsule(buf.__dlpack__(max_version=(1, 1)))
-    assert exported["data"] == buf.data_ptr and exported["byte_offset"] == 0
+    assert exported["data"] == buf.data_ptr
+    assert exported["byte_offset"] == 0
 
 
 def test_the_largest_rank_is_accepted():  # P-12
     buf = imported(np.zeros((1,) * 64))
-    assert buf.shape == (1,) * 64 and buf.ndim == 64
+    assert buf.shape == (1,) * 64
+    assert buf.ndim == 64
     assert np.from_dlpack(buf).shape == (1,) * 64
 
 
@@ -408,14 +452,14 @@ def test_a_consumed_capsule_is_a_value_error():  # P-02
 
 
 def test_another_modules_capsule_is_left_alone():  # P-03
-    with pytest.raises(TypeError, match="'datetime.datetime_CAPI'") as info:
+    with pytest.raises(TypeError, match=r"'datetime\.datetime_CAPI'") as info:
         _core.from_capsule(datetime.datetime_CAPI)
     check_message(info)
     assert "datetime.datetime_CAPI" in repr(datetime.datetime_CAPI)
     assert datetime.datetime.now().year >= 2024
 
 
-@pytest.mark.parametrize("obj, kind", [(42, "int"), (None, "NoneType"),
+@pytest.mark.parametrize(("obj", "kind"), [(42, "int"), (None, "NoneType"),
                                        (b"dltensor", "bytes"), (object(), "object")])
 def test_a_non_capsule_is_a_type_error_naming_its_type(obj, kind):  # P-04
     alive = _core.stats()["buffers_alive"]
@@ -454,7 +498,7 @@ BAD_CAPSULES = {  # forge(...) arguments -> words the BufferError must contain
 }
 
 
-@pytest.mark.parametrize("case, versioned", [
+@pytest.mark.parametrize(("case", "versioned"), [
     (case, versioned) for case, (kwargs, _) in BAD_CAPSULES.items()
     for versioned in (True, False)
     if versioned or not {"version", "flags"} & set(kwargs)])  # legacy: neither
@@ -467,7 +511,8 @@ def test_a_malformed_capsule_is_refused_and_stays_its_producers(case, versioned)
     stats, deleted = _core.stats(), counters.deleter_calls
     with pytest.raises(BufferError) as info:
         _core.from_capsule(capsule)
-    assert words in str(info.value) and str(info.value).startswith("from_capsule(): ")
+    assert words in str(info.value)
+    assert str(info.value).startswith("from_capsule(): ")
     check_message(info)
     assert capsule_name(capsule) == name
     assert _core.stats()["buffers_alive"] == stats["buffers_alive"]
@@ -478,12 +523,15 @@ def test_a_malformed_capsule_is_refused_and_stays_its_producers(case, versioned)
 
 def test_the_legacy_format_ignores_version_and_flags():
     buf = _core.from_capsule(forge(versioned=False, version=(7, 7), flags=READ_ONLY))
-    assert buf.version is None and not buf.readonly
+    assert buf.version is None
+    assert not buf.readonly
 
 
 def test_flags_and_version_are_read():
     buf = _core.from_capsule(forge(flags=READ_ONLY | IS_COPIED, version=(1, 3)))
-    assert buf.readonly and buf.is_copied and buf.version == (1, 3)
+    assert buf.readonly
+    assert buf.is_copied
+    assert buf.version == (1, 3)
     assert not np.from_dlpack(buf).flags.writeable
 
 
@@ -498,7 +546,8 @@ def test_a_null_deleter_is_legal():  # P-06
 
 def test_other_devices_are_carried_not_touched():
     buf = _core.from_capsule(forge(shape=(2, 2), device=(2, 1)))
-    assert buf.device == (2, 1) and buf.__dlpack_device__() == (2, 1)
+    assert buf.device == (2, 1)
+    assert buf.__dlpack_device__() == (2, 1)
     assert not hasattr(buf, "__array_interface__")
     assert set(buf.__cuda_array_interface__) >= {"shape", "typestr", "data", "stream"}
     with pytest.raises(BufferError, match=r"device CUDA \(2, 1\)"):
@@ -518,7 +567,8 @@ def test_one_import_serves_many_consumers():
     buf = imported(x)
     views = [np.from_dlpack(buf) for _ in range(50)]
     views[7][0] = 9.0
-    assert x[0] == 9.0 and all(v[0] == 9.0 for v in views)
+    assert x[0] == 9.0
+    assert all(v[0] == 9.0 for v in views)
     before = _core.stats()["exported_alive"]
     del views
     gc.collect()
@@ -532,8 +582,10 @@ def test_versioned_only_when_asked_and_strides_always():
     assert capsule_name(buf.__dlpack__(max_version=(0, 8))) == b"dltensor"
     assert capsule_name(buf.__dlpack__()) == b"dltensor"
     exported = read_capsule(buf.__dlpack__(max_version=(1, 0)))
-    assert exported["version"] == (1, 1) and exported["flags"] == 0
-    assert exported["strides"] == (3, 1) and exported["dtype"] == (2, 64, 1)
+    assert exported["version"] == (1, 1)
+    assert exported["flags"] == 0
+    assert exported["strides"] == (3, 1)
+    assert exported["dtype"] == (2, 64, 1)
     assert read_capsule(buf.__dlpack__())["strides"] == (3, 1)
     assert buf.__dlpack_device__() == (1, 0)
 
@@ -543,17 +595,21 @@ def test_dl_device_and_copy():  # P-21
     buf = imported(x)
     with pytest.raises(BufferError) as info:
         buf.__dlpack__(dl_device=(2, 0))
-    assert "(1, 0)" in str(info.value) and str(info.value).endswith("got (2, 0)")
+    assert "(1, 0)" in str(info.value)
+    assert str(info.value).endswith("got (2, 0)")
     same = read_capsule(buf.__dlpack__(max_version=(1, 0), dl_device=(1, 0),
                                        copy=False))
-    assert same["data"] == address(x) and not same["flags"] & IS_COPIED
+    assert same["data"] == address(x)
+    assert not same["flags"] & IS_COPIED
     copied = buf.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=True)
     exported = read_capsule(copied)
     assert exported["flags"] == IS_COPIED  # and not READ_ONLY
-    assert exported["data"] != address(x) and exported["data"] % 64 == 0
+    assert exported["data"] != address(x)
+    assert exported["data"] % 64 == 0
     out = np.asarray(_core.from_capsule(copied))
     out[0] = 7.0
-    assert x[0] == 0.0 and out.tolist() == [7.0, 1.0, 2.0, 3.0]
+    assert x[0] == 0.0
+    assert out.tolist() == [7.0, 1.0, 2.0, 3.0]
 
 
 @pytest.mark.parametrize("stream", [1, 0, -1])
@@ -571,13 +627,15 @@ def test_read_only_memory_needs_the_versioned_format():  # P-31
     buf = imported(x)
     assert buf.readonly
     out = np.from_dlpack(buf)
-    assert not out.flags.writeable and address(out) == address(x)
+    assert not out.flags.writeable
+    assert address(out) == address(x)
     assert read_capsule(buf.__dlpack__(max_version=(1, 0)))["flags"] == READ_ONLY
     for legacy in ({}, {"max_version": (0, 8)}):
         with pytest.raises(BufferError, match="cannot carry the read-only flag"):
             buf.__dlpack__(**legacy)
     copy = _core.from_capsule(buf.__dlpack__(copy=True))  # legacy: a writable copy
-    assert not copy.readonly and copy.data_ptr != address(x)
+    assert not copy.readonly
+    assert copy.data_ptr != address(x)
     np.asarray(copy)[0] = 7.0
     assert x[0] == 0.0
     assert not np.asarray(buf).flags.writeable
@@ -592,7 +650,8 @@ def test_read_only_memory_needs_the_versioned_format():  # P-31
 def test_mark_readonly_is_one_way():
     buf = imported(np.arange(3.0))
     buf.mark_readonly()
-    assert buf.readonly and not np.from_dlpack(buf).flags.writeable
+    assert buf.readonly
+    assert not np.from_dlpack(buf).flags.writeable
 
 
 @pytest.mark.parametrize("kwargs", [
@@ -629,8 +688,11 @@ def test_array_interface_import_keeps_the_exporter_alive():
 
     exporter = Exporter()
     buf = _core.from_array_interface(exporter)
-    assert buf.base is exporter and buf.source == "array_interface"
-    assert buf.shape == (3, 2) and buf.strides == (1, 3) and buf.device == (1, 0)
+    assert buf.base is exporter
+    assert buf.source == "array_interface"
+    assert buf.shape == (3, 2)
+    assert buf.strides == (1, 3)
+    assert buf.device == (1, 0)
     ref = weakref.ref(exporter)
     del exporter
     gc.collect()
@@ -645,18 +707,22 @@ def test_array_interface_readonly_and_compact_defaults():
     x = np.arange(6, dtype=np.int16).reshape(2, 3)
     x.flags.writeable = False
     buf = _core.from_array_interface(x)
-    assert buf.readonly and buf.strides == (3, 1) and buf.c_contiguous
-    assert buf.version is None and buf.stream is None
+    assert buf.readonly
+    assert buf.strides == (3, 1)
+    assert buf.c_contiguous
+    assert buf.version is None
+    assert buf.stream is None
 
 
 def interface(**fields):
     class Exporter:
-        __array_interface__ = {"typestr": "<f8", "shape": (2,), "data": (4096, False),
-                               "version": 3, **fields}
+        __array_interface__: ClassVar[dict] = {
+            "typestr": "<f8", "shape": (2,), "data": (4096, False), "version": 3,
+            **fields}
     return Exporter()
 
 
-@pytest.mark.parametrize("fields, problem", [
+@pytest.mark.parametrize(("fields", "problem"), [
     ({"typestr": ">i8"}, "byte order"),
     ({"typestr": "|V2"}, "'|V2'"),
     ({"typestr": "|V8"}, "typestr"),
@@ -696,19 +762,19 @@ def test_array_interface_type_errors():
     check_message(info)
 
     class NotADict:
-        __array_interface__ = [("typestr", "<f8")]
+        __array_interface__: ClassVar[list] = [("typestr", "<f8")]
 
     with pytest.raises(BufferError, match="a dict"):
         _core.from_array_interface(NotADict())
 
     class Missing:
-        __array_interface__ = {"shape": (2,), "data": (8, False)}
+        __array_interface__: ClassVar[dict] = {"shape": (2,), "data": (8, False)}
 
     with pytest.raises(BufferError, match="'typestr', 'shape' and 'data'"):
         _core.from_array_interface(Missing())
-    with pytest.raises(BufferError, match="'|V8'"):
+    with pytest.raises(BufferError, match=r"'\|V8'"):
         _core.from_array_interface(np.zeros(2, "i4,f4"))  # structured
-    with pytest.raises(BufferError, match="'|O'"):
+    with pytest.raises(BufferError, match=r"'\|O'"):
         _core.from_array_interface(np.zeros(2, object))
 
 
@@ -719,7 +785,8 @@ def test_array_interface_export():
     assert iface == {"shape": (3, 2), "typestr": "<i4", "data": (address(x), False),
                      "strides": (16, 8), "version": 3}
     scalar = _core.from_array_interface(np.array(5, np.uint8)).__array_interface__
-    assert scalar["strides"] == () and scalar["typestr"] == "|u1"
+    assert scalar["strides"] == ()
+    assert scalar["typestr"] == "|u1"
     assert not hasattr(buf, "__cuda_array_interface__")
 
 
@@ -735,8 +802,11 @@ class FakeCuda:
 def test_cuda_array_interface_import_and_export():
     source = FakeCuda(stream=7)
     buf = _core.from_cuda_array_interface(source, 1)
-    assert buf.device == (2, 1) and buf.stream == 7 and buf.base is source
-    assert buf.source == "cuda_array_interface" and buf.data_ptr == 0xDEAD000
+    assert buf.device == (2, 1)
+    assert buf.stream == 7
+    assert buf.base is source
+    assert buf.source == "cuda_array_interface"
+    assert buf.data_ptr == 0xDEAD000
     assert buf.__cuda_array_interface__ == {
         "shape": (2, 3), "typestr": "<f4", "data": (0xDEAD000, False),
         "strides": (12, 4), "version": 3, "stream": None}
@@ -755,7 +825,9 @@ def test_cuda_array_interface_import_and_export():
     del capsule
     assert _core.stats()["exported_alive"] == exported
     readonly = _core.from_cuda_array_interface(FakeCuda(data=(0xDEAD000, True)))
-    assert readonly.readonly and readonly.stream is None and readonly.device == (2, 0)
+    assert readonly.readonly
+    assert readonly.stream is None
+    assert readonly.device == (2, 0)
     with pytest.raises(BufferError, match="version"):
         _core.from_cuda_array_interface(FakeCuda(version=None))
     with pytest.raises(TypeError, match="__cuda_array_interface__"):
@@ -765,7 +837,7 @@ def test_cuda_array_interface_import_and_export():
 # ---------------------------------------------------------- buffer protocol ---
 
 
-@pytest.mark.parametrize("make, dtype", [
+@pytest.mark.parametrize(("make", "dtype"), [
     (lambda: np.array([1, 0, 1], bool), (6, 8, 1)),
     (lambda: array.array("b", [1, 0, 1]), (0, 8, 1)),
     (lambda: array.array("H", [1, 0, 1]), (1, 16, 1)),
@@ -784,8 +856,11 @@ def test_cuda_array_interface_import_and_export():
 def test_buffer_protocol_import(make, dtype):
     source = make()
     buf = _core.from_buffer(source)
-    assert buf.dtype == dtype and buf.shape == (3,) and buf.base is source
-    assert buf.source == "buffer" and not buf.readonly
+    assert buf.dtype == dtype
+    assert buf.shape == (3,)
+    assert buf.base is source
+    assert buf.source == "buffer"
+    assert not buf.readonly
     assert np.asarray(buf).tolist() == [1, 0, 1]
 
 
@@ -798,11 +873,12 @@ def test_buffer_protocol_import_holds_the_view():
     data.extend(b"x")
     assert _core.from_buffer(b"abc").readonly
     strided = _core.from_buffer(np.arange(12.0).reshape(3, 4)[::2, ::-1])
-    assert strided.strides == (8, -1) and np.asarray(strided)[1, 0] == 11.0
+    assert strided.strides == (8, -1)
+    assert np.asarray(strided)[1, 0] == 11.0
 
 
 def test_buffer_protocol_refuses_strange_formats():
-    with pytest.raises(BufferError, match="format 'T{") as info:
+    with pytest.raises(BufferError, match=r"format 'T\{") as info:
         _core.from_buffer(np.zeros(2, "i4,f4"))
     check_message(info)
     with pytest.raises(BufferError, match="byte order"):
@@ -821,18 +897,24 @@ def test_buffer_protocol_refuses_strange_formats():
 def test_buffer_protocol_export_honours_flags():
     buf = imported(np.arange(12.0).reshape(3, 4)[:, ::2])
     view = memoryview(buf)
-    assert view.shape == (3, 2) and view.strides == (32, 16) and view.format == "d"
+    assert view.shape == (3, 2)
+    assert view.strides == (32, 16)
+    assert view.format == "d"
     assert view.tolist() == [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]
-    assert not view.c_contiguous and view.obj is buf
+    assert not view.c_contiguous
+    assert view.obj is buf
     full = request(buf, PyBUF_STRIDES | PyBUF_FORMAT)
-    assert full["strides"] == (32, 16) and full["format"] == b"d"
+    assert full["strides"] == (32, 16)
+    assert full["format"] == b"d"
     for flags in (PyBUF_SIMPLE, PyBUF_ND):
         with pytest.raises(BufferError, match="did not ask for strides"):
             request(buf, flags)
     contiguous = imported(np.arange(6, dtype=np.int16).reshape(2, 3))
     simple = request(contiguous, PyBUF_SIMPLE)
-    assert simple["shape"] is None and simple["format"] is None
-    assert simple["len"] == 12 and not simple["readonly"]
+    assert simple["shape"] is None
+    assert simple["format"] is None
+    assert simple["len"] == 12
+    assert not simple["readonly"]
     assert request(contiguous, PyBUF_ND)["shape"] == (2, 3)
     assert request(contiguous, PyBUF_WRITABLE)["buf"] == contiguous.data_ptr
     bfloat = _core.empty((2,), 4, 16)
@@ -855,8 +937,12 @@ def test_views_outlive_every_other_reference():
 
 def test_empty_is_aligned_zeroed_and_validated():
     buf = _core.empty((5, 7), 2, 32, alignment=256)
-    assert buf.data_ptr % 256 == 0 and buf.alignment >= 256 and buf.source == "owned"
-    assert np.asarray(buf).sum() == 0 and not buf.readonly and buf.c_contiguous
+    assert buf.data_ptr % 256 == 0
+    assert buf.alignment >= 256
+    assert buf.source == "owned"
+    assert np.asarray(buf).sum() == 0
+    assert not buf.readonly
+    assert buf.c_contiguous
     assert _core.empty((0,), 2, 64).data_ptr != 0
     assert _core.empty((2, 3), 2, 64, alignment=4096).alignment == 4096
     assert _core.empty((np.int64(2),), 0, 8).shape == (2,)
@@ -886,8 +972,12 @@ def test_copy_is_compact_aligned_and_equal(view):
     source = view(np.arange(24, dtype=np.int16).reshape(4, 6))
     buf = _core.from_array_interface(source)
     copy = buf.copy(alignment=128)
-    assert copy.c_contiguous and copy.alignment >= 128 and copy.is_copied
-    assert copy.shape == source.shape and not copy.readonly and copy.source == "owned"
+    assert copy.c_contiguous
+    assert copy.alignment >= 128
+    assert copy.is_copied
+    assert copy.shape == source.shape
+    assert not copy.readonly
+    assert copy.source == "owned"
     np.testing.assert_array_equal(np.asarray(copy), source)
 
 
@@ -895,7 +985,8 @@ def test_copy_of_read_only_and_bfloat16_memory():
     x = np.arange(4.0)
     x.flags.writeable = False
     copy = imported(x).copy()
-    assert not copy.readonly and copy.data_ptr != address(x)
+    assert not copy.readonly
+    assert copy.data_ptr != address(x)
     np.asarray(copy)[0] = 5.0
     assert x[0] == 0.0
     bf = _core.from_capsule(forge(np.arange(4, dtype=np.uint16)[::-1],

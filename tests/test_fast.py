@@ -227,8 +227,9 @@ def test_fast_path_results_that_are_not_arrays():
     assert f(ut.asarray(np.arange(3.0))) == "slow"
     assert len(slow.calls) == 1
     pair = Entry(lambda a: (a, a), np.ndarray)
-    wrapped = _fast.FastPath("unary", slow, {NUMPY: pair},
-                             as_tensors=lambda backend, result: ("wrapped", backend, result))
+    wrapped = _fast.FastPath(
+        "unary", slow, {NUMPY: pair},
+        as_tensors=lambda backend, result: ("wrapped", backend, result))
     assert wrapped(ut.asarray(np.arange(3.0)))[:2] == ("wrapped", NUMPY)
 
 
@@ -348,7 +349,8 @@ def test_fastpath_binds_as_a_method_and_collects_its_cycles():
 
 def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatch):
     """A view not cached yet: the target adapter's ROUTES[source](native),
-    called from C, cached in the Tensor's Aliases record as the Python path caches it."""
+    called from C, cached in the Tensor's Aliases record as the Python path caches
+    it."""
     calls = []
 
     def route(source):

@@ -69,14 +69,16 @@ def test_forged_capsules(shape, stride, dtype, device, flags, versioned, major,
     except (TypeError, ValueError, BufferError) as exc:
         check_error(exc)
     else:
-        assert buf.shape == tuple(shape) and buf.dtype == dtype
+        assert buf.shape == tuple(shape)
+        assert buf.dtype == dtype
         assert buf.device == device
         assert buf.readonly == (versioned and bool(flags & 1))
     finally:  # the next example must start with nothing alive
         del buf, capsule
         gc.collect()
     assert counters.deleter_calls == before + 1
-    assert counters.live == 0 and counters.double_calls == 0
+    assert counters.live == 0
+    assert counters.double_calls == 0
 
 
 typestrs = st.sampled_from(["<f8", "<f4", "|b1", "<i2", "|u1", "<c16", ">i8", "|V8",
@@ -107,7 +109,8 @@ def test_forged_array_interfaces(typestr, shape, strides, readonly, null, mask,
     except (TypeError, ValueError, BufferError) as exc:
         check_error(exc)
     else:
-        assert buf.shape == iface["shape"] and buf.readonly == readonly
+        assert buf.shape == iface["shape"]
+        assert buf.readonly == readonly
         assert buf.data_ptr == pointer
 
 

@@ -133,7 +133,8 @@ def test_size_one_dims_with_odd_strides_stay_zero_copy(x64):
 def test_to_shares_memory_and_owner_changes(x64):
     t = ut.asarray(aligned_empty((8,), np.float64))
     j = t.to("jax")
-    assert j.owner == "jax" and isinstance(j, ut.Tensor)
+    assert j.owner == "jax"
+    assert isinstance(j, ut.Tensor)
     assert pointer(j.native) == pointer(t.native)
     assert t.to("numpy") is t
 

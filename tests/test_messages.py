@@ -7,6 +7,7 @@ twin in ext/_core.c) in one format: "func(): arg: expected ..., got ...".
 from __future__ import annotations
 
 import datetime
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -93,8 +94,8 @@ def test_catalogue_messages_are_pinned(case):
 class _BadInterface:
     """An object whose __array_interface__ names a dtype unitensor refuses."""
 
-    __array_interface__ = {"shape": (2,), "typestr": "<V8", "data": (0, False),
-                           "version": 3}
+    __array_interface__: ClassVar[dict] = {
+        "shape": (2,), "typestr": "<V8", "data": (0, False), "version": 3}
 
 
 # A C importer's errors name the public call and its argument, not the importer.

@@ -23,14 +23,17 @@ def readme_commands() -> list[str]:
 
 def test_readme_opens_with_exactly_two_commands():
     install_and_run, install_and_test = readme_commands()
-    assert "constraints.txt" in install_and_run and "-m unitensor" in install_and_run
-    assert "constraints.txt" in install_and_test and "pytest" in install_and_test
+    assert "constraints.txt" in install_and_run
+    assert "-m unitensor" in install_and_run
+    assert "constraints.txt" in install_and_test
+    assert "pytest" in install_and_test
     assert (ROOT / "constraints.txt").read_text().split() == ["torch==2.13.0"]
 
 
 def test_ci_runs_the_readme_test_command():
     script = (ROOT / ".ci" / "run").read_text()
-    assert "README.md" in script and "eval" in script
+    assert "README.md" in script
+    assert "eval" in script
 
 
 @pytest.mark.slow
@@ -72,3 +75,16 @@ def test_c_sources_are_clang_formatted():
     out = subprocess.run([clang_format, "--dry-run", "--Werror", *sources],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
+
+
+def test_architecture_map_names_files_that_exist():
+    """docs/architecture.md's map and table name real files (keep it true)."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    tables = text[text.index("## The map"):text.index("## ext/")]
+    named = set(re.findall(r"`([\w./]+\.(?:py|c|h))`", tables))
+    homes = [ROOT, ROOT / "unitensor", ROOT / "tests", ROOT / "tests" / "backends",
+             ROOT / "unitensor" / "_backends",
+             ROOT / "unitensor" / "_backends" / "numpy"]
+    missing = sorted(n for n in named if not any((h / n).exists() for h in homes))
+    assert len(named) > 30
+    assert missing == []

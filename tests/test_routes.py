@@ -22,7 +22,7 @@ from unitensor._backends import _common
 from unitensor._backends.torch import interop as torch_interop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forge import counters, forge  # noqa: E402
+from forge import counters, forge
 
 TORCH = _backends.get("torch")
 NUMPY = _backends.get("numpy")
@@ -71,9 +71,12 @@ def test_torch_route_to_numpy_shares_what_tensor_numpy_shares(name):
     t = LAYOUTS[name]()
     a = NUMPY.ROUTES["torch"](t)
     expected = t.numpy()
-    assert type(a) is np.ndarray and a.dtype == expected.dtype
-    assert a.shape == expected.shape and a.strides == expected.strides
-    assert a.flags.writeable and (a.size == 0 or a.ctypes.data == expected.ctypes.data)
+    assert type(a) is np.ndarray
+    assert a.dtype == expected.dtype
+    assert a.shape == expected.shape
+    assert a.strides == expected.strides
+    assert a.flags.writeable
+    assert (a.size == 0 or a.ctypes.data == expected.ctypes.data)
     np.testing.assert_array_equal(a, expected)
 
 
@@ -115,7 +118,8 @@ def test_torch_subclasses_take_the_python_protocol():
     with pytest.raises(TypeError, match="obj: expected an array type declaring"):
         _core.exchange_import(p)
     a = ut.asarray(p).numpy()  # the general path: torch's __dlpack__
-    assert a.ctypes.data == p.data_ptr() and a.tolist() == [0.0, 1.0, 2.0]
+    assert a.ctypes.data == p.data_ptr()
+    assert a.tolist() == [0.0, 1.0, 2.0]
 
 
 @pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
@@ -146,8 +150,10 @@ def test_exchange_export_gives_torch_the_same_memory(dtype):
     a = np.zeros((3, 4), dtype)[:, ::2]
     buf = NUMPY.export(a)
     t = _core.exchange_export(buf, torch.Tensor)
-    assert t.data_ptr() == a.ctypes.data and t.shape == (3, 2)
-    assert t.stride() == (4, 2) and t.numpy().dtype == a.dtype
+    assert t.data_ptr() == a.ctypes.data
+    assert t.shape == (3, 2)
+    assert t.stride() == (4, 2)
+    assert t.numpy().dtype == a.dtype
     t[1, 1] = 1
     assert a[1, 1] == 1
 
@@ -178,10 +184,13 @@ def test_exchange_export_failure_frees_the_export_exactly_once():
     gc.collect()  # nothing forged by earlier tests may be left alive
     buf = _core.from_capsule(forge(device=(4, 0)))  # OpenCL: torch refuses it
     alive = _core.stats()["exported_alive"]
-    with pytest.raises(Exception):  # noqa: B017 - torch's own error, whatever it is
+    # Any error will do: it is torch's own (today an internal-assert RuntimeError
+    # about the OpenCL device), and the test is about the export, not the message.
+    with pytest.raises(Exception):  # noqa: B017, PT011 - torch's error, whatever it is
         _core.exchange_export(buf, torch.Tensor)
     assert _core.stats()["exported_alive"] == alive
     del buf
-    assert counters.live == 0 and counters.double_calls == 0
+    assert counters.live == 0
+    assert counters.double_calls == 0
 
 

@@ -47,13 +47,36 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
              copy: bool | None = None) -> Tensor:
     """Wrap ``obj`` as a Tensor, zero-copy where it is already an array.
 
-    ``obj`` may be a Tensor, an array of numpy, torch, jax, cupy, tensorflow or
-    array_api_strict (the Tensor is then owned by that framework), a DLPack
-    capsule, any object exporting ``__dlpack__``, ``__cuda_array_interface__``,
-    ``__array_interface__`` or the buffer protocol, a Python scalar, or a nested
-    sequence of them. ``copy`` follows the Array API: ``True`` always copies,
-    ``False`` never does (``ValueError`` where one would be needed), ``None``
-    copies only when it must.
+    Parameters
+    ----------
+    obj : array, capsule, protocol object, scalar or nested sequence
+        A Tensor; an array of numpy, torch, jax, cupy, tensorflow or
+        array_api_strict (the Tensor is then owned by that framework); a DLPack
+        capsule; any object exporting ``__dlpack__``, ``__cuda_array_interface__``,
+        ``__array_interface__`` or the buffer protocol; a Python scalar or a
+        nested sequence of them (made by the default owner).
+    dtype : DType, str or a framework's dtype, optional
+        The result's dtype; a different one converts (a copy).
+    device : Device, str or a framework's device, optional
+        The result's device; a different one copies.
+    copy : bool, optional
+        ``True`` always copies, ``False`` never does (``ValueError`` where one
+        would be needed), ``None`` copies only where it must, with a
+        :class:`CopyWarning` naming why.
+
+    Returns
+    -------
+    Tensor
+        Owned by ``obj``'s framework, or by the natural owner of its memory.
+
+    Raises
+    ------
+    TypeError
+        ``obj`` is of no accepted kind, or its dtype is not a standard one.
+    BufferError
+        The memory cannot be described (e.g. a layout DLPack cannot express).
+    ValueError
+        ``copy=False`` where a copy is needed.
     """
     kind = type(obj)
     if issubclass(kind, _TensorBase):
@@ -80,10 +103,32 @@ asarray = _fastpath.asarray(_asarray)
 
 def from_dlpack(x: Any, /, *, device: Any = None,
                 copy: bool | None = None) -> Tensor:
-    """Import ``x`` (an object with ``__dlpack__``, or a DLPack capsule).
+    """Import ``x`` through DLPack, zero-copy.
 
     Arrays of a known framework stay owned by it; anything else is wrapped by
     the natural owner of its device (numpy for CPU memory, cupy for CUDA).
+
+    Parameters
+    ----------
+    x : object with ``__dlpack__``, or a DLPack capsule
+        The producer (a capsule is consumed: it can be imported once).
+    device : Device, str or a framework's device, optional
+        The result's device; a different one copies.
+    copy : bool, optional
+        ``True`` always copies, ``False`` never does, ``None`` only where needed.
+
+    Returns
+    -------
+    Tensor
+        Over the producer's memory, keeping the producer alive.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is neither a capsule nor has ``__dlpack__``, or its dtype is not
+        a standard one.
+    BufferError
+        The capsule is malformed or its memory cannot be read where it is.
     """
     kind = type(x)
     if issubclass(kind, _TensorBase) or (

@@ -40,7 +40,28 @@ def _dtype_of(value: Any, func: str, arg: str) -> DType:
 
 def result_type(*arrays_and_dtypes: Tensor | DType | bool | int | float | complex
                 ) -> DType:
-    """The dtype the standard gives an operation on these operands."""
+    """Give the dtype the standard gives an operation on these operands.
+
+    The same answer on every owner: unitensor's own promotion table, with Python
+    scalars taking the arrays' dtype where their kinds agree.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : Tensor, DType or Python scalar
+        At least one Tensor or dtype.
+
+    Returns
+    -------
+    DType
+        The promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        The standard promotes no such mix (e.g. int8 with uint64).
+    ValueError
+        Only Python scalars were given.
+    """
     dtypes, scalars = [], []
     for value in arrays_and_dtypes:
         if isinstance(value, (bool, int, float, complex)):
@@ -79,7 +100,20 @@ def _scalar_dtype(scalar: bool | int | float | complex, other: DType) -> DType:
 
 
 def can_cast(from_: DType | Tensor, to: DType, /) -> bool:
-    """Whether ``from_`` promotes to ``to`` under the standard's rules."""
+    """Tell whether ``from_`` promotes to ``to`` under the standard's rules.
+
+    Parameters
+    ----------
+    from_ : DType or Tensor
+        The source dtype, or an array of it.
+    to : DType
+        The target dtype.
+
+    Returns
+    -------
+    bool
+        True where the promotion of the two is ``to``.
+    """
     source = _dtype_of(from_, "can_cast", "from_")
     target = _dtype_of(to, "can_cast", "to")
     try:
@@ -89,7 +123,22 @@ def can_cast(from_: DType | Tensor, to: DType, /) -> bool:
 
 
 def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
-    """Whether ``dtype`` is ``kind`` (a dtype, a kind name, or a tuple of them)."""
+    """Tell whether ``dtype`` is of ``kind``.
+
+    Parameters
+    ----------
+    dtype : DType
+        The dtype asked about.
+    kind : DType, str or tuple of them
+        A dtype; a kind name ('bool', 'signed integer', 'unsigned integer',
+        'integral', 'real floating', 'complex floating', 'numeric'); or a tuple
+        of them, any of which may match.
+
+    Returns
+    -------
+    bool
+        True where ``dtype`` is ``kind`` or of that kind.
+    """
     if not isinstance(dtype, DType):
         raise arg_error(TypeError, "isdtype", "dtype", "a unitensor dtype",
                         describe(dtype))
@@ -128,7 +177,19 @@ class iinfo_object(NamedTuple):  # noqa: N801 - the standard's name
 
 
 def finfo(type: DType | Tensor, /) -> finfo_object:  # noqa: A002 - standard's name
-    """Machine limits of a floating-point dtype (of a complex dtype: its real part)."""
+    """Give the machine limits of a floating-point dtype.
+
+    Parameters
+    ----------
+    type : DType or Tensor
+        A real or complex floating-point dtype (a complex one: its real part's
+        limits), or an array of it.
+
+    Returns
+    -------
+    finfo_object
+        ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` and ``dtype``.
+    """
     dtype = _dtype_of(type, "finfo", "type")
     if dtype.kind not in ("real floating", "complex floating"):
         raise arg_error(TypeError, "finfo", "type", "a floating-point dtype",
@@ -141,7 +202,18 @@ def finfo(type: DType | Tensor, /) -> finfo_object:  # noqa: A002 - standard's n
 
 
 def iinfo(type: DType | Tensor, /) -> iinfo_object:  # noqa: A002 - standard's name
-    """Limits of an integer dtype."""
+    """Give the limits of an integer dtype.
+
+    Parameters
+    ----------
+    type : DType or Tensor
+        An integer dtype, or an array of it.
+
+    Returns
+    -------
+    iinfo_object
+        ``bits``, ``max``, ``min`` and ``dtype``.
+    """
     dtype = _dtype_of(type, "iinfo", "type")
     if dtype.kind not in ("signed integer", "unsigned integer"):
         raise arg_error(TypeError, "iinfo", "type", "an integer dtype", dtype.name)

@@ -30,7 +30,24 @@ CUDA_READABLE: Final = frozenset({KDL_CUDA, KDL_CUDA_MANAGED})
 
 
 class Device:
-    """Where memory lives. Prints like ``cpu`` or ``cuda:0``."""
+    """Where memory lives, independent of any framework.
+
+    Prints like ``cpu`` or ``cuda:0``; compares equal by kind and index.
+
+    Parameters
+    ----------
+    kind : str
+        A DLPack device kind: 'cpu', 'cuda', 'cuda_host', 'rocm', ...
+    index : int, optional
+        The device's index among its kind.
+
+    Attributes
+    ----------
+    kind : str
+        The device kind.
+    index : int
+        The device's index.
+    """
 
     __slots__ = ("kind", "index")
 
@@ -43,12 +60,25 @@ class Device:
 
     @classmethod
     def from_dlpack(cls, device: tuple[int, int]) -> Device:
+        """Make the Device a DLPack ``(device_type, device_id)`` pair names.
+
+        Parameters
+        ----------
+        device : tuple of int
+            What ``__dlpack_device__()`` returns.
+
+        Returns
+        -------
+        Device
+            The CPU for every CPU pair (producers disagree on its index).
+        """
         code, index = device
         # CPU memory has one device; DLPack producers disagree on its index.
         return CPU if code == KDL_CPU else cls(DEVICE_TYPES[code], index)
 
     @property
     def dlpack(self) -> tuple[int, int]:
+        """The DLPack ``(device_type, device_id)`` pair of this device."""
         return (_CODES[self.kind], self.index)
 
     def __eq__(self, other: object) -> bool:

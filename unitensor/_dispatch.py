@@ -35,7 +35,7 @@ from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
-from ._standard import FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
+from ._standard import API_VERSION, FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
 from ._tensor import Tensor, _make
 
 _forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
@@ -52,6 +52,22 @@ def owner(name: str) -> Iterator[str]:
     Operands owned by other frameworks are converted zero-copy; creation
     functions create arrays of ``name``. Nests, and is local to the thread (and
     to the asyncio task).
+
+    Parameters
+    ----------
+    name : str
+        A framework: 'numpy', 'torch', 'jax', 'tensorflow', 'cupy' or
+        'array_api_strict'.
+
+    Yields
+    ------
+    str
+        The framework's name.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a known framework.
     """
     backend = _backends.get(name, "owner")
     token = _forced.set(_compute(backend))
@@ -64,12 +80,30 @@ def owner(name: str) -> Iterator[str]:
 
 
 def set_default_owner(name: str) -> None:
-    """Make ``name`` the owner of arrays made with no array operand."""
+    """Make ``name`` the owner of arrays made with no array operand.
+
+    Parameters
+    ----------
+    name : str
+        A framework: 'numpy', 'torch', 'jax', 'tensorflow', 'cupy' or
+        'array_api_strict'. ``UNITENSOR_DEFAULT_OWNER`` sets it at import.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a known framework.
+    """
     _config.set_default_owner(_backends.get(name, "set_default_owner").NAME)
 
 
 def get_default_owner() -> str:
-    """The framework that creates arrays when no operand decides."""
+    """Tell which framework creates arrays when no operand decides.
+
+    Returns
+    -------
+    str
+        The framework's name ('numpy' unless set).
+    """
     return _config.default_owner()
 
 
@@ -103,7 +137,8 @@ def _native_backend(value: Any) -> ModuleType | None:
 
 
 _PYTHON_SCALARS = frozenset({bool, int, float, complex})
-_NEVER_ARRAYS = _PYTHON_SCALARS | {str, type(None), slice, type(Ellipsis), DType, Device}
+_NEVER_ARRAYS = _PYTHON_SCALARS | {str, type(None), slice, type(Ellipsis), DType,
+                                   Device}
 
 
 # -- operands in, results out ---------------------------------------------------
@@ -361,9 +396,15 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])
     func.__doc__ = (f"``{row.name}`` of the Array API standard ({row.group}), run "
-                    "by the owner of the operands.")
+                    "by the owner of the operands.\n\nParameters, results and special "
+                    f"cases are the standard's: {STANDARD_PAGE.format(qualified)}\n")
     return func
 
+
+
+# Each function's page of the standard, by qualified name ('sum', 'linalg.qr').
+STANDARD_PAGE = (f"https://data-apis.org/array-api/{API_VERSION}/API_specification/"
+                 "generated/array_api.{}.html")
 
 # The general paths of the one- and two-array functions; _fastpath puts the C
 # fast path in front of each (a Tensor, or two of one owner and dtype).

@@ -16,7 +16,22 @@ _INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
 
 
 class DType:
-    """A data type, independent of any framework. Compare with ``==``."""
+    """A data type, independent of any framework.
+
+    One object per dtype (``unitensor.float32``): compare with ``==`` or ``is``.
+
+    Attributes
+    ----------
+    name : str
+        The standard's name ('float32').
+    kind : str
+        The standard's kind: 'bool', 'signed integer', 'unsigned integer',
+        'real floating' or 'complex floating'.
+    dlpack : tuple of int
+        The DLPack ``(code, bits, lanes)``.
+    itemsize : int
+        Bytes per element.
+    """
 
     __slots__ = ("name", "kind", "dlpack", "itemsize")
 

@@ -102,7 +102,8 @@ def _table(name: str, kind: str) -> dict[ModuleType, Entry]:
     return found[1]
 
 
-def _as_tensors_for(as_tensors: AsTensors, name: str) -> Callable[[ModuleType, Any], Any]:
+def _as_tensors_for(as_tensors: AsTensors,
+                    name: str) -> Callable[[ModuleType, Any], Any]:
     """What a fast path calls for results that are not one array (tuples)."""
     def results(backend: ModuleType, result: Any) -> Any:
         return as_tensors(backend, result, name)
@@ -129,16 +130,20 @@ def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
                   as_tensors=_as_tensors_for(as_tensors, "__getitem__"))
 
 
-def unary_function(name: str, slow: Callable[[Any], Any], as_tensors: AsTensors) -> Any:
+def unary_function(name: str, slow: Callable[[Any], Any],
+                   as_tensors: AsTensors) -> Any:
     """The namespace's one-array function ``name``: a Tensor whose backend was
     learned goes straight to the framework's function."""
-    return _build("unary", slow, _table(name, "unary"), as_tensors=_as_tensors_for(as_tensors, name))
+    return _build("unary", slow, _table(name, "unary"),
+                  as_tensors=_as_tensors_for(as_tensors, name))
 
 
-def binary_function(name: str, slow: Callable[[Any, Any], Any], as_tensors: AsTensors) -> Any:
+def binary_function(name: str, slow: Callable[[Any, Any], Any],
+                    as_tensors: AsTensors) -> Any:
     """The namespace's two-array elementwise function ``name``: two Tensors of one
     learned backend and one dtype go straight to the framework's function."""
-    return _build("binary", slow, _table(name, "binary"), as_tensors=_as_tensors_for(as_tensors, name))
+    return _build("binary", slow, _table(name, "binary"),
+                  as_tensors=_as_tensors_for(as_tensors, name))
 
 
 def call_function(python_func: Callable[..., Any], name: str,

@@ -17,7 +17,10 @@ from ._dtypes import DType
 
 
 class Info:
-    """The object ``__array_namespace_info__()`` returns."""
+    """The object ``__array_namespace_info__()`` returns.
+
+    Its answers are the owner's, with dtypes and devices in unitensor's terms.
+    """
 
     __slots__ = ("_backend", "_info")
 
@@ -26,12 +29,34 @@ class Info:
         self._info = backend.namespace().__array_namespace_info__()
 
     def capabilities(self) -> dict[str, Any]:
+        """Give the optional features the owner supports.
+
+        Returns
+        -------
+        dict
+            The standard's keys ('boolean indexing', 'data-dependent shapes',
+            'max dimensions'), with the owner's answers.
+        """
         return dict(self._info.capabilities())
 
     def default_device(self) -> Device:
+        """Give the device the owner creates arrays on.
+
+        Returns
+        -------
+        Device
+            The owner's default device.
+        """
         return self._backend.device_from_native(self._info.default_device())
 
     def devices(self) -> list[Device]:
+        """List the devices the owner can hold arrays on.
+
+        Returns
+        -------
+        list of Device
+            Each once; devices that hold no memory (torch's 'meta') left out.
+        """
         found = []
         for native in self._info.devices():
             try:
@@ -41,11 +66,38 @@ class Info:
         return list(dict.fromkeys(found))  # strict's simulated devices are all cpu
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
+        """Give the owner's default dtypes.
+
+        Parameters
+        ----------
+        device : Device, str or a framework's device, optional
+            The device asked about; the default device if None.
+
+        Returns
+        -------
+        dict
+            'real floating', 'complex floating', 'integral' and 'indexing' ->
+            the DType the owner uses for each.
+        """
         native = self._info.default_dtypes(device=self._device(device))
         return {kind: self._dtype(d) for kind, d in native.items()}
 
     def dtypes(self, *, device: Any = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        """Give the dtypes the owner supports.
+
+        Parameters
+        ----------
+        device : Device, str or a framework's device, optional
+            The device asked about; the default device if None.
+        kind : str or tuple of str, optional
+            Only dtypes of this kind (as :func:`unitensor.isdtype` names kinds).
+
+        Returns
+        -------
+        dict
+            Dtype name -> DType, for the standard's dtypes the owner has.
+        """
         native = self._info.dtypes(device=self._device(device), kind=kind)
         found = {name: self._backend.dtype_from_native(d) for name, d in native.items()}
         return {name: d for name, d in found.items() if d is not None}
@@ -61,7 +113,14 @@ class Info:
 
 
 def __array_namespace_info__() -> Info:
-    """The inspection namespace for the owner calls here would run in."""
+    """Give the inspection namespace of the owner calls here would run in.
+
+    Returns
+    -------
+    Info
+        Answers for the owner forced by :func:`unitensor.owner`, else the
+        default owner.
+    """
     backend, _ = _dispatch._choose((), {})
     return Info(backend)
 

@@ -31,7 +31,9 @@ class Tensor(_fast.TensorBase):
     Make one with :func:`unitensor.asarray` or :func:`unitensor.from_dlpack`.
     ``owner`` is the framework holding the array (``native``); ``.numpy()``,
     ``.torch()``, ``.jax()``, ``.tf()`` and ``.cupy()`` give the same memory to
-    another framework without copying, made once and cached.
+    another framework without copying, made once and cached. Every function of
+    the ``unitensor`` namespace and every operator takes it, and runs in the
+    framework that owns the data.
     """
 
     # The storage is the C base (ext/_fast.c): the owner's adapter, its array, and
@@ -46,7 +48,7 @@ class Tensor(_fast.TensorBase):
     # -- what it is ---------------------------------------------------------
     @property
     def owner(self) -> str:
-        """The framework that holds the array: 'numpy', 'torch', 'jax', ..."""
+        """The framework that holds the array: 'numpy', 'torch', 'jax', ...."""
         return self._backend.NAME
 
     @property
@@ -56,22 +58,27 @@ class Tensor(_fast.TensorBase):
 
     @property
     def dtype(self) -> DType:
+        """The data type, independent of the owner."""
         return self._backend.dtype(self._native)
 
     @property
     def device(self) -> Device:
+        """The device holding the memory."""
         return self._backend.device(self._native)
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The length of each axis."""
         return tuple(self._native.shape)
 
     @property
     def ndim(self) -> int:
+        """The number of axes."""
         return len(self._native.shape)
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         n = 1
         for d in self._native.shape:
             n *= int(d)
@@ -82,11 +89,27 @@ class Tensor(_fast.TensorBase):
         """True where the memory must not be written (read-only or immutable)."""
         aliases = self._aliases
         return self._backend.readonly(self._native) or (
-            aliases is not None and aliases.buffer is not None and aliases.buffer.readonly)
+            aliases is not None and aliases.buffer is not None
+            and aliases.buffer.readonly)
 
     # -- the same memory, for every framework ---------------------------------
     def to(self, framework: str, *, copy: bool | None = None) -> Tensor:
-        """A Tensor owned by ``framework``, sharing this memory."""
+        """Give a Tensor owned by ``framework``, sharing this memory.
+
+        Parameters
+        ----------
+        framework : str
+            'numpy', 'torch', 'jax', 'tensorflow', 'cupy' or 'array_api_strict'.
+        copy : bool, optional
+            ``None``: zero-copy where the framework can alias the memory, else a
+            copy with a :class:`CopyWarning`; ``False``: zero-copy or
+            ``BufferError``; ``True``: always a fresh copy.
+
+        Returns
+        -------
+        Tensor
+            The same values, owned by ``framework``.
+        """
         native = _convert.view(self, framework, copy, "to")
         if native is self._native:
             return self
@@ -94,23 +117,88 @@ class Tensor(_fast.TensorBase):
         return _make(self._backend_of(framework), native, aliases)
 
     def numpy(self, *, copy: bool | None = None) -> Any:
-        """The memory as a ``numpy.ndarray`` (read-only where the data is)."""
+        """Give the memory as a ``numpy.ndarray`` (read-only where the data is).
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where numpy can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        numpy.ndarray
+            Made once and cached: ``t.numpy() is t.numpy()``.
+        """
         return _convert.view(self, "numpy", copy, "numpy")
 
     def torch(self, *, copy: bool | None = None) -> Any:
-        """The memory as a ``torch.Tensor``."""
+        """Give the memory as a ``torch.Tensor``.
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where torch can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        torch.Tensor
+            Made once and cached: ``t.torch() is t.torch()``.
+        """
         return _convert.view(self, "torch", copy, "torch")
 
     def jax(self, *, copy: bool | None = None) -> Any:
-        """The memory as a ``jax.Array``."""
+        """Give the memory as a ``jax.Array``.
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where JAX can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        jax.Array
+            Made once and cached: ``t.jax() is t.jax()``.
+        """
         return _convert.view(self, "jax", copy, "jax")
 
     def tf(self, *, copy: bool | None = None) -> Any:
-        """The memory as a ``tf.Tensor``."""
+        """Give the memory as a ``tf.Tensor``.
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where TensorFlow can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        tf.Tensor
+            Made once and cached: ``t.tf() is t.tf()``.
+        """
         return _convert.view(self, "tensorflow", copy, "tf")
 
     def cupy(self, *, copy: bool | None = None) -> Any:
-        """The memory as a ``cupy.ndarray`` (CUDA memory only)."""
+        """Give the memory as a ``cupy.ndarray`` (CUDA memory only).
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where cupy can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        cupy.ndarray
+            Made once and cached: ``t.cupy() is t.cupy()``.
+        """
         return _convert.view(self, "cupy", copy, "cupy")
 
     def _shared(self) -> _Aliases:
@@ -127,11 +215,36 @@ class Tensor(_fast.TensorBase):
     # -- protocols ------------------------------------------------------------
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
                    dl_device: Any = None, copy: Any = None) -> Any:
-        """Export through DLPack (Array API 2024.12 signature)."""
+        """Export the memory through DLPack (the standard's protocol).
+
+        Parameters
+        ----------
+        stream : int, optional
+            The consumer's CUDA stream; None on the CPU.
+        max_version : tuple of int, optional
+            The newest DLPack version the consumer reads; None: a legacy capsule.
+        dl_device : tuple of int, optional
+            The device the consumer wants; only the Tensor's own.
+        copy : bool, optional
+            ``True``: export a copy; ``False`` or None: the memory itself.
+
+        Returns
+        -------
+        PyCapsule
+            A 'dltensor_versioned' (or legacy 'dltensor') capsule that keeps
+            the memory alive until the consumer's deleter runs.
+        """
         return _convert.buffer_of(self).__dlpack__(
             stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
+        """Give the DLPack ``(device_type, device_id)`` of the memory.
+
+        Returns
+        -------
+        tuple of int
+            The device pair, ``(1, 0)`` on the CPU.
+        """
         return self.device.dlpack
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
@@ -144,7 +257,18 @@ class Tensor(_fast.TensorBase):
 
     # -- the Array API array object -------------------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
-        """The ``unitensor`` module: one namespace, whoever owns the data."""
+        """Give the ``unitensor`` module: one namespace, whoever owns the data.
+
+        Parameters
+        ----------
+        api_version : str, optional
+            A version of the standard the caller wants ('2024.12').
+
+        Returns
+        -------
+        module
+            ``unitensor``.
+        """
         if api_version is not None and api_version not in SUPPORTED_VERSIONS:
             raise arg_error(ValueError, "__array_namespace__", "api_version",
                             f"None or one of {SUPPORTED_VERSIONS}",
@@ -152,7 +276,20 @@ class Tensor(_fast.TensorBase):
         return sys.modules["unitensor"]
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
-        """This array on ``device``: itself if it is there already, else a copy."""
+        """Give this array on ``device``: itself if it is there already, else a copy.
+
+        Parameters
+        ----------
+        device : Device, str or a framework's device
+            The device to hold the result.
+        stream : int, optional
+            Accepted as the standard asks; copies are synchronous.
+
+        Returns
+        -------
+        Tensor
+            Owned by the same framework.
+        """
         return _convert._adjust(self, None, device, None, "to_device")
 
     # mT, T, __getitem__, __setitem__ and the operators: see _operators.py.

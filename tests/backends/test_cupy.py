@@ -20,7 +20,8 @@ def cupy():
 def test_cupy_arrays_are_wrapped_on_their_device(cupy):
     x = cupy.arange(6, dtype=cupy.float32)
     t = ut.asarray(x)
-    assert t.owner == "cupy" and str(t.device) == "cuda:0"
+    assert t.owner == "cupy"
+    assert str(t.device) == "cuda:0"
     assert t.__dlpack_device__() == (2, 0)
 
 
@@ -30,7 +31,8 @@ def test_cupy_to_torch_is_zero_copy_and_writes_through(cupy):
         pytest.skip("torch has no CUDA here")
     x = cupy.zeros(4, dtype=cupy.float32)
     tt = ut.asarray(x).torch()
-    assert tt.is_cuda and tt.data_ptr() == x.data.ptr
+    assert tt.is_cuda
+    assert tt.data_ptr() == x.data.ptr
     tt[1] = 3.0
     torch.cuda.synchronize()
     assert float(x[1]) == 3.0
@@ -54,7 +56,8 @@ def test_cuda_array_interface_and_capsules(cupy):
         __cuda_array_interface__ = x.__cuda_array_interface__
 
     t = ut.asarray(CAI())
-    assert t.owner == "cupy" and t.cupy().data.ptr == x.data.ptr
+    assert t.owner == "cupy"
+    assert t.cupy().data.ptr == x.data.ptr
     from_capsule = ut.from_dlpack(x.__dlpack__(max_version=(1, 0)))
     assert from_capsule.cupy().data.ptr == x.data.ptr
     assert "cuda:0" == str(from_capsule.device)
@@ -65,7 +68,8 @@ def test_cuda_buffer_exports_cuda_array_interface(cupy):
     x = cupy.arange(4.0)
     buf = buffer_of(ut.asarray(x))
     iface = buf.__cuda_array_interface__
-    assert iface["data"][0] == x.data.ptr and iface["version"] == 3
+    assert iface["data"][0] == x.data.ptr
+    assert iface["version"] == 3
     assert not hasattr(buf, "__array_interface__")
     with pytest.raises(ValueError, match="stream"):
         ut.asarray(np.arange(2.0)).__dlpack__(stream=1)
@@ -78,6 +82,7 @@ def test_operations_run_on_the_device_and_mixing_devices_is_an_error(cupy):
     import unitensor as ut
     x = ut.asarray(cupy.arange(4.0))
     result = ut.sin(x) + 1
-    assert result.owner == "cupy" and result.device == ut.Device("cuda", 0)
-    with pytest.raises(ValueError, match="cuda:0 and cpu|cpu and cuda:0"):
+    assert result.owner == "cupy"
+    assert result.device == ut.Device("cuda", 0)
+    with pytest.raises(ValueError, match=r"cuda:0 and cpu|cpu and cuda:0"):
         ut.add(x, ut.asarray(np.ones(4)))

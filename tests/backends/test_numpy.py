@@ -19,7 +19,8 @@ def layout(buf):
 def test_numpy_zero_d_results_stay_arrays():
     x = ut.asarray(np.float64(2.0))
     for result in (x + 1, ut.sum(ut.asarray(np.ones(3))), ut.sin(x)):
-        assert type(result.native) is np.ndarray and result.shape == ()
+        assert type(result.native) is np.ndarray
+        assert result.shape == ()
 
 
 def test_inplace_on_numpy_writes_the_shared_memory():
@@ -45,4 +46,5 @@ def test_numpy_export_of_float64_without_ml_dtypes(monkeypatch):
     from unitensor._backends.numpy import interop as numpy_interop
     monkeypatch.setattr(numpy_interop, "_BFLOAT16", None)
     buf = numpy_backend.export(np.arange(3.0))
-    assert buf.dtype == (2, 64, 1) and buf.shape == (3,)
+    assert buf.dtype == (2, 64, 1)
+    assert buf.shape == (3,)

@@ -64,7 +64,8 @@ def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
     direct = tf_backend.alias(NUMPY.export(a))
     monkeypatch.setattr(tf_interop, "_from_capsule", None)
     public = tf_backend.alias(NUMPY.export(a))
-    assert direct.dtype == public.dtype and direct.shape == public.shape
+    assert direct.dtype == public.dtype
+    assert direct.shape == public.shape
     np.testing.assert_array_equal(direct.numpy(), public.numpy())
 
 
@@ -79,7 +80,8 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     bf16 = np.zeros(2, numpy_interop._BFLOAT16)  # no buffer-protocol name
     assert tf_backend.ROUTES["numpy"](bf16) is None
     back = NUMPY.ROUTES["tensorflow"](t)
-    assert back.ctypes.data == a.ctypes.data and not back.flags.writeable
+    assert back.ctypes.data == a.ctypes.data
+    assert not back.flags.writeable
     assert NUMPY.ROUTES["tensorflow"](tf.constant([1.0], tf.bfloat16)) is None
     x = ut.asarray(tf.constant([1.0, 2.0], tf.bfloat16))  # the general path
     assert x.numpy().dtype.name == "bfloat16"

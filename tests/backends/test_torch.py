@@ -39,7 +39,8 @@ def test_torch_lazy_conjugates_are_resolved_by_a_reported_copy():
 def test_torch_unsigned_sums_are_uint64():
     torch = pytest.importorskip("torch")
     x = ut.asarray(torch.tensor([200, 100], dtype=torch.uint8))
-    assert ut.sum(x).dtype is ut.uint64 and int(ut.sum(x)) == 300
+    assert ut.sum(x).dtype is ut.uint64
+    assert int(ut.sum(x)) == 300
     assert ut.cumulative_prod(x).dtype is ut.uint64
     y = ut.asarray(torch.tensor([1, 2], dtype=torch.uint16))
     assert int(ut.sum(y)) == 3  # torch has no uint16 sum: computed in int64
@@ -55,7 +56,8 @@ def test_torch_plain_sum_agrees_with_the_general_sum_for_every_dtype():
                   torch.uint16, torch.float16, torch.float32, torch.complex64):
         x = torch.tensor([1, 0, 1], dtype=dtype)
         plain, general = fixed(x), fixed(x, keepdims=False)
-        assert plain.dtype == general.dtype and plain.tolist() == general.tolist()
+        assert plain.dtype == general.dtype
+        assert plain.tolist() == general.tolist()
         assert fixed(x, keepdims=True).shape == (1,)
 
 
@@ -67,7 +69,9 @@ def test_asarray_reads_nested_zero_d_tensors():
         y = ut.asarray([[x[0], x[1]]], dtype=ut.uint16)
     finally:
         ut.set_default_owner("numpy")
-    assert y.owner == "torch" and y.dtype is ut.uint16 and y.shape == (1, 2)
+    assert y.owner == "torch"
+    assert y.dtype is ut.uint16
+    assert y.shape == (1, 2)
     assert ut.asarray([x[0], x[1]]).numpy().tolist() == [7, 9]
 
 
@@ -92,7 +96,8 @@ def test_torch_unsigned_fallback_keeps_the_standard_dtypes():
     torch = pytest.importorskip("torch")
     u = ut.asarray(torch.tensor([1, 2, 3], dtype=torch.uint16))
     u += ut.asarray(torch.tensor([1, 1, 1], dtype=torch.uint16))  # in place
-    assert u.numpy().tolist() == [2, 3, 4] and u.dtype is ut.uint16
+    assert u.numpy().tolist() == [2, 3, 4]
+    assert u.dtype is ut.uint16
     assert ut.take(u, ut.asarray(torch.tensor([0, 2]))).dtype is ut.uint16
     assert ut.repeat(u, 2).dtype is ut.uint16
     limit = ut.asarray(torch.tensor(3, dtype=torch.uint16))
