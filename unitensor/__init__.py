@@ -34,7 +34,7 @@ from ._dtypes import (
     uint32,
     uint64,
 )
-from ._dtypes import bool_ as bool  # noqa: A001 - the Array API name
+from ._dtypes import bool_ as bool  # the Array API name
 from ._elementwise_functions import *  # noqa: F403
 from ._elementwise_functions import __all__ as _elementwise
 from ._errors import CopyWarning

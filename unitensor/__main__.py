@@ -27,6 +27,7 @@ SHAPE = (256, 1024)  # 1 MiB of float32
 
 
 def installed() -> list[str]:
+    """The frameworks this interpreter can import, in unitensor's order."""
     return [name for name in FRAMEWORKS if importlib.util.find_spec(name) is not None]
 
 
@@ -37,10 +38,12 @@ def make(framework: str, base: np.ndarray) -> Any:
 
 
 def pointer(array: Any) -> int:
+    """The address of the first element, whatever the framework."""
     return buffer_of(ut.asarray(array)).data_ptr
 
 
 def median_us(fn: Callable[[], object], repeat: int = 200) -> float:
+    """The median time of one call of ``fn``, in microseconds."""
     samples = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -50,6 +53,7 @@ def median_us(fn: Callable[[], object], repeat: int = 200) -> float:
 
 
 def matrix(frameworks: list[str], markdown: bool = False) -> None:
+    """Print every source -> target conversion: zero-copy or not, and its cost."""
     base = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
     print(f"Conversion matrix: ut.asarray(src).to(dst) of a {SHAPE} float32 array")
     print("(zero-copy = same data pointer; time = median per conversion)\n")
@@ -87,6 +91,7 @@ def standardize(x: Any) -> Any:
 
 
 def computation(frameworks: list[str]) -> None:
+    """Run one framework-agnostic computation on each framework's data."""
     rng = np.random.default_rng(0)
     base = rng.standard_normal((1000, 8)).astype(np.float32)
     expected = (base - base.mean(axis=0)) / base.std(axis=0)
@@ -108,6 +113,7 @@ def computation(frameworks: list[str]) -> None:
 
 
 def main() -> None:
+    """Run the main job: the interop matrix, then the computation."""
     markdown = "--markdown" in sys.argv[1:]  # the table for docs/interop.md
     frameworks = installed()
     print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")

@@ -221,7 +221,8 @@ def _from_native(backend: Any, obj: Any, copy: bool | None) -> Tensor:
 
 def _from_foreign(obj: Any, func: str, arg: str) -> Tensor | None:
     """A Tensor for a capsule or a protocol object; None for anything else.
-    Errors name ``func`` and ``arg``, the public call and its argument."""
+    Errors name ``func`` and ``arg``, the public call and its argument.
+    """
     kind = type(obj)
     if kind is _core.Buffer:
         return _from_buffer(obj, func)
@@ -296,7 +297,8 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
 def _natives_in(obj: Any, owner: Any, as_numbers: bool) -> Any:
     """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s,
     or Python numbers where a dtype is given (torch cannot read its own
-    uint16/32/64 0-d tensors in a list)."""
+    uint16/32/64 0-d tensors in a list).
+    """
     if isinstance(obj, _TensorBase):
         if as_numbers and not obj.shape:
             kind = obj.dtype.kind

@@ -1,5 +1,6 @@
 """Creation functions. ``asarray`` and ``from_dlpack`` are unitensor's own (they
-decide ownership); the rest run in the default owner, or in the owner of ``x``."""
+decide ownership); the rest run in the default owner, or in the owner of ``x``.
+"""
 
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ def _is_kind(dtype: DType, kind: object) -> bool:
                     "a dtype, a kind name, or a tuple of them", describe(kind))
 
 
-class finfo_object(NamedTuple):  # noqa: N801 - the standard's name
+class finfo_object(NamedTuple):  # the standard's name
     bits: int
     eps: float
     max: float
@@ -169,14 +169,14 @@ class finfo_object(NamedTuple):  # noqa: N801 - the standard's name
     dtype: DType
 
 
-class iinfo_object(NamedTuple):  # noqa: N801 - the standard's name
+class iinfo_object(NamedTuple):  # the standard's name
     bits: int
     max: int
     min: int
     dtype: DType
 
 
-def finfo(type: DType | Tensor, /) -> finfo_object:  # noqa: A002 - standard's name
+def finfo(type: DType | Tensor, /) -> finfo_object:  # standard's name
     """Give the machine limits of a floating-point dtype.
 
     Parameters
@@ -201,7 +201,7 @@ def finfo(type: DType | Tensor, /) -> finfo_object:  # noqa: A002 - standard's n
                         smallest_normal=float(info.smallest_normal), dtype=real)
 
 
-def iinfo(type: DType | Tensor, /) -> iinfo_object:  # noqa: A002 - standard's name
+def iinfo(type: DType | Tensor, /) -> iinfo_object:  # standard's name
     """Give the limits of an integer dtype.
 
     Parameters

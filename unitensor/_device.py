@@ -49,7 +49,7 @@ class Device:
         The device's index.
     """
 
-    __slots__ = ("kind", "index")
+    __slots__ = ("index", "kind")
 
     def __init__(self, kind: str, index: int = 0) -> None:
         if kind not in _CODES:
@@ -100,7 +100,8 @@ CPU: Final = Device("cpu")
 
 def parse(device: object, func: str) -> Device:
     """Accept a Device, 'cpu', 'cuda', 'cuda:1', or a framework's device object
-    (which that framework's adapter translates)."""
+    (which that framework's adapter translates).
+    """
     if isinstance(device, Device):
         return device
     if isinstance(device, str):

@@ -179,7 +179,8 @@ def _as_tensors(backend: ModuleType, result: Any, name: str = "") -> Any:
 @functools.cache
 def _named_tuple(name: str) -> type:
     """The standard's named tuple for ``name`` ('linalg.svd' -> SvdResult), made
-    on first use: each costs a compile, which ``import unitensor`` need not pay."""
+    on first use: each costs a compile, which ``import unitensor`` need not pay.
+    """
     words = name.rpartition(".")[2].split("_")
     return collections.namedtuple("".join(w.capitalize() for w in words) + "Result",
                                   NAMED_RESULTS[name])
@@ -231,7 +232,8 @@ _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 def binary(name: str, x1: Any, x2: Any) -> Any:
     """The general path of a two-operand function (the generated function holds
     the fast path for two Tensors of one owner and dtype): a Tensor and a Python
-    scalar go straight to the owner's implementation."""
+    scalar go straight to the owner's implementation.
+    """
     if (type(x1) is Tensor and type(x2) in _PYTHON_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
         backend = x1._backend
@@ -388,7 +390,7 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
         scope: dict[str, Any] = {"_call": call}
-        exec(source, scope)  # noqa: S102 - source built above from the table only
+        exec(source, scope)  # source built above from the table only
         func = _fastpath.call_function(scope[row.name], qualified, keywords,
                                        len(positional) if star is None else None,
                                        _as_tensors)

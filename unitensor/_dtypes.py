@@ -33,7 +33,7 @@ class DType:
         Bytes per element.
     """
 
-    __slots__ = ("name", "kind", "dlpack", "itemsize")
+    __slots__ = ("dlpack", "itemsize", "kind", "name")
 
     def __init__(self, name: str, kind: str, code: int, bits: int) -> None:
         self.name: Final = name

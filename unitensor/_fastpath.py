@@ -35,8 +35,17 @@ from . import _backends, _fast
 from ._fast import Entry, TypeEntry, enter_owner, leave_owner, owner_blocks
 
 __all__ = [
-    "asarray", "binary_function", "call_function", "configure", "enter_owner",
-    "getitem", "leave_owner", "learn", "owner_blocks", "unary_function", "view",
+    "asarray",
+    "binary_function",
+    "call_function",
+    "configure",
+    "enter_owner",
+    "getitem",
+    "learn",
+    "leave_owner",
+    "owner_blocks",
+    "unary_function",
+    "view",
 ]
 
 MAX_CALL_ARGS: int = _fast.MAX_CALL_ARGS  # what one C call passes on, x included
@@ -53,7 +62,8 @@ _tables: dict[str, tuple[str, dict[ModuleType, Entry]]] = {}
 
 def configure(tensor_type: type) -> None:
     """Register unitensor.Tensor (the C side makes Tensors of it) and the loaded
-    adapters (the view fast path takes their ROUTES)."""
+    adapters (the view fast path takes their ROUTES).
+    """
     _fast.configure(tensor_type, _backends._loaded)
 
 
@@ -90,7 +100,8 @@ def learn(name: str, backend: ModuleType, func: Any) -> None:
 # -- building them ------------------------------------------------------------------
 def _build(kind: str, slow: Callable[..., Any], table: Any, **options: Any) -> Any:
     """A C shortcut standing for ``slow``, looking like it (``__wrapped__``,
-    ``__name__``, ``__doc__``: inspect.signature shows ``slow``'s)."""
+    ``__name__``, ``__doc__``: inspect.signature shows ``slow``'s).
+    """
     return functools.update_wrapper(_fast.FastPath(kind, slow, table, **options), slow)
 
 
@@ -112,20 +123,23 @@ def _as_tensors_for(as_tensors: AsTensors,
 
 def asarray(slow: Callable[..., Any]) -> Any:
     """``asarray``: a Tensor as it is, or an array of a type and dtype seen before
-    wrapped in C; ``slow`` (the general asarray) for everything else."""
+    wrapped in C; ``slow`` (the general asarray) for everything else.
+    """
     return _build("asarray", slow, _types)
 
 
 def view(slow: Callable[..., Any], framework: str) -> Any:
     """A Tensor's ``.torch()`` (etc.) for ``framework``: the cached view, the
-    owner's own array, or the target adapter's route, in C; else ``slow``."""
+    owner's own array, or the target adapter's route, in C; else ``slow``.
+    """
     return _build("view", slow, framework)
 
 
 def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
     """``x[key]`` for basic keys (ints, slices without a negative step, None,
     Ellipsis), which every framework reads alike, in C; else ``slow``. Taught by
-    ``learn("__getitem__", backend, operator.getitem)``."""
+    ``learn("__getitem__", backend, operator.getitem)``.
+    """
     return _build("getitem", slow, _table("__getitem__", "getitem"),
                   as_tensors=_as_tensors_for(as_tensors, "__getitem__"))
 
@@ -133,7 +147,8 @@ def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
 def unary_function(name: str, slow: Callable[[Any], Any],
                    as_tensors: AsTensors) -> Any:
     """The namespace's one-array function ``name``: a Tensor whose backend was
-    learned goes straight to the framework's function."""
+    learned goes straight to the framework's function.
+    """
     return _build("unary", slow, _table(name, "unary"),
                   as_tensors=_as_tensors_for(as_tensors, name))
 
@@ -141,7 +156,8 @@ def unary_function(name: str, slow: Callable[[Any], Any],
 def binary_function(name: str, slow: Callable[[Any, Any], Any],
                     as_tensors: AsTensors) -> Any:
     """The namespace's two-array elementwise function ``name``: two Tensors of one
-    learned backend and one dtype go straight to the framework's function."""
+    learned backend and one dtype go straight to the framework's function.
+    """
     return _build("binary", slow, _table(name, "binary"),
                   as_tensors=_as_tensors_for(as_tensors, name))
 
@@ -171,7 +187,8 @@ _CONSTANTS = {"None": None, "True": True, "False": False}
 
 def _literal(text: str) -> Any:
     """A default of the table ('fro', -1, 0.0, None): ast.literal_eval's answer
-    for them, without the 3 ms that importing ast adds to ``import unitensor``."""
+    for them, without the 3 ms that importing ast adds to ``import unitensor``.
+    """
     if text in _CONSTANTS:
         return _CONSTANTS[text]
     if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:

@@ -56,20 +56,20 @@ def _inplace(name: str, dunder: str) -> Callable[[Tensor, Any], Tensor]:
     return method
 
 
-def __getitem__(self: Tensor, key: Any, /) -> Tensor:  # noqa: N807 - Tensor's method
+def __getitem__(self: Tensor, key: Any, /) -> Tensor:  # Tensor's method
     return _dispatch.getitem(self, key)
 
 
-def __setitem__(self: Tensor, key: Any, value: Any, /) -> None:  # noqa: N807
+def __setitem__(self: Tensor, key: Any, value: Any, /) -> None:
     _dispatch.setitem(self, key, value)
 
 
-def mT(self: Tensor) -> Tensor:  # noqa: N802 - the standard's name
+def mT(self: Tensor) -> Tensor:  # the standard's name
     """The transpose of the last two axes (``matrix_transpose``)."""
     return _linear_algebra_functions.matrix_transpose(self)  # type: ignore[no-any-return]
 
 
-def T(self: Tensor) -> Tensor:  # noqa: N802 - the standard's name
+def T(self: Tensor) -> Tensor:  # the standard's name
     """The transpose of a 2-d array (``permute_dims(x, (1, 0))``)."""
     if self.ndim != 2:
         raise arg_error(ValueError, "T", "self", "a 2-d array (use mT or "

@@ -43,7 +43,8 @@ class Interop(Protocol):
 
     def wraps_as_is(self, kind: type, /) -> bool:
         """Whether ``native(obj) is obj`` for every ``obj`` of type ``kind``
-        (such arrays are wrapped by asarray's C fast path)."""
+        (such arrays are wrapped by asarray's C fast path).
+        """
 
     def native(self, obj: Any, /) -> Any:
         """The framework's array for ``obj`` (``TypeError`` if it is not one)."""
@@ -63,7 +64,8 @@ class Interop(Protocol):
     def copy_reason(self, buf: _core.Buffer, reading: bool = False) -> str | None:
         """Why the framework cannot alias ``buf`` (a copy is needed), or None;
         raises ``BufferError`` when not even a copy would be right. ``reading``:
-        the array is an operand that unitensor only reads, never hands out."""
+        the array is an operand that unitensor only reads, never hands out.
+        """
 
     def alias(self, buf: _core.Buffer, /) -> Any:
         """The framework's array over ``buf``'s memory, zero-copy."""
@@ -101,7 +103,8 @@ class Namespace(Protocol):
 
     def namespace(self) -> Any:
         """The framework's Array API namespace, or None where it has none (its
-        arrays then compute in numpy, zero-copy)."""
+        arrays then compute in numpy, zero-copy).
+        """
 
     def adapt(self, name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
         """``func`` (the implementation of ``name``) with any framework-wide fix."""
@@ -123,7 +126,8 @@ class Namespace(Protocol):
 
     def setitem(self, x: Any, key: Any, value: Any, /) -> Any:
         """``x[key] = value``, returning the array to rebind (a new one for an
-        immutable framework)."""
+        immutable framework).
+        """
 
 
 @runtime_checkable
@@ -194,7 +198,8 @@ class _Assembled:
 
 def load(facts: ModuleType) -> Adapter:
     """The adapter of the framework package ``facts``, importing its modules (and
-    so the framework itself: ``ImportError`` where it is not installed)."""
+    so the framework itself: ``ImportError`` where it is not installed).
+    """
     adapter = _Assembled()
     sources = {Interop: importlib.import_module(f"{facts.__name__}.interop"),
                Namespace: importlib.import_module(f"{facts.__name__}.namespace")}

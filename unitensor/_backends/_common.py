@@ -11,7 +11,8 @@ from .._errors import arg_error, describe
 def buffer_from_dlpack(obj: object, func: str = "from_capsule",
                        arg: str = "capsule") -> _core.Buffer:
     """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback;
-    errors name ``func`` and ``arg`` (the public call, where a user's object)."""
+    errors name ``func`` and ``arg`` (the public call, where a user's object).
+    """
     try:
         capsule = obj.__dlpack__(max_version=_core.DLPACK_VERSION)  # type: ignore[attr-defined]
     except TypeError:  # a producer from before DLPack 1.0 knows no max_version
@@ -134,7 +135,8 @@ def floor_divide_fixed(xp: object, numpy: object = None) -> object:
 
 def remainder_fixed(xp: object) -> object:
     """``remainder`` whose zero results carry the sign of ``x2``, as the standard's
-    special cases say (torch and jax return +0 for ``-0 % 1``, -0 for ``0 % -1``)."""
+    special cases say (torch and jax return +0 for ``-0 % 1``, -0 for ``0 % -1``).
+    """
     remainder = xp.remainder  # type: ignore[attr-defined]
 
     def fixed(x1: object, x2: object, /) -> object:
@@ -164,7 +166,8 @@ def pow_fixed(xp: object, is_complex: object) -> object:
 
 def sign_fixed(xp: object) -> object:
     """``sign`` of a zero is an unsigned zero (jax gives -0 for -0, and
-    array_api_strict -0 for complex zeros)."""
+    array_api_strict -0 for complex zeros).
+    """
     sign = xp.sign  # type: ignore[attr-defined]
 
     def fixed(x: object, /) -> object:

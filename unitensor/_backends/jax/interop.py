@@ -103,7 +103,8 @@ def _jaxlib_import() -> object:
     """jaxlib's own DLPack import, which ``jax.dlpack.from_dlpack`` calls after ~15
     µs of Python (stream lookup, dtype canonicalisation, placement: none of which
     applies to CPU memory that ``copy_reason`` already accepted). Private API:
-    None where this jaxlib does not have it in the shape used here."""
+    None where this jaxlib does not have it in the shape used here.
+    """
     try:
         from jax._src.lib import _jax, jaxlib_extension_version
     except ImportError:
@@ -115,7 +116,8 @@ def _jaxlib_import() -> object:
 
 def _import_cpu(buf: _core.Buffer) -> jax.Array | None:
     """``buf`` (CPU) as a jax.Array through jaxlib directly; None to fall back
-    (for good, if jaxlib refuses the call itself)."""
+    (for good, if jaxlib refuses the call itself).
+    """
     global _direct_import
     try:
         # copy=None, as jax.dlpack.from_dlpack passes: an empty array at an

@@ -29,7 +29,8 @@ def _searchsorted(x1: jax.Array, x2: jax.Array, /, **kw: object) -> jax.Array:
 
 def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
     """jnp.cumulative_prod keeps small integer dtypes; the standard widens them to
-    the default integer of the same signedness (as jnp.cumulative_sum does)."""
+    the default integer of the same signedness (as jnp.cumulative_sum does).
+    """
     if kw.get("dtype") is None and jnp.issubdtype(x.dtype, jnp.integer):
         kw["dtype"] = jnp.promote_types(
             x.dtype, jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger)

@@ -77,7 +77,8 @@ def export(x: np.ndarray) -> _core.Buffer:
 def _from_tensorflow(x: object) -> np.ndarray | None:
     """TensorFlow's own versioned DLPack export, read-only (TF tensors are
     immutable): 3x cheaper than through the Buffer. None where numpy refuses it
-    (bfloat16, GPU memory): the general path says why."""
+    (bfloat16, GPU memory): the general path says why.
+    """
     try:
         array = np.from_dlpack(x)
     except (BufferError, RuntimeError, TypeError, ValueError):

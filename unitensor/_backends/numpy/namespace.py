@@ -57,5 +57,6 @@ def device_from_native(native_device: object) -> Device:
 
 def reference(name: str) -> Callable[..., Any]:
     """numpy's function for the standard's ``name``, fixed where numpy deviates:
-    the reference other frameworks' fixes compute special cases with."""
+    the reference other frameworks' fixes compute special cases with.
+    """
     return FIXES.get(name) or getattr(compat_numpy, name)  # type: ignore[return-value]

@@ -71,7 +71,8 @@ def export(x: tf.Tensor) -> _core.Buffer:
 
 def _from_numpy(x: object) -> tf.Tensor | None:
     """A numpy array (row-major compact, as TF needs) through the buffer protocol
-    and TF's C++ import: a third of the general path's cost."""
+    and TF's C++ import: a third of the general path's cost.
+    """
     if _from_capsule is None or not x.flags.c_contiguous:  # type: ignore[attr-defined]
         return None
     try:
@@ -130,7 +131,8 @@ _eager: object = None
 
 def _context_handle() -> object:
     """The eager context's handle, initialised once (and again only if TF made a
-    new context)."""
+    new context).
+    """
     global _context, _handle
     ctx = _eager.context()
     if ctx is not _context:

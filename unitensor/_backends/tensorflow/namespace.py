@@ -40,7 +40,8 @@ def device_from_native(native_device: Any, /) -> Device:
 
 def setitem(x: tf.Tensor, key: Any, value: Any, /) -> tf.Tensor:
     """TF tensors are immutable: the Tensor is rebound to an updated copy, made
-    in numpy (where the owner's operations run too)."""
+    in numpy (where the owner's operations run too).
+    """
     updated = x.numpy().copy()
     updated[_numpy_key(key)] = value.numpy() if isinstance(value, tf.Tensor) else value
     with tf.device(x.device):

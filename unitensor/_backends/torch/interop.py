@@ -116,7 +116,8 @@ _EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
 
 def _exchange_import(x: torch.Tensor) -> _core.Buffer:
     """A Buffer over ``x`` (already detached and resolved: torch's exchange export
-    ignores the conj/neg bits, unlike its ``__dlpack__``)."""
+    ignores the conj/neg bits, unlike its ``__dlpack__``).
+    """
     if _EXCHANGE and type(x) is torch.Tensor and x.device.type == "cpu":
         return _core.exchange_import(x)
     return buffer_from_dlpack(x)

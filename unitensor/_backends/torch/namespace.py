@@ -1,7 +1,8 @@
 """torch's Array API namespace (array-api-compat's) and the fixes of its deviations:
 uint16/32/64 (stored, with little arithmetic), unsigned accumulation, fractional
 corrections, ``axis=()``, negative-step slices, lazy conjugates, complex special
-cases."""
+cases.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ _LIMITED = {torch.uint16: torch.int32, torch.uint32: torch.int64,
 def _unsigned_accumulation(func: object) -> object:
     """torch sums unsigned integers into int64 and has no uint16/32/64 arithmetic;
     the standard's default is uint64. Computed in int64, returned as uint64 (or
-    as the dtype asked for)."""
+    as the dtype asked for).
+    """
     def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
         wanted = kw.get("dtype")
         if x.dtype not in _UNSIGNED and wanted not in _LIMITED:
@@ -52,7 +54,8 @@ def _unsigned_accumulation(func: object) -> object:
 def _plain_sum_first(general: object) -> object:
     """ut.sum(x) of a signed, floating or bool tensor is torch.sum(x): the
     standard's dtypes are torch's there. One call, instead of two Python wrappers
-    (about +0.35 µs on a 16-element tensor); everything else takes ``general``."""
+    (about +0.35 µs on a 16-element tensor); everything else takes ``general``.
+    """
     def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
         if not kw and x.dtype not in _UNSIGNED:
             return torch.sum(x)
@@ -62,7 +65,8 @@ def _plain_sum_first(general: object) -> object:
 
 def _std_var(name: str) -> object:
     """torch takes only whole-number corrections (the standard: any float) and
-    reads axis=() as "every axis" (the standard: none)."""
+    reads axis=() as "every axis" (the standard: none).
+    """
     native = getattr(compat_torch, name)
 
     def fixed(x: torch.Tensor, /, *, axis: object = None, correction: float = 0.0,
@@ -90,7 +94,8 @@ def _count_nonzero(x: torch.Tensor, /, *, axis: object = None,
 
 def _resolved(func: object) -> object:
     """torch returns lazy conjugate views (conj, ihfft) that cannot be exported
-    without a copy; the standard's conj is a new array anyway."""
+    without a copy; the standard's conj is a new array anyway.
+    """
     def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
         return func(x, **kw).resolve_conj()  # type: ignore[operator]
     return fixed
@@ -104,7 +109,8 @@ def _dims(x: torch.Tensor, axis: object) -> tuple[int, ...]:
 
 def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
     """array-api-compat has no unique_all for torch: the first index of each value
-    is the smallest position that maps to it."""
+    is the smallest position that maps to it.
+    """
     flat = x.reshape(-1)
     values, inverse, counts = torch.unique(flat, return_inverse=True,
                                            return_counts=True)
@@ -168,7 +174,8 @@ _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
 def _widening(func: object, name: str) -> object:
     """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
     them: a call involving them is computed in int64 and returns the standard's
-    dtype. uint64 values of 2**63 and above do not survive arithmetic this way."""
+    dtype. uint64 values of 2**63 and above do not survive arithmetic this way.
+    """
     promoting = name.split(".")[-1] in _PROMOTING
 
     def run(*args: object, **kw: object) -> object:
@@ -198,7 +205,8 @@ def _widening(func: object, name: str) -> object:
 def _result_dtype(name: str, arrays: list[torch.Tensor]) -> DType:
     """The standard's result dtype: operands promoted together for the functions
     that promote (elementwise, linear algebra); otherwise the first array's
-    (take, repeat, ... whose other arrays are indices or counts)."""
+    (take, repeat, ... whose other arrays are indices or counts).
+    """
     dtypes = [NATIVE_DTYPES[a.dtype] for a in arrays if a.dtype != torch.bool]
     if not dtypes:
         return DTYPES["bool"]
@@ -242,7 +250,8 @@ def _narrow(result: object, target: DType) -> object:
 
 def _complex_via_numpy(name: str, native: object) -> object:
     """torch.unique has no complex kernels: complex inputs go through numpy's
-    unique (a zero-copy view on the CPU), the results back to torch."""
+    unique (a zero-copy view on the CPU), the results back to torch.
+    """
     def fixed(x: torch.Tensor, /) -> object:
         if not x.is_complex():
             return native(x)  # type: ignore[operator]
