@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import COMPUTING
+from conftest import COMPUTING, aligned_empty
 
 import unitensor as ut
 
@@ -37,3 +37,88 @@ def test_inplace_operators_mutate_or_rebind(framework):
     x *= ut.asarray(np.full(4, 2.0)).to(framework, copy=True)
     assert alias is x
     assert x.numpy().tolist() == [2.0, 4.0, 6.0, 8.0]
+
+
+# -- the in-place rule (issue #12, item 1 and 5) ------------------------------------
+MUTABLE = [f for f in COMPUTING if f != "jax"]
+
+
+@pytest.mark.parametrize("data_owner", MUTABLE)
+@pytest.mark.parametrize("forced", COMPUTING)
+def test_inplace_inside_another_owner_writes_the_memory(data_owner, forced):
+    from frameworks import make, pointer, to_numpy
+
+    data = aligned_empty((3,), np.float32)  # jax: x64 may be off, 64-byte aligned
+    data[:] = 0
+    native = make(data_owner, data)
+    if data_owner == "torch":  # make() copies into numpy's memory: 16-byte aligned
+        import torch
+        native = torch.zeros(3)
+    twos = aligned_empty((3,), np.float32)
+    twos[:] = 2.0
+    t = ut.asarray(native)
+    with ut.owner(forced):
+        t += 1
+        t *= ut.asarray(twos)
+    assert t.owner == data_owner
+    assert t.native is native  # the same array, written in place
+    assert pointer(t.native) == pointer(native)
+    assert to_numpy(native).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_inplace_on_an_immutable_owner_inside_another_owner_rebinds():
+    jnp = pytest.importorskip("jax.numpy")
+    pytest.importorskip("torch")
+    t = ut.asarray(jnp.zeros(3, dtype=jnp.float32))
+    with ut.owner("torch"):
+        t += 1
+    assert t.owner == "jax"
+    assert np.asarray(t.native).tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("forced", [None, *COMPUTING])
+def test_inplace_and_setitem_refuse_read_only_memory(forced):
+    import contextlib
+
+    x = np.zeros(3)
+    x.flags.writeable = False
+    t = ut.asarray(x)
+    block = ut.owner(forced) if forced else contextlib.nullcontext()
+    with block:
+        with pytest.raises(ValueError, match=r"__iadd__\(\): self: expected an "
+                                             "array whose memory can be written"):
+            t += 1
+        with pytest.raises(ValueError, match=r"__setitem__\(\): self: .* read-only"):
+            t[0] = 1.0
+    assert t.native is x
+    assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_inplace_keeps_dtype_by_the_standards_promotion(framework):
+    from frameworks import make, to_numpy
+
+    ints = ut.asarray(make(framework, np.arange(3, dtype=np.int32)))
+    with pytest.raises(TypeError, match=r"__iadd__\(\): other: expected an operand "
+                                        "that keeps the array's dtype int32, "
+                                        "got float"):
+        ints += 1.5
+    floats = ut.asarray(make(framework, np.ones(3, dtype=np.float32)))
+    wider = ut.asarray(make(framework, np.full(3, 2.0)))
+    with pytest.raises(TypeError, match="keeps the array's dtype float32, got float64"):
+        floats /= wider  # numpy and torch would cast silently
+    assert to_numpy(floats.native).tolist() == [1.0, 1.0, 1.0]
+    assert to_numpy(ints.native).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_inplace_never_grows_the_left_operand(framework):
+    from frameworks import make
+
+    x = ut.asarray(make(framework, np.zeros(3)))
+    with pytest.raises(ValueError, match=r"__iadd__\(\): other: expected a shape that "
+                                         r"broadcasts to the array's shape \(3,\), "
+                                         r"got shape \(2, 3\)"):
+        x += ut.asarray(make(framework, np.ones((2, 3))))
+    x += ut.asarray(make(framework, np.ones(1)))  # broadcasting into x is fine
+    assert x.shape == (3,)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from . import _dispatch
-from ._dtypes import DTYPES, DType, complex_of, promote
+from ._dtypes import DTYPES, DType, promote, with_scalar
 from ._errors import arg_error, describe
 from ._tensor import Tensor
 
@@ -75,28 +75,8 @@ def result_type(*arrays_and_dtypes: Tensor | DType | bool | int | float | comple
     for dt in dtypes[1:]:
         result = promote(result, dt)
     for scalar in scalars:
-        result = promote(result, _scalar_dtype(scalar, result))
+        result = promote(result, with_scalar(result, scalar))
     return result
-
-
-def _scalar_dtype(scalar: bool | int | float | complex, other: DType) -> DType:
-    """A Python scalar takes the array's dtype when their kinds agree."""
-    kind = other.kind
-    if isinstance(scalar, bool):
-        fits = kind == "bool"
-    elif isinstance(scalar, int):
-        fits = kind != "bool"
-    elif isinstance(scalar, float):
-        fits = kind in ("real floating", "complex floating")
-    else:
-        if kind == "real floating":
-            return complex_of(other)
-        fits = kind == "complex floating"
-    if not fits:
-        raise arg_error(TypeError, "result_type", "arrays_and_dtypes",
-                        "Python scalars of a kind the array dtypes accept",
-                        f"{type(scalar).__name__} with {other.name}")
-    return other
 
 
 def can_cast(from_: DType | Tensor, to: DType, /) -> bool:

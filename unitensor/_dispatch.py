@@ -32,7 +32,7 @@ from typing import Any
 
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
-from ._dtypes import DType
+from ._dtypes import DType, promote, with_scalar
 from ._errors import arg_error
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import API_VERSION, FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
@@ -263,6 +263,7 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
 
 def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     """``x[key] = value``; an immutable owner (JAX) rebinds ``x`` to the update."""
+    _check_writable(x, "__setitem__")
     backend = x._backend
     native = x._native
     updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
@@ -273,10 +274,24 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
 
 def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             other: Any) -> None:
-    """``x op= other``: in place where the owner mutates, rebinding where it cannot."""
+    """``x op= other``: in place where the owner mutates, rebinding where it cannot.
+
+    The standard's rule first: the result keeps ``x``'s dtype and shape, and
+    read-only memory is never written. Where an ``owner()`` block makes another
+    framework compute, its result is written back into ``x``'s memory.
+    """
+    func = f"__{native_op.__name__}__"  # operator.__iadd__ is named 'iadd'
+    _check_writable(x, func)
+    _check_keeps_dtype_and_shape(x, other, func)
     backend = x._backend
-    if backend.namespace() is None or _forced.get() not in (None, backend):
-        _rebind(x, binary(name, x, other)._native, f"__i{name}__", _compute(backend))
+    if backend.namespace() is None:  # TensorFlow's data computes in numpy
+        _rebind(x, binary(name, x, other)._native, func, _compute(backend))
+        return
+    if _forced.get() not in (None, backend):
+        result = _operand(binary(name, x, other), backend, func, x)
+        updated = backend.setitem(x._native, ..., result)
+        if updated is not x._native:
+            _rebind(x, updated, func)
         return
     native = x._native
     operand = _operand(other, backend, name, x)
@@ -294,7 +309,42 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             raise
         updated = backend.setitem(native, ..., result._native)
     if updated is not native:  # an immutable framework made a new array
-        _rebind(x, updated, f"__i{name}__")
+        _rebind(x, updated, func)
+
+
+def _check_writable(x: Tensor, func: str) -> None:
+    """Refuse a write into read-only memory (an immutable owner rebinds instead)."""
+    if not x._backend.IMMUTABLE and x.readonly:
+        raise arg_error(ValueError, func, "self", "an array whose memory can be "
+                        "written", "read-only memory")
+
+
+def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
+    """Apply the standard's in-place rule before anything is written.
+
+    ``x op= other`` keeps ``x``'s dtype (else TypeError) and shape (else
+    ValueError), by the standard's promotion, not the framework's casting.
+    """
+    kind = type(other)
+    if kind is not Tensor and kind not in _PYTHON_SCALARS:
+        if _native_backend(other) is None:
+            return  # not an array: the operation itself refuses it
+        other = _convert.asarray(other)
+    try:
+        dtype: DType | None = (with_scalar(x.dtype, other) if kind in _PYTHON_SCALARS
+                               else promote(x.dtype, other.dtype))
+    except TypeError:
+        dtype = None  # the standard promotes no such pair
+    if dtype is not x.dtype:
+        got = type(other).__name__ if kind in _PYTHON_SCALARS else other.dtype.name
+        raise arg_error(TypeError, func, "other", "an operand that keeps the "
+                        f"array's dtype {x.dtype.name}", f"{got}")
+    shape = () if kind in _PYTHON_SCALARS else other.shape
+    if len(shape) > x.ndim or any(o not in (1, d) for o, d in
+                                  zip(reversed(shape), reversed(x.shape),
+                                      strict=False)):
+        raise arg_error(ValueError, func, "other", "a shape that broadcasts to the "
+                        f"array's shape {x.shape}", f"shape {shape}")
 
 
 def _rebind(x: Tensor, native: Any, func: str,

@@ -111,6 +111,31 @@ def promote(a: DType, b: DType, func: str = "result_type") -> DType:
                     f"{a.name} and {b.name}")
 
 
+def with_scalar(dtype: DType, scalar: bool | int | float | complex,
+                func: str = "result_type", arg: str = "arrays_and_dtypes") -> DType:
+    """The dtype of an array of ``dtype`` combined with a Python scalar.
+
+    The scalar takes the array's dtype where their kinds agree (a complex scalar
+    makes a real floating array complex); TypeError where they do not.
+    """
+    kind = dtype.kind
+    if isinstance(scalar, bool):
+        fits = kind == "bool"
+    elif isinstance(scalar, int):
+        fits = kind != "bool"
+    elif isinstance(scalar, float):
+        fits = kind in ("real floating", "complex floating")
+    else:
+        if kind == "real floating":
+            return complex_of(dtype)
+        fits = kind == "complex floating"
+    if not fits:
+        raise arg_error(TypeError, func, arg,
+                        "Python scalars of a kind the array dtypes accept",
+                        f"{type(scalar).__name__} with {dtype.name}")
+    return dtype
+
+
 def complex_of(real: DType) -> DType:
     """The complex dtype a real floating dtype promotes to with a complex scalar."""
     return DTYPES[_COMPLEX_OF_FLOAT[real.name]]

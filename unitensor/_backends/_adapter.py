@@ -30,6 +30,9 @@ class Interop(Protocol):
 
     #: the framework's name: 'numpy', 'torch', ... (the package's facts)
     NAME: str
+    #: True where the framework's arrays never change (jax, tensorflow): a write
+    #: rebinds the Tensor to an updated array (the package's facts; default False)
+    IMMUTABLE: bool
     #: the framework's dtype objects -> unitensor's dtypes: the one dtype table of
     #: the framework (``dtype()`` and ``dtype_from_native()`` read it by default)
     NATIVE_DTYPES: Mapping[Any, DType]
@@ -168,9 +171,9 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 
 DEFAULTS: dict[str, object] = {
-    "ROUTES": {}, "readonly": _not_read_only, "fix_byte_order": _no_byte_order_fix,
-    "cuda_device_of": _no_cuda_pointer_lookup, "FIXES": {}, "SAME_DTYPE": {},
-    "adapt": _unchanged, "setitem": _set_in_place,
+    "IMMUTABLE": False, "ROUTES": {}, "readonly": _not_read_only,
+    "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
+    "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
 }
 
 

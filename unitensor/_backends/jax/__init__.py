@@ -2,4 +2,5 @@
 
 NAME = "jax"
 MODULES = ("jax", "jaxlib")  # top-level modules whose types belong to jax
+IMMUTABLE = True  # writes rebind the Tensor to an updated array
 INSTALL = "jax"  # what to install for it
