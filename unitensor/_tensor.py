@@ -191,8 +191,8 @@ class Tensor(_fast.TensorBase):
     def __index__(self) -> int:
         return operator.index(self._native)
 
-    # == is elementwise, so no hash; mypy refuses None for a method of object's,
-    # the way Python itself spells "unhashable".
+    # == is elementwise, so Tensors are unhashable: Python's spelling is
+    # __hash__ = None, which mypy refuses (object's __hash__ is a method).
     __hash__ = None  # type: ignore[assignment]
     # numpy's operators defer to ours (a ``numpy_array + tensor`` is a Tensor),
     # while numpy functions still accept a Tensor through __array__.

@@ -74,7 +74,8 @@ def export(x: jax.Array) -> _core.Buffer:
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
-    if buf.dtype in _WIDE and not jax.config.jax_enable_x64:  # type: ignore[attr-defined]  # jax's Config types omit its flags
+    # mypy: jax sets its flags on jax.config at runtime; its types omit them
+    if buf.dtype in _WIDE and not jax.config.jax_enable_x64:  # type: ignore[attr-defined]
         raise arg_error(
             BufferError, "jax", "x", "a dtype JAX holds with x64 disabled (enable "
             "it with jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1; "

@@ -34,9 +34,11 @@ def _cumulative_prod(x: jax.Array, /, **kw: Any) -> jax.Array:
     """jnp.cumulative_prod keeps small integer dtypes; the standard widens them to
     the default integer of the same signedness (as jnp.cumulative_sum does)."""
     if kw.get("dtype") is None and jnp.issubdtype(x.dtype, jnp.integer):
+        # mypy: jax sets its flags on jax.config at runtime; its types omit them
+        x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
         kw["dtype"] = jnp.promote_types(
             x.dtype, jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger)
-            else jnp.int64) if jax.config.jax_enable_x64 else None  # type: ignore[attr-defined]  # jax's Config types omit its flags
+            else jnp.int64) if x64 else None
     return jnp.cumulative_prod(x, **kw)
 
 
@@ -54,13 +56,11 @@ def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
 
 
-FIXES: dict[str, Callable[..., Any]] = {"searchsorted": _searchsorted,
-                            "permute_dims": _permute_dims, "all": _truth("all"),
-                            "any": _truth("any"),
-                            "cumulative_prod": _cumulative_prod,
-                            "floor_divide": floor_divide_fixed(jnp),
-                            "remainder": remainder_fixed(jnp),
-                            "sign": sign_fixed(jnp)}
+FIXES: dict[str, Callable[..., Any]] = {
+    "searchsorted": _searchsorted, "permute_dims": _permute_dims,
+    "all": _truth("all"), "any": _truth("any"), "cumulative_prod": _cumulative_prod,
+    "floor_divide": floor_divide_fixed(jnp), "remainder": remainder_fixed(jnp),
+    "sign": sign_fixed(jnp)}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
     jnp.asarray, reference(name))
