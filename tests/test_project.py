@@ -88,3 +88,23 @@ def test_architecture_map_names_files_that_exist():
     missing = sorted(n for n in named if not any((h / n).exists() for h in homes))
     assert len(named) > 30
     assert missing == []
+
+
+@pytest.mark.slow  # a cold mypy run reads the frameworks' stubs: ~1 minute
+@pytest.mark.skipif(shutil.which("mypy", path=os.path.dirname(sys.executable))
+                    is None, reason="mypy is not installed (test extra)")
+def test_mypy_clean():
+    """mypy on unitensor/ with pyproject's settings: no errors."""
+    mypy = os.path.join(os.path.dirname(sys.executable), "mypy")
+    out = subprocess.run([mypy], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("mypy", path=os.path.dirname(sys.executable))
+                    is None, reason="mypy is not installed (test extra)")
+def test_c_extension_stubs_match_the_built_modules():
+    """unitensor/_core.pyi and _fast.pyi describe what ext/ really exports."""
+    out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "unitensor._core",
+                          "unitensor._fast"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]

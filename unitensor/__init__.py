@@ -9,6 +9,7 @@ framework: each one loads the first time one of its arrays is seen or asked for.
 from __future__ import annotations
 
 import math as _math
+from typing import TYPE_CHECKING
 
 from . import fft, linalg
 from ._creation_functions import *  # noqa: F403
@@ -60,6 +61,12 @@ from ._utility_functions import __all__ as _utility
 
 # isort: split
 from . import _operators  # noqa: F401 - installs Tensor's operators, once all exist
+
+if TYPE_CHECKING:  # the functions the star imports bring (define() makes them)
+    from collections.abc import Callable
+    from typing import Any
+
+    def __getattr__(name: str) -> Callable[..., Any]: ...
 
 __version__ = "0.1.0"
 

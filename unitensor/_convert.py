@@ -11,7 +11,7 @@ and recognised by it (``_fast.TensorBase``, whose one subclass with instances is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
 from ._backends._common import buffer_from_dlpack
@@ -21,6 +21,7 @@ from ._dtypes import DType, from_name
 from ._errors import arg_error, copy_or_refuse, describe
 
 if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
     from ._tensor import Tensor
 
 _TensorBase = _fast.TensorBase
@@ -153,7 +154,7 @@ def view(t: Tensor, framework: str, copy: bool | None,
     return _view(t, framework, copy, func, False)
 
 
-def operand(t: Tensor, backend: Any, func: str) -> Any:
+def operand(t: Tensor, backend: Adapter, func: str) -> Any:
     """``t``'s memory as ``backend``'s array for an operation that only reads it.
 
     Zero-copy where the framework can alias it, even read-only memory for a
@@ -206,7 +207,7 @@ def buffer_of(t: Tensor) -> _core.Buffer:
 
 
 # -- helpers ---------------------------------------------------------------------
-def _from_native(backend: Any, obj: Any, copy: bool | None) -> Tensor:
+def _from_native(backend: Adapter, obj: Any, copy: bool | None) -> Tensor:
     native = backend.native(obj)
     try:
         backend.dtype(native)
@@ -261,7 +262,7 @@ def _from_buffer(buf: _core.Buffer, func: str) -> Tensor:
     return _make(owner, owner.alias(buf), _Aliases(buf))
 
 
-def _natural_cuda_owner(func: str) -> Any:
+def _natural_cuda_owner(func: str) -> Adapter:
     """cupy where installed, else torch (which refuses if built without CUDA)."""
     for name in ("cupy", "torch"):
         try:
@@ -294,18 +295,19 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
         t, None, device, copy if copy is not True else None, "asarray")
 
 
-def _natives_in(obj: Any, owner: Any, as_numbers: bool) -> Any:
+def _natives_in(obj: Any, owner: Adapter, as_numbers: bool) -> Any:
     """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s,
     or Python numbers where a dtype is given (torch cannot read its own
     uint16/32/64 0-d tensors in a list).
     """
     if isinstance(obj, _TensorBase):
-        if as_numbers and not obj.shape:
-            kind = obj.dtype.kind
+        t = cast("Tensor", obj)  # TensorBase's one class with instances
+        if as_numbers and not t.shape:
+            kind = t.dtype.kind
             number = bool if kind == "bool" else complex if kind.startswith(
                 "complex") else float if kind.endswith("floating") else int
-            return number(obj)
-        return view(obj, owner.NAME, None, "asarray")
+            return number(t)
+        return view(t, owner.NAME, None, "asarray")
     if isinstance(obj, (list, tuple)):
         return [_natives_in(item, owner, as_numbers) for item in obj]
     return obj
@@ -329,7 +331,7 @@ def _dtype(dtype: Any) -> DType | None:
     return found
 
 
-def _copied_buffer(t: Tensor, buf: _core.Buffer, target: Any) -> _core.Buffer:
+def _copied_buffer(t: Tensor, buf: _core.Buffer, target: Adapter) -> _core.Buffer:
     """A fresh, aligned, compact copy of ``t``'s memory for ``target``."""
     if buf.device[0] in CPU_READABLE:
         return buf.copy()

@@ -9,7 +9,7 @@ alike. ``astype`` runs in the owner, like every operation.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _dispatch
 from ._dtypes import DTYPES, DType, promote, with_scalar
@@ -213,3 +213,8 @@ def _numpy_finfo(dtype: DType) -> Any:
 
 
 __all__ = _dispatch.define("data_types", globals())
+
+if TYPE_CHECKING:  # the functions define() makes at import, as type checkers see them
+    from collections.abc import Callable
+
+    def __getattr__(name: str) -> Callable[..., Any]: ...

@@ -27,8 +27,7 @@ import functools
 import operator
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
@@ -38,10 +37,13 @@ from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import API_VERSION, FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
 from ._tensor import Tensor, _make
 
-_forced: ContextVar[ModuleType | None] = ContextVar("unitensor_owner", default=None)
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
+
+_forced: ContextVar[Adapter | None] = ContextVar("unitensor_owner", default=None)
 _BY_TYPE = _backends._by_type
 # backend -> {function name -> the callable that runs it}: filled on first call.
-_impls: dict[ModuleType, dict[str, Callable[..., Any]]] = {}
+_impls: dict[Adapter, dict[str, Callable[..., Any]]] = {}
 
 
 # -- the owner rule -------------------------------------------------------------
@@ -107,13 +109,13 @@ def get_default_owner() -> str:
     return _config.default_owner()
 
 
-def _compute(backend: ModuleType) -> ModuleType:
+def _compute(backend: Adapter) -> Adapter:
     """The backend that runs operations on ``backend``'s arrays."""
     return backend if backend.namespace() is not None else _backends.get("numpy")
 
 
 def _choose(args: tuple[Any, ...],
-            kwargs: dict[str, Any]) -> tuple[ModuleType, Tensor | None]:
+            kwargs: dict[str, Any]) -> tuple[Adapter, Tensor | None]:
     """The backend that runs the call, and the Tensor that decided it (if any)."""
     forced = _forced.get()
     for value in (*args, *kwargs.values()):
@@ -128,7 +130,7 @@ def _choose(args: tuple[Any, ...],
     return (forced or _compute(_backends.get(_config.default_owner()))), None
 
 
-def _native_backend(value: Any) -> ModuleType | None:
+def _native_backend(value: Any) -> Adapter | None:
     """The backend of a framework's own array passed directly, or None."""
     kind = type(value)
     if kind in _NEVER_ARRAYS:
@@ -142,7 +144,7 @@ _NEVER_ARRAYS = _PYTHON_SCALARS | {str, type(None), slice, type(Ellipsis), DType
 
 
 # -- operands in, results out ---------------------------------------------------
-def _operand(value: Any, backend: ModuleType, func: str, anchor: Tensor | None) -> Any:
+def _operand(value: Any, backend: Adapter, func: str, anchor: Tensor | None) -> Any:
     """``value`` as ``backend`` takes it: arrays native, dtypes and devices too."""
     kind = type(value)
     if kind is Tensor:
@@ -164,7 +166,7 @@ def _operand(value: Any, backend: ModuleType, func: str, anchor: Tensor | None) 
     return value
 
 
-def _as_tensors(backend: ModuleType, result: Any, name: str = "") -> Any:
+def _as_tensors(backend: Adapter, result: Any, name: str = "") -> Any:
     """The backend's results as Tensors: named tuples as the standard names them."""
     if type(result) is backend.ARRAY:
         return _make(backend, result)
@@ -187,7 +189,7 @@ def _named_tuple(name: str) -> type:
 
 
 # -- the call -------------------------------------------------------------------
-def implementation(backend: ModuleType, name: str) -> Callable[..., Any]:
+def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
     """``backend``'s function for the standard's ``name`` ('sum', 'linalg.qr')."""
     table = _impls.get(backend)
     if table is None:
@@ -348,7 +350,7 @@ def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
 
 
 def _rebind(x: Tensor, native: Any, func: str,
-            backend: ModuleType | None = None) -> None:
+            backend: Adapter | None = None) -> None:
     """Point ``x`` at a new array of the same dtype and shape (immutable owners)."""
     backend = backend or x._backend
     if type(native) is not backend.ARRAY:

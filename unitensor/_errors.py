@@ -8,6 +8,9 @@ was given. ``describe`` names a received object the same way everywhere.
 from __future__ import annotations
 
 import warnings
+from typing import TypeVar
+
+_E = TypeVar("_E", bound=Exception)
 
 
 class CopyWarning(UserWarning):
@@ -30,8 +33,8 @@ def describe(obj: object) -> str:
     return f"an object of type '{name}'"
 
 
-def arg_error(exc: type[Exception], func: str, arg: str, accepted: str,
-              received: str) -> Exception:
+def arg_error(exc: type[_E], func: str, arg: str, accepted: str,
+              received: str) -> _E:
     """Build ``exc`` with the project's one message format."""
     return exc(f"{func}(): {arg}: expected {accepted}, got {received}")
 

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from . import _backends, _fast
 from ._fast import Entry, TypeEntry, enter_owner, leave_owner, owner_blocks
+
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
 
 __all__ = [
     "asarray",
@@ -52,15 +54,15 @@ MAX_CALL_ARGS: int = _fast.MAX_CALL_ARGS  # what one C call passes on, x include
 
 # as_tensors(backend, result, name): the general path turning results that
 # are not one array (tuples, named tuples) into Tensors; a fast path calls it.
-AsTensors = Callable[[ModuleType, Any, str], Any]
+AsTensors: TypeAlias = "Callable[[Adapter, Any, str], Any]"
 
 # asarray's table: array type -> TypeEntry.
 _types: dict[type, TypeEntry] = {}
 # function name -> (kind, its table: backend -> Entry), for learn().
-_tables: dict[str, tuple[str, dict[ModuleType, Entry]]] = {}
+_tables: dict[str, tuple[str, dict[Adapter, Entry]]] = {}
 
 
-def configure(tensor_type: type) -> None:
+def configure(tensor_type: type[_fast.TensorBase]) -> None:
     """Register unitensor.Tensor (the C side makes Tensors of it) and the loaded
     adapters (the view fast path takes their ROUTES).
     """
@@ -68,7 +70,7 @@ def configure(tensor_type: type) -> None:
 
 
 # -- the hook ---------------------------------------------------------------------
-def learn(name: str, backend: ModuleType, func: Any) -> None:
+def learn(name: str, backend: Adapter, func: Any) -> None:
     """What the general path decided, for the fast paths standing for ``name``.
 
     Called once the general path has run ``name`` on an array of ``backend`` in
@@ -105,7 +107,7 @@ def _build(kind: str, slow: Callable[..., Any], table: Any, **options: Any) -> A
     return functools.update_wrapper(_fast.FastPath(kind, slow, table, **options), slow)
 
 
-def _table(name: str, kind: str) -> dict[ModuleType, Entry]:
+def _table(name: str, kind: str) -> dict[Adapter, Entry]:
     """The table that learn() fills for ``name``: one per name, whatever reads it."""
     found = _tables.setdefault(name, (kind, {}))
     if found[0] != kind:
@@ -114,9 +116,9 @@ def _table(name: str, kind: str) -> dict[ModuleType, Entry]:
 
 
 def _as_tensors_for(as_tensors: AsTensors,
-                    name: str) -> Callable[[ModuleType, Any], Any]:
+                    name: str) -> Callable[[Adapter, Any], Any]:
     """What a fast path calls for results that are not one array (tuples)."""
-    def results(backend: ModuleType, result: Any) -> Any:
+    def results(backend: Adapter, result: Any) -> Any:
         return as_tensors(backend, result, name)
     return results
 
@@ -144,8 +146,7 @@ def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
                   as_tensors=_as_tensors_for(as_tensors, "__getitem__"))
 
 
-def unary_function(name: str, slow: Callable[[Any], Any],
-                   as_tensors: AsTensors) -> Any:
+def unary_function(name: str, slow: Callable[[Any], Any], as_tensors: AsTensors) -> Any:
     """The namespace's one-array function ``name``: a Tensor whose backend was
     learned goes straight to the framework's function.
     """

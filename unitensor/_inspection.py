@@ -8,12 +8,14 @@ default owner.
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _dispatch
 from ._device import Device
 from ._dtypes import DType
+
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
 
 
 class Info:
@@ -24,7 +26,7 @@ class Info:
 
     __slots__ = ("_backend", "_info")
 
-    def __init__(self, backend: ModuleType) -> None:
+    def __init__(self, backend: Adapter) -> None:
         self._backend = backend
         self._info = backend.namespace().__array_namespace_info__()
 

@@ -38,7 +38,7 @@ _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs",
 
 def _function(name: str) -> Callable[..., Any]:
     module = _linear_algebra_functions if name == "matmul" else _elementwise_functions
-    return getattr(module, name)  # type: ignore[no-any-return]
+    return getattr(module, name)
 
 
 def _reflected(func: Callable[[Any, Any], Any]) -> Callable[[Tensor, Any], Any]:
@@ -66,7 +66,7 @@ def __setitem__(self: Tensor, key: Any, value: Any, /) -> None:
 
 def mT(self: Tensor) -> Tensor:  # the standard's name
     """The transpose of the last two axes (``matrix_transpose``)."""
-    return _linear_algebra_functions.matrix_transpose(self)  # type: ignore[no-any-return]
+    return _linear_algebra_functions.matrix_transpose(self)
 
 
 def T(self: Tensor) -> Tensor:  # the standard's name
@@ -74,16 +74,17 @@ def T(self: Tensor) -> Tensor:  # the standard's name
     if self.ndim != 2:
         raise arg_error(ValueError, "T", "self", "a 2-d array (use mT or "
                         "permute_dims for others)", f"a {self.ndim}-d array")
-    return _manipulation_functions.permute_dims(self, (1, 0))  # type: ignore[no-any-return]
+    return _manipulation_functions.permute_dims(self, (1, 0))
 
 
 for _func in (__getitem__, __setitem__, mT, T):
     _func.__qualname__ = f"Tensor.{_func.__name__}"
+# Installed like the operators below (Tensor declares these four for type checkers).
 # x[key]: basic keys in C (_fastpath.py), everything else through _dispatch.getitem.
-Tensor.__getitem__ = _fastpath.getitem(__getitem__, _dispatch._as_tensors)  # type: ignore[method-assign]
-Tensor.__setitem__ = __setitem__  # type: ignore[method-assign]
-Tensor.mT = property(mT)  # type: ignore[attr-defined]
-Tensor.T = property(T)  # type: ignore[attr-defined]
+for _name, _member in {
+        "__getitem__": _fastpath.getitem(__getitem__, _dispatch._as_tensors),
+        "__setitem__": __setitem__, "mT": property(mT), "T": property(T)}.items():
+    setattr(Tensor, _name, _member)
 
 for _dunder, _name in _BINARY.items():
     setattr(Tensor, f"__{_dunder}__", _function(_name))
@@ -91,4 +92,4 @@ for _dunder, _name in _BINARY.items():
     setattr(Tensor, f"__i{_dunder}__", _inplace(_name, _dunder))
 for _dunder, _name in (_COMPARISONS | _UNARY).items():
     setattr(Tensor, f"__{_dunder}__", _function(_name))
-del _dunder, _name, _func
+del _dunder, _name, _func, _member

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _backends, _convert, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error, describe
 from ._standard import SUPPORTED_VERSIONS
+
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
 
 # What every Tensor aliasing the same memory shares (a C type: ext/_fast.c):
 # ``buffer``, the ``_core.Buffer`` over the memory, made the first time it must
@@ -36,14 +39,11 @@ class Tensor(_fast.TensorBase):
     framework that owns the data.
     """
 
-    # The storage is the C base (ext/_fast.c): the owner's adapter, its array, and
-    # the _Aliases record, made on first need so that asarray() stays cheap.
+    # The storage is the C base (ext/_fast.c, typed in _fast.pyi): the owner's
+    # adapter (_backend), its array (_native), and the _Aliases record (_aliases),
+    # made on first need so that asarray() stays cheap.
     # Tensor() itself refuses: asarray() and from_dlpack() make Tensors.
     __slots__ = ()
-
-    _backend: ModuleType
-    _native: Any
-    _aliases: _Aliases | None
 
     # -- what it is ---------------------------------------------------------
     @property
@@ -209,7 +209,7 @@ class Tensor(_fast.TensorBase):
         return aliases
 
     @staticmethod
-    def _backend_of(framework: str) -> ModuleType:
+    def _backend_of(framework: str) -> Adapter:
         return _backends.get(framework)
 
     # -- protocols ------------------------------------------------------------
@@ -293,6 +293,13 @@ class Tensor(_fast.TensorBase):
         return _convert._adjust(self, None, device, None, "to_device")
 
     # mT, T, __getitem__, __setitem__ and the operators: see _operators.py.
+    if TYPE_CHECKING:  # what _operators.py installs, as type checkers should see it
+        def __getitem__(self, key: Any, /) -> Tensor: ...
+        def __setitem__(self, key: Any, value: Any, /) -> None: ...
+        @property
+        def mT(self) -> Tensor: ...
+        @property
+        def T(self) -> Tensor: ...
 
     def __len__(self) -> int:
         if not self._native.shape:
@@ -320,7 +327,9 @@ class Tensor(_fast.TensorBase):
     def __index__(self) -> int:
         return operator.index(self._native)
 
-    __hash__ = None  # type: ignore[assignment] - == is elementwise
+    # == is elementwise, so Tensors are unhashable: Python's spelling is
+    # __hash__ = None, which mypy refuses (object's __hash__ is a method).
+    __hash__ = None  # type: ignore[assignment]
     # numpy's operators defer to ours (a ``numpy_array + tensor`` is a Tensor),
     # while numpy functions still accept a Tensor through __array__.
     __array_priority__ = 1000
@@ -328,7 +337,7 @@ class Tensor(_fast.TensorBase):
 
 # _make(backend, native, aliases=None): wrap ``native`` (already the backend's
 # array) without any checks.
-_make: Callable[..., Tensor] = _fast.make_tensor
+_make = _fast.make_tensor
 _fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this class
 
 # The views: a cached one (or the owner's own array) is returned from C.

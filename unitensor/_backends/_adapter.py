@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import _core
 from .._device import Device
@@ -195,8 +195,10 @@ DERIVED: dict[str, Callable[[Any], object]] = {
 class _Assembled:
     """An adapter: the members of one framework's modules, as attributes."""
 
+    NAME: str  # set by load(), like every other member
+
     def __repr__(self) -> str:
-        return f"<unitensor adapter {self.NAME!r}>"  # type: ignore[attr-defined]
+        return f"<unitensor adapter {self.NAME!r}>"
 
 
 def load(facts: ModuleType) -> Adapter:
@@ -222,4 +224,6 @@ def load(facts: ModuleType) -> Adapter:
             setattr(adapter, name, value)
     for name in derived:
         setattr(adapter, name, DERIVED[name](adapter))
-    return adapter  # type: ignore[return-value]
+    # Every member of the contract is set (or load() raised): an Adapter, which a
+    # type checker cannot tell from the setattr calls.
+    return cast(Adapter, adapter)

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
+
 from .. import _core
 from .._device import CPU_READABLE
 from .._dtypes import DTYPES, DType
 from .._errors import arg_error, describe
 
+if TYPE_CHECKING:
+    import numpy  # imported where it is used: `import unitensor` imports no framework
 
-def buffer_from_dlpack(obj: object, func: str = "from_capsule",
+_T = TypeVar("_T")
+
+
+def buffer_from_dlpack(obj: Any, func: str = "from_capsule",
                        arg: str = "capsule") -> _core.Buffer:
-    """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback;
-    errors name ``func`` and ``arg`` (the public call, where a user's object).
+    """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback.
+
+    Errors name ``func`` and ``arg`` (the public call, where a user's object).
+    ``obj`` is Any, not a protocol: legacy producers take no ``max_version``.
     """
     try:
-        capsule = obj.__dlpack__(max_version=_core.DLPACK_VERSION)  # type: ignore[attr-defined]
+        capsule = obj.__dlpack__(max_version=_core.DLPACK_VERSION)
     except TypeError:  # a producer from before DLPack 1.0 knows no max_version
-        capsule = obj.__dlpack__()  # type: ignore[attr-defined]
+        capsule = obj.__dlpack__()
     return _core.from_capsule(capsule, func=func, arg=arg)
 
 
@@ -43,8 +54,10 @@ class ForImmutableConsumer:
     def __init__(self, buf: _core.Buffer) -> None:
         self.buf = buf
 
-    def __dlpack__(self, *, stream: object = None, max_version: object = None,
-                   dl_device: object = None, copy: object = None) -> object:
+    def __dlpack__(self, *, stream: int | None = None,
+                   max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None,
+                   copy: bool | None = None) -> object:
         if max_version is None and dl_device is None and copy is None:
             return self.buf.export_legacy(allow_readonly=True)
         return self.buf.__dlpack__(stream=stream, max_version=max_version,
@@ -54,14 +67,15 @@ class ForImmutableConsumer:
         return self.buf.__dlpack_device__()
 
 
-def require(obj: object, kind: type, accepted: str) -> object:
+def require(obj: object, kind: type[_T], accepted: str) -> _T:
     """``obj`` if it is the framework's array type, else a TypeError naming it."""
     if isinstance(obj, kind):
         return obj
     raise arg_error(TypeError, "asarray", "obj", accepted, describe(obj))
 
 
-def dtype_in(table: dict[object, DType], native_dtype: object, framework: str) -> DType:
+def dtype_in(table: Mapping[Any, DType], native_dtype: object,
+             framework: str) -> DType:
     """unitensor's dtype for a framework's dtype, or a TypeError naming it."""
     try:
         return table[native_dtype]
@@ -71,17 +85,19 @@ def dtype_in(table: dict[object, DType], native_dtype: object, framework: str) -
                         f"{framework} dtype {native_dtype}") from None
 
 
-def numpy_dtype_table(np: object) -> dict[object, DType]:
-    """numpy dtype -> unitensor dtype (jax and array_api_strict use numpy's too)."""
-    table: dict[object, DType] = {np.dtype(n): d for n, d in DTYPES.items()  # type: ignore[attr-defined]
-                                  if n != "bfloat16"}
+def numpy_dtype_table(np: ModuleType) -> dict[numpy.dtype[Any], DType]:
+    """numpy dtype -> unitensor dtype (jax and array_api_strict use numpy's too);
+    ``np``: the numpy module.
+    """
+    table: dict[numpy.dtype[Any], DType] = {np.dtype(n): d for n, d in DTYPES.items()
+                                            if n != "bfloat16"}
     bf16 = ml_dtypes_bfloat16()
     if bf16 is not None:
         table[bf16] = DTYPES["bfloat16"]
     return table
 
 
-def ml_dtypes_bfloat16() -> object | None:
+def ml_dtypes_bfloat16() -> numpy.dtype[Any] | None:
     """numpy's bfloat16 comes from ml_dtypes, when it is installed."""
     try:
         import ml_dtypes
@@ -99,7 +115,9 @@ def cpu_only_reason(buf: _core.Buffer, framework: str) -> str | None:
 
 
 # -- fixes written once against a namespace, bound by each adapter that needs them --
-def floor_divide_fixed(xp: object, numpy: object = None) -> object:
+# ``xp``: an Array API namespace (a module), whose arrays the fixes take as Any.
+def floor_divide_fixed(xp: ModuleType,
+                       numpy: ModuleType | None = None) -> Callable[..., Any]:
     """``floor_divide`` with the standard's infinities and signed zeros.
 
     numpy, torch and jax give NaN for ``inf // finite`` and -1 for ``finite // inf``
@@ -108,85 +126,85 @@ def floor_divide_fixed(xp: object, numpy: object = None) -> object:
     ``numpy``: for namespaces computing with numpy, whose warnings about the
     cases the standard defines (division by zero, infinities) are silenced.
     """
-    floor_divide = xp.floor_divide  # type: ignore[attr-defined]
+    floor_divide = xp.floor_divide
 
-    def fixed(x1: object, x2: object, /) -> object:
+    def fixed(x1: Any, x2: Any, /) -> Any:
         if numpy is None:
             return fix(x1, x2)
-        with numpy.errstate(invalid="ignore", divide="ignore"):  # type: ignore[attr-defined]
+        with numpy.errstate(invalid="ignore", divide="ignore"):
             return fix(x1, x2)
 
-    def fix(x1: object, x2: object, /) -> object:
+    def fix(x1: Any, x2: Any, /) -> Any:
         result = floor_divide(x1, x2)
-        if xp.isdtype(result.dtype, "real floating"):  # type: ignore[attr-defined]
+        if xp.isdtype(result.dtype, "real floating"):
             a, b = (v if hasattr(v, "dtype") else
-                    xp.asarray(v, dtype=result.dtype)  # type: ignore[attr-defined]
+                    xp.asarray(v, dtype=result.dtype)
                     for v in (x1, x2))
             quotient = a / b
-            special = xp.isinf(a) != xp.isinf(b)  # type: ignore[attr-defined]
-            if xp.any(special):  # type: ignore[attr-defined]
-                result = xp.where(special, xp.floor(quotient), result)  # type: ignore[attr-defined]
+            special = xp.isinf(a) != xp.isinf(b)
+            if xp.any(special):
+                result = xp.where(special, xp.floor(quotient), result)
             # a zero result has the sign of the quotient (jax: -0 // 1 gives +0)
-            signed = xp.copysign(result, quotient)  # type: ignore[attr-defined]
-            result = xp.where(result == 0, signed, result)  # type: ignore[attr-defined]
+            signed = xp.copysign(result, quotient)
+            result = xp.where(result == 0, signed, result)
         return result
     return fixed
 
 
-def remainder_fixed(xp: object) -> object:
+def remainder_fixed(xp: ModuleType) -> Callable[..., Any]:
     """``remainder`` whose zero results carry the sign of ``x2``, as the standard's
     special cases say (torch and jax return +0 for ``-0 % 1``, -0 for ``0 % -1``).
     """
-    remainder = xp.remainder  # type: ignore[attr-defined]
+    remainder = xp.remainder
 
-    def fixed(x1: object, x2: object, /) -> object:
+    def fixed(x1: Any, x2: Any, /) -> Any:
         result = remainder(x1, x2)
-        if not xp.isdtype(result.dtype, "real floating"):  # type: ignore[attr-defined]
+        if not xp.isdtype(result.dtype, "real floating"):
             return result
-        divisor = x2 if hasattr(x2, "dtype") else xp.asarray(  # type: ignore[attr-defined]
+        divisor = x2 if hasattr(x2, "dtype") else xp.asarray(
             x2, dtype=result.dtype)
-        signed = xp.copysign(result, divisor)  # type: ignore[attr-defined]
-        return xp.where(result == 0, signed, result)  # type: ignore[attr-defined]
+        signed = xp.copysign(result, divisor)
+        return xp.where(result == 0, signed, result)
     return fixed
 
 
-def pow_fixed(xp: object, is_complex: object) -> object:
+def pow_fixed(xp: ModuleType, is_complex: Callable[[Any], bool]) -> Callable[..., Any]:
     """``x ** 0`` is 1 for every x; torch gives NaN for complex ``0 ** 0``."""
-    pow_ = xp.pow  # type: ignore[attr-defined]
+    pow_ = xp.pow
 
-    def fixed(x1: object, x2: object, /) -> object:
+    def fixed(x1: Any, x2: Any, /) -> Any:
         result = pow_(x1, x2)
-        if not is_complex(result):  # type: ignore[operator]
+        if not is_complex(result):
             return result
         if not hasattr(x2, "dtype"):  # a Python scalar exponent
-            return xp.ones_like(result) if x2 == 0 else result  # type: ignore[attr-defined]
-        return xp.where(x2 == 0, xp.ones_like(result), result)  # type: ignore[attr-defined]
+            return xp.ones_like(result) if x2 == 0 else result
+        return xp.where(x2 == 0, xp.ones_like(result), result)
     return fixed
 
 
-def sign_fixed(xp: object) -> object:
+def sign_fixed(xp: ModuleType) -> Callable[..., Any]:
     """``sign`` of a zero is an unsigned zero (jax gives -0 for -0, and
     array_api_strict -0 for complex zeros).
     """
-    sign = xp.sign  # type: ignore[attr-defined]
+    sign = xp.sign
 
-    def fixed(x: object, /) -> object:
+    def fixed(x: Any, /) -> Any:
         result = sign(x)
-        return xp.where(x == 0, xp.zeros_like(result), result)  # type: ignore[attr-defined]
+        return xp.where(x == 0, xp.zeros_like(result), result)
     return fixed
 
 
-def expm1_fixed(xp: object) -> object:
+def expm1_fixed(xp: ModuleType) -> Callable[..., Any]:
     """Complex ``expm1`` with the standard's special cases (``exp(x) - 1`` has them)."""
-    expm1 = xp.expm1  # type: ignore[attr-defined]
+    expm1 = xp.expm1
 
-    def fixed(x: object, /) -> object:
-        if not xp.isdtype(x.dtype, "complex floating"):  # type: ignore[attr-defined]
+    def fixed(x: Any, /) -> Any:
+        if not xp.isdtype(x.dtype, "complex floating"):
             return expm1(x)
-        finite = xp.isfinite(x)  # type: ignore[attr-defined]
-        if xp.all(finite):  # type: ignore[attr-defined]
+        finite = xp.isfinite(x)
+        if xp.all(finite):
             return expm1(x)
-        return xp.where(finite, expm1(x), xp.exp(x) - 1)  # type: ignore[attr-defined]
+        return xp.where(finite, expm1(x), xp.exp(x) - 1)
     return fixed
 
 
@@ -197,9 +215,11 @@ COMPLEX_SPECIAL_CASES = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos
                          "sqrt", "tan", "tanh")
 
 
-def complex_special_cases_fixed(xp: object, name: str, complex_dtypes: frozenset,
-                                to_numpy: object, from_numpy: object,
-                                reference: object) -> object:
+def complex_special_cases_fixed(xp: ModuleType, name: str,
+                                complex_dtypes: frozenset[Any],
+                                to_numpy: Callable[[Any], Any],
+                                from_numpy: Callable[[Any], Any],
+                                reference: Callable[..., Any]) -> Callable[..., Any]:
     """``name`` with the special complex elements computed by ``reference``
     (numpy's function, which gets them right).
 
@@ -211,21 +231,22 @@ def complex_special_cases_fixed(xp: object, name: str, complex_dtypes: frozenset
     """
     native = getattr(xp, name)
 
-    def fixed(x: object, /) -> object:
+    def fixed(x: Any, /) -> Any:
         result = native(x)
-        if x.dtype not in complex_dtypes:  # type: ignore[attr-defined]
+        if x.dtype not in complex_dtypes:
             return result
         # Special cases: non-finite parts, and a zero real or imaginary part
         # (whose sign picks the side of a branch cut: sqrt(-1 - 0j) is -1j,
         # asinh(-0 + 2j) is -1.317 + 1.571j).
-        ordinary = (xp.isfinite(x) & (xp.imag(x) != 0)  # type: ignore[attr-defined]
-                    & (xp.real(x) != 0))  # type: ignore[attr-defined]
-        if xp.all(ordinary):  # type: ignore[attr-defined]
+        ordinary = (xp.isfinite(x) & (xp.imag(x) != 0)
+                    & (xp.real(x) != 0))
+        if xp.all(ordinary):
             return result
         import numpy as np
         with np.errstate(all="ignore"):
-            special = from_numpy(reference(to_numpy(x)))  # type: ignore[operator]
-        return xp.where(ordinary, result, special)  # type: ignore[attr-defined]
+            special = from_numpy(reference(to_numpy(x)))
+        return xp.where(ordinary, result, special)
+    # Read by _fastpath.learn(). mypy has no type for a function with attributes.
     fixed.real_path = native  # type: ignore[attr-defined]
     fixed.complex_dtypes = complex_dtypes  # type: ignore[attr-defined]
     return fixed

@@ -23,7 +23,7 @@ def wraps_as_is(kind: type) -> bool:
 
 
 def native(obj: object) -> Array:
-    return require(obj, Array, "an array_api_strict.Array")  # type: ignore[return-value]
+    return require(obj, Array, "an array_api_strict.Array")
 
 
 

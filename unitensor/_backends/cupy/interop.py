@@ -22,7 +22,7 @@ def wraps_as_is(kind: type) -> bool:
 
 
 def native(obj: object) -> cupy.ndarray:
-    return require(obj, cupy.ndarray, "a cupy.ndarray")  # type: ignore[return-value]
+    return require(obj, cupy.ndarray, "a cupy.ndarray")
 
 
 

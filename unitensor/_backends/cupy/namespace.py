@@ -32,6 +32,6 @@ def native_device(device: Device) -> object:
 
 
 
-def device_from_native(native_device: object) -> Device:
-    return Device("cuda", native_device.id)  # type: ignore[attr-defined]
+def device_from_native(native_device: cupy.cuda.Device) -> Device:
+    return Device("cuda", native_device.id)
 

@@ -11,6 +11,8 @@ Quirks handled here (each measured, see docs/interop.md):
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.dlpack
@@ -42,7 +44,7 @@ def wraps_as_is(kind: type) -> bool:
 
 
 def native(obj: object) -> jax.Array:
-    return require(obj, jax.Array, "a jax.Array")  # type: ignore[return-value]
+    return require(obj, jax.Array, "a jax.Array")
 
 
 
@@ -72,7 +74,8 @@ def export(x: jax.Array) -> _core.Buffer:
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
-    if buf.dtype in _WIDE and not jax.config.jax_enable_x64:
+    # mypy: jax sets its flags on jax.config at runtime; its types omit them
+    if buf.dtype in _WIDE and not jax.config.jax_enable_x64:  # type: ignore[attr-defined]
         raise arg_error(
             BufferError, "jax", "x", "a dtype JAX holds with x64 disabled (enable "
             "it with jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1; "
@@ -99,7 +102,7 @@ def alias(buf: _core.Buffer) -> jax.Array:
     return x
 
 
-def _jaxlib_import() -> object:
+def _jaxlib_import() -> Callable[..., Any] | None:
     """jaxlib's own DLPack import, which ``jax.dlpack.from_dlpack`` calls after ~15
     µs of Python (stream lookup, dtype canonicalisation, placement: none of which
     applies to CPU memory that ``copy_reason`` already accepted). Private API:
@@ -119,10 +122,12 @@ def _import_cpu(buf: _core.Buffer) -> jax.Array | None:
     (for good, if jaxlib refuses the call itself).
     """
     global _direct_import
+    if _direct_import is None:  # alias() asks first; this tells the type checker
+        return None
     try:
         # copy=None, as jax.dlpack.from_dlpack passes: an empty array at an
         # unaligned address is "copied"; wrap() refuses any other copy.
-        return _direct_import(buf.export_legacy(allow_readonly=True),  # type: ignore[misc]
+        return _direct_import(buf.export_legacy(allow_readonly=True),
                               _cpu_device(), None, None, 1)
     except TypeError:  # a jaxlib whose private function changed shape
         _direct_import = None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,28 +24,30 @@ from .interop import _TO_JAX
 ARRAY = type(jnp.zeros(()))  # jax.Array is abstract; this is its concrete type
 
 
-def _searchsorted(x1: jax.Array, x2: jax.Array, /, **kw: object) -> jax.Array:
+def _searchsorted(x1: jax.Array, x2: jax.Array, /, **kw: Any) -> jax.Array:
     """jnp.searchsorted returns int32 even with x64; the standard: the index dtype."""
     result = jnp.searchsorted(x1, x2, **kw)
     return result.astype(jnp.__array_namespace_info__().default_dtypes()["indexing"])
 
 
-def _cumulative_prod(x: jax.Array, /, **kw: object) -> jax.Array:
+def _cumulative_prod(x: jax.Array, /, **kw: Any) -> jax.Array:
     """jnp.cumulative_prod keeps small integer dtypes; the standard widens them to
     the default integer of the same signedness (as jnp.cumulative_sum does).
     """
     if kw.get("dtype") is None and jnp.issubdtype(x.dtype, jnp.integer):
+        # mypy: jax sets its flags on jax.config at runtime; its types omit them
+        x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
         kw["dtype"] = jnp.promote_types(
             x.dtype, jnp.uint64 if jnp.issubdtype(x.dtype, jnp.unsignedinteger)
-            else jnp.int64) if jax.config.jax_enable_x64 else None
+            else jnp.int64) if x64 else None
     return jnp.cumulative_prod(x, **kw)
 
 
-def _truth(name: str) -> object:
+def _truth(name: str) -> Callable[..., Any]:
     """jnp.all/any read a complex number by its real part (jnp.all(1j) is False)."""
     native = getattr(jnp, name)
 
-    def fixed(x: jax.Array, /, **kw: object) -> jax.Array:
+    def fixed(x: jax.Array, /, **kw: Any) -> jax.Array:
         return native(x != 0 if jnp.iscomplexobj(x) else x, **kw)
     return fixed
 
@@ -52,13 +57,11 @@ def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
 
 
-FIXES: dict[str, object] = {"searchsorted": _searchsorted,
-                            "permute_dims": _permute_dims, "all": _truth("all"),
-                            "any": _truth("any"),
-                            "cumulative_prod": _cumulative_prod,
-                            "floor_divide": floor_divide_fixed(jnp),
-                            "remainder": remainder_fixed(jnp),
-                            "sign": sign_fixed(jnp)}
+FIXES: dict[str, Callable[..., Any]] = {
+    "searchsorted": _searchsorted, "permute_dims": _permute_dims,
+    "all": _truth("all"), "any": _truth("any"), "cumulative_prod": _cumulative_prod,
+    "floor_divide": floor_divide_fixed(jnp), "remainder": remainder_fixed(jnp),
+    "sign": sign_fixed(jnp)}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
     jnp.asarray, reference(name))
@@ -83,16 +86,16 @@ def native_device(device: Device) -> object:
 
 
 
-def device_from_native(native_device: object) -> Device:
+def device_from_native(native_device: jax.Device | None) -> Device:
     if native_device is None:  # jax's info: "no default", meaning jax.devices()[0]
         native_device = jax.devices()[0]
-    platform = native_device.platform  # type: ignore[attr-defined]
+    platform = native_device.platform
     if platform == "cpu":
         return CPU
     return Device("cuda" if platform in ("gpu", "cuda") else platform,
-                  native_device.local_hardware_id or 0)  # type: ignore[attr-defined]
+                  native_device.local_hardware_id or 0)
 
 
 def setitem(x: jax.Array, key: object, value: object, /) -> jax.Array:
     """JAX arrays are immutable: the Tensor is rebound to the updated copy."""
-    return x.at[key].set(value)  # type: ignore[index]
+    return x.at[key].set(value)

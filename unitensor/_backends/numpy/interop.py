@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,7 @@ def export(x: np.ndarray) -> _core.Buffer:
         return _core.from_array_interface(x)
 
 
-def _from_tensorflow(x: object) -> np.ndarray | None:
+def _from_tensorflow(x: Any) -> np.ndarray | None:  # x: a tf.Tensor
     """TensorFlow's own versioned DLPack export, read-only (TF tensors are
     immutable): 3x cheaper than through the Buffer. None where numpy refuses it
     (bfloat16, GPU memory): the general path says why.

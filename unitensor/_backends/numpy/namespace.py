@@ -22,8 +22,8 @@ ARRAY = np.ndarray
 # numpy's own functions wherever they already conform: most calls go straight
 # to numpy.
 FIXES: dict[str, Callable[..., Any]] = {
-    "floor_divide": floor_divide_fixed(compat_numpy, np),  # type: ignore[dict-item]
-    "expm1": expm1_fixed(compat_numpy)}  # type: ignore[dict-item]
+    "floor_divide": floor_divide_fixed(compat_numpy, np),
+    "expm1": expm1_fixed(compat_numpy)}
 
 # Two operands of one dtype: numpy's own function where array-api-compat's only
 # forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).
@@ -59,4 +59,4 @@ def reference(name: str) -> Callable[..., Any]:
     """numpy's function for the standard's ``name``, fixed where numpy deviates:
     the reference other frameworks' fixes compute special cases with.
     """
-    return FIXES.get(name) or getattr(compat_numpy, name)  # type: ignore[return-value]
+    return FIXES.get(name) or getattr(compat_numpy, name)

@@ -15,6 +15,9 @@ Quirks handled here:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import tensorflow as tf
 
 from ... import _core
@@ -22,6 +25,9 @@ from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
 from .._common import cpu_only_reason, immutable_buffer
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NATIVE_DTYPES = {tf.dtypes.as_dtype(n): d for n, d in DTYPES.items()}
 _TO_TF = {d: t for t, d in NATIVE_DTYPES.items()}
@@ -69,11 +75,11 @@ def export(x: tf.Tensor) -> _core.Buffer:
     return immutable_buffer(tf.experimental.dlpack.to_dlpack(x))
 
 
-def _from_numpy(x: object) -> tf.Tensor | None:
+def _from_numpy(x: np.ndarray) -> tf.Tensor | None:
     """A numpy array (row-major compact, as TF needs) through the buffer protocol
     and TF's C++ import: a third of the general path's cost.
     """
-    if _from_capsule is None or not x.flags.c_contiguous:  # type: ignore[attr-defined]
+    if _from_capsule is None or not x.flags.c_contiguous:
         return None
     try:
         buf = _core.from_buffer(x)
@@ -112,7 +118,7 @@ def alias(buf: _core.Buffer) -> tf.Tensor:
     return _from_capsule(capsule, _context_handle())
 
 
-def _tfe_import() -> object:
+def _tfe_import() -> Callable[..., Any] | None:
     """TensorFlow's C++ DLPack import (private API); None where it is not there."""
     global _eager
     try:
@@ -126,7 +132,7 @@ def _tfe_import() -> object:
     return getattr(pywrap_tfe, "TFE_FromDlpackCapsule", None)
 
 
-_eager: object = None
+_eager: Any = None  # tensorflow.python.eager.context, once _tfe_import() found it
 
 
 def _context_handle() -> object:

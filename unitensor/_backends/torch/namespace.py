@@ -7,11 +7,18 @@ cases.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import array_api_compat.numpy as compat_numpy
 import array_api_compat.torch as compat_torch
 import numpy as np
 import torch
+
+# (array-api-compat imports these two itself, with __import__: mypy cannot see them
+# as attributes of compat_torch)
+from array_api_compat.torch import fft as compat_fft
+from array_api_compat.torch import linalg as compat_linalg
 
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType, promote
@@ -32,45 +39,45 @@ _LIMITED = {torch.uint16: torch.int32, torch.uint32: torch.int64,
             torch.uint64: torch.int64}  # torch's uint16/32/64: storage, little math
 
 
-def _unsigned_accumulation(func: object) -> object:
+def _unsigned_accumulation(func: Callable[..., Any]) -> Callable[..., Any]:
     """torch sums unsigned integers into int64 and has no uint16/32/64 arithmetic;
     the standard's default is uint64. Computed in int64, returned as uint64 (or
     as the dtype asked for).
     """
-    def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
+    def fixed(x: torch.Tensor, /, **kw: Any) -> torch.Tensor:
         wanted = kw.get("dtype")
         if x.dtype not in _UNSIGNED and wanted not in _LIMITED:
-            return func(x, **kw)  # type: ignore[operator]
+            return func(x, **kw)
         if wanted in _LIMITED:
             kw["dtype"] = torch.int64
         elif x.dtype in _LIMITED:
             x = x.to(_LIMITED[x.dtype])
-        result = func(x, **kw)  # type: ignore[operator]
+        result = func(x, **kw)
         target = wanted or (torch.uint64 if result.dtype == torch.int64 else None)
         return result if target is None else result.to(target)
     return fixed
 
 
-def _plain_sum_first(general: object) -> object:
+def _plain_sum_first(general: Callable[..., Any]) -> Callable[..., Any]:
     """ut.sum(x) of a signed, floating or bool tensor is torch.sum(x): the
     standard's dtypes are torch's there. One call, instead of two Python wrappers
     (about +0.35 µs on a 16-element tensor); everything else takes ``general``.
     """
-    def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
+    def fixed(x: torch.Tensor, /, **kw: Any) -> torch.Tensor:
         if not kw and x.dtype not in _UNSIGNED:
             return torch.sum(x)
-        return general(x, **kw)  # type: ignore[operator]
+        return general(x, **kw)
     return fixed
 
 
-def _std_var(name: str) -> object:
+def _std_var(name: str) -> Callable[..., Any]:
     """torch takes only whole-number corrections (the standard: any float) and
     reads axis=() as "every axis" (the standard: none).
     """
     native = getattr(compat_torch, name)
 
-    def fixed(x: torch.Tensor, /, *, axis: object = None, correction: float = 0.0,
-              keepdims: bool = False) -> torch.Tensor:
+    def fixed(x: torch.Tensor, /, *, axis: int | tuple[int, ...] | None = None,
+              correction: float = 0.0, keepdims: bool = False) -> torch.Tensor:
         dims = _dims(x, axis)
         if dims and float(correction).is_integer():
             return native(x, axis=axis, correction=int(correction), keepdims=keepdims)
@@ -84,7 +91,7 @@ def _std_var(name: str) -> object:
     return fixed
 
 
-def _count_nonzero(x: torch.Tensor, /, *, axis: object = None,
+def _count_nonzero(x: torch.Tensor, /, *, axis: int | tuple[int, ...] | None = None,
                    keepdims: bool = False) -> torch.Tensor:
     """torch reads axis=() as "every axis"; the standard: count each element."""
     if axis == ():
@@ -92,19 +99,19 @@ def _count_nonzero(x: torch.Tensor, /, *, axis: object = None,
     return compat_torch.count_nonzero(x, axis=axis, keepdims=keepdims)
 
 
-def _resolved(func: object) -> object:
+def _resolved(func: Callable[..., Any]) -> Callable[..., Any]:
     """torch returns lazy conjugate views (conj, ihfft) that cannot be exported
     without a copy; the standard's conj is a new array anyway.
     """
-    def fixed(x: torch.Tensor, /, **kw: object) -> torch.Tensor:
-        return func(x, **kw).resolve_conj()  # type: ignore[operator]
+    def fixed(x: torch.Tensor, /, **kw: Any) -> torch.Tensor:
+        return func(x, **kw).resolve_conj()
     return fixed
 
 
-def _dims(x: torch.Tensor, axis: object) -> tuple[int, ...]:
+def _dims(x: torch.Tensor, axis: int | tuple[int, ...] | None) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(x.ndim))
-    return tuple(axis) if isinstance(axis, tuple) else (axis,)  # type: ignore[arg-type]
+    return tuple(axis) if isinstance(axis, tuple) else (axis,)
 
 
 def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
@@ -121,11 +128,11 @@ def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
     return values, indices, inverse.reshape(x.shape), counts
 
 
-def _getitem(x: torch.Tensor, key: object) -> torch.Tensor:
+def _getitem(x: torch.Tensor, key: Any) -> torch.Tensor:
     """torch refuses slices with negative steps: those axes are flipped first."""
     items = key if isinstance(key, tuple) else (key,)
     if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
-        return x[key]  # type: ignore[index]
+        return x[key]
     consumed = sum(1 if k is not None and k is not Ellipsis else 0 for k in items)
     flip, new_key, dim = [], [], 0
     for k in items:
@@ -141,7 +148,7 @@ def _getitem(x: torch.Tensor, key: object) -> torch.Tensor:
             dim += 1
         else:
             is_mask = isinstance(k, torch.Tensor) and k.dtype == torch.bool
-            dim += k.ndim if is_mask else 1  # type: ignore[union-attr]
+            dim += k.ndim if is_mask else 1
         new_key.append(k)
     if x.dtype in _SAME_BITS:  # torch cannot flip uint16/32/64: flip their bits
         flipped = torch.flip(x.view(_SAME_BITS[x.dtype]), flip).view(x.dtype)
@@ -154,7 +161,7 @@ _SAME_BITS = {torch.uint16: torch.int16, torch.uint32: torch.int32,
               torch.uint64: torch.int64}
 
 
-def adapt(name: str, func: object) -> object:
+def adapt(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """Every function taking arrays also works on uint16/32/64 (see _widening)."""
     if name in _NOT_WIDENED:
         return func
@@ -171,7 +178,7 @@ _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
                   "count_nonzero"}
 
 
-def _widening(func: object, name: str) -> object:
+def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
     """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
     them: a call involving them is computed in int64 and returns the standard's
     dtype. uint64 values of 2**63 and above do not survive arithmetic this way.
@@ -181,16 +188,16 @@ def _widening(func: object, name: str) -> object:
     def run(*args: object, **kw: object) -> object:
         arrays = _arrays((*args, *kw.values()))
         if not any(a.dtype in _LIMITED for a in arrays):
-            return func(*args, **kw)  # type: ignore[operator]
+            return func(*args, **kw)
         if not promoting:  # moving data (reshape, unique, ...): torch's own, if it can
             try:
-                return func(*args, **kw)  # type: ignore[operator]
+                return func(*args, **kw)
             except (RuntimeError, NotImplementedError):
                 pass
         # Promoting functions go to int64 up front: some succeed with a wrong
         # dtype (uint16 << uint8 gives uint8) or wrong values (257 != 1 is False).
         target = _result_dtype(name, arrays)
-        result = func(*(_widen(a) for a in args),  # type: ignore[operator]
+        result = func(*(_widen(a) for a in args),
                       **{k: _widen(v) for k, v in kw.items()})
         if name in _INDEX_RESULTS:
             return result
@@ -248,13 +255,13 @@ def _narrow(result: object, target: DType) -> object:
     return result
 
 
-def _complex_via_numpy(name: str, native: object) -> object:
+def _complex_via_numpy(name: str, native: Callable[..., Any]) -> Callable[..., Any]:
     """torch.unique has no complex kernels: complex inputs go through numpy's
     unique (a zero-copy view on the CPU), the results back to torch.
     """
     def fixed(x: torch.Tensor, /) -> object:
         if not x.is_complex():
-            return native(x)  # type: ignore[operator]
+            return native(x)
         result = getattr(compat_numpy, name)(x.resolve_conj().cpu().numpy())
         if isinstance(result, tuple):
             return tuple(torch.from_numpy(np.asarray(r)).to(x.device) for r in result)
@@ -262,16 +269,17 @@ def _complex_via_numpy(name: str, native: object) -> object:
     return fixed
 
 
-FIXES: dict[str, object] = {
+FIXES: dict[str, Callable[..., Any]] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
 FIXES["sum"] = _plain_sum_first(FIXES["sum"])
-FIXES["linalg.trace"] = _unsigned_accumulation(compat_torch.linalg.trace)
+FIXES["linalg.trace"] = _unsigned_accumulation(compat_linalg.trace)
 FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
              pow=pow_fixed(compat_torch, torch.Tensor.is_complex),
              count_nonzero=_count_nonzero, conj=_resolved(compat_torch.conj),
-             **{"fft.ihfft": _resolved(compat_torch.fft.ihfft)},
+             # mypy: array-api-compat copies torch.fft's functions in at runtime
+             **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]
              var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem)
 FIXES.update({name: complex_special_cases_fixed(
     compat_torch, name, frozenset({torch.complex32, torch.complex64, torch.complex128}),
@@ -281,7 +289,7 @@ FIXES.update({name: complex_special_cases_fixed(
 
 # For operands of one dtype, torch's own functions are the standard's (compat's
 # wrappers only fix mixed-dtype promotion): the dispatcher's fast path calls these.
-SAME_DTYPE: dict[str, object] = {
+SAME_DTYPE: dict[str, Callable[..., Any]] = {
     name: getattr(torch, native) for name, native in {
         "add": "add", "subtract": "subtract", "multiply": "multiply",
         "divide": "divide", "maximum": "maximum", "minimum": "minimum",
@@ -327,14 +335,14 @@ def device_from_native(native_device: torch.device) -> Device:
     return Device(native_device.type, native_device.index or 0)
 
 
-def setitem(x: torch.Tensor, key: object, value: object, /) -> torch.Tensor:
+def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:
     if x.dtype in _SAME_BITS:  # no masked_fill/index_put for uint16/32/64:
         bits = torch.iinfo(_SAME_BITS[x.dtype]).bits  # write the same bits as signed
         if isinstance(value, torch.Tensor):
             value = value.to(x.dtype).view(_SAME_BITS[x.dtype])
         elif isinstance(value, int) and value >= 2 ** (bits - 1):
             value -= 2 ** bits
-        x.view(_SAME_BITS[x.dtype])[key] = value  # type: ignore[index]
+        x.view(_SAME_BITS[x.dtype])[key] = value
         return x
-    x[key] = value  # type: ignore[index]
+    x[key] = value
     return x

@@ -1,0 +1,120 @@
+"""Types of unitensor._core (ext/_core.c): the Buffer and its importers.
+
+Kept in step with ext/_core.c by hand: its PyMethodDef, PyGetSetDef and module
+tables are the source of truth.
+"""
+
+import sys
+from collections.abc import Callable
+from typing import (
+    Any,
+    Final,
+    Literal,
+    Protocol,
+    SupportsIndex,
+    TypeAlias,
+    TypeVar,
+    final,
+)
+
+_T = TypeVar("_T")
+
+# A PyCapsule (types.CapsuleType exists from Python 3.13 only). The importers take
+# any object and raise TypeError themselves for anything but a DLPack capsule.
+_Capsule: TypeAlias = object
+# An object exporting the buffer protocol. Not typing_extensions.Buffer: numpy's
+# stubs declare ndarray.__buffer__ only from Python 3.12 (mypy checks 3.11 here).
+# from_buffer() raises TypeError itself for anything else.
+_BufferExporter: TypeAlias = object
+
+class _HasArrayInterface(Protocol):
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
+
+class _HasCudaArrayInterface(Protocol):
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]: ...
+
+#: the DLPack (major, minor) version unitensor speaks (ext/dlpack.h)
+DLPACK_VERSION: Final[tuple[int, int]]
+
+# Not subclassable, and not made by calling it (TypeError): the importers below
+# and empty() make Buffers.
+@final
+class Buffer:
+    """Owner of one foreign array's memory; re-exports it zero-copy."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def strides(self) -> tuple[int, ...]: ...  # in elements
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def itemsize(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def dtype(self) -> tuple[int, int, int]: ...  # DLPack (code, bits, lanes)
+    @property
+    def device(self) -> tuple[int, int]: ...  # DLPack (device_type, device_id)
+    @property
+    def byte_offset(self) -> int: ...
+    @property
+    def data_ptr(self) -> int: ...
+    @property
+    def readonly(self) -> bool: ...
+    @property
+    def is_copied(self) -> bool: ...
+    @property
+    def version(self) -> tuple[int, int] | None: ...
+    @property
+    def source(self) -> Literal["dlpack_versioned", "dlpack", "array_interface",
+                                "cuda_array_interface", "buffer", "owned"]: ...
+    @property
+    def base(self) -> Any: ...  # the exporter held alive, or None
+    @property
+    def stream(self) -> Any: ...  # the CUDA array interface's, as given, or None
+    @property
+    def c_contiguous(self) -> bool: ...
+    @property
+    def alignment(self) -> int: ...
+    # AttributeError where the memory is not CPU-readable (CUDA memory).
+    @property
+    def __array_interface__(self) -> dict[str, Any]: ...
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]: ...
+    def __dlpack__(self, *, stream: int | None = None,
+                   max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None,
+                   copy: bool | None = None) -> _Capsule: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+    def copy(self, alignment: SupportsIndex = 64) -> Buffer: ...
+    def mark_readonly(self) -> None: ...
+    def export_legacy(self, *, allow_readonly: bool = False) -> _Capsule: ...
+    # The buffer protocol (tp_as_buffer), for memoryview() and numpy: Python
+    # shows it as __buffer__ from 3.12.
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
+
+def from_capsule(capsule: _Capsule, /, *, func: str = "from_capsule",
+                 arg: str = "capsule") -> Buffer: ...
+def from_array_interface(obj: _HasArrayInterface, *,
+                         dtype: tuple[int, int, int] | None = None,
+                         func: str = "from_array_interface",
+                         arg: str = "obj") -> Buffer: ...
+def from_cuda_array_interface(obj: _HasCudaArrayInterface, device_id: int = 0, *,
+                              func: str = "from_cuda_array_interface",
+                              arg: str = "obj") -> Buffer: ...
+def from_buffer(obj: _BufferExporter, /, *, func: str = "from_buffer",
+                arg: str = "obj") -> Buffer: ...
+def exchange_import(obj: object, /) -> Buffer: ...
+def exchange_export(buffer: Buffer, array_type: type[_T], /) -> _T: ...
+def exchange_host_view(make: Callable[[Buffer], _T], refusals: tuple[str, ...],
+                       complex_refusals: tuple[str, ...], obj: object,
+                       /) -> _T | None: ...
+def empty(shape: tuple[SupportsIndex, ...], code: int, bits: int,
+          alignment: SupportsIndex = 64) -> Buffer: ...
+def stats() -> dict[str, int]: ...

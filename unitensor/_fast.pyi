@@ -1,0 +1,99 @@
+"""Types of unitensor._fast (ext/_fast.c): the Tensor's C base and the fast paths.
+
+Kept in step with ext/_fast.c by hand: its PyMethodDef, PyMemberDef and
+PyGetSetDef tables are the source of truth. (A stub is never imported, so its
+imports make no cycle.)
+"""
+
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
+from typing import Any, Final, Literal, Self, final
+
+from typing_extensions import disjoint_base
+
+from ._backends._adapter import Adapter
+from ._core import Buffer
+from ._tensor import Tensor
+
+#: the most arguments one CALL fast path passes on, x included
+MAX_CALL_ARGS: Final[int]
+
+# Subclassed by unitensor.Tensor, which has every method; calling it raises
+# TypeError (asarray() and from_dlpack() make Tensors). Its C storage makes it a
+# disjoint base: no class derives from it and another such base at once.
+@disjoint_base
+class TensorBase:
+    """The storage of unitensor.Tensor."""
+
+    _backend: Adapter  # the owner's adapter
+    _native: Any  # the owner's array (assigning it forgets the cached dtype)
+    _aliases: Aliases | None  # shared by every Tensor aliasing this memory
+
+@final
+class Aliases:
+    """What every Tensor aliasing one memory shares."""
+
+    buffer: Buffer | None  # None until the memory is exported
+    def __new__(cls, buffer: Buffer | None = None) -> Self: ...
+    @property
+    def views(self) -> dict[str, Any]: ...  # framework name -> its zero-copy array
+
+@final
+class Entry:
+    """A row of a UNARY, BINARY, GETITEM or CALL table, for one backend."""
+
+    def __new__(cls, func: Callable[..., Any], array_type: type,
+                real_func: Callable[..., Any] | None = None,
+                complex_dtypes: AbstractSet[Any] | None = None) -> Self: ...
+    @property
+    def func(self) -> Callable[..., Any]: ...
+    @property
+    def array_type(self) -> type: ...
+    @property
+    def real_func(self) -> Callable[..., Any] | None: ...
+    @property
+    def complex_dtypes(self) -> AbstractSet[Any] | None: ...
+
+@final
+class TypeEntry:
+    """A row of asarray's table, for one array type."""
+
+    def __new__(cls, backend: Adapter, dtypes: tuple[Any, ...]) -> Self: ...
+    @property
+    def backend(self) -> Adapter: ...
+    @property
+    def dtypes(self) -> tuple[Any, ...]: ...
+
+@final
+class FastPath:
+    """A C shortcut standing for ``slow``; binds like a function (a method of
+    Tensor) and has a ``__dict__`` (for functools.update_wrapper).
+    """
+
+    # kind: 'asarray', 'unary', 'binary', 'view', 'getitem' or 'call' (else
+    # ValueError). table: {type: TypeEntry} (asarray), {backend: Entry} (unary,
+    # binary, getitem, call) or the framework's name (view). keywords: call only.
+    def __new__(cls, kind: str, slow: Callable[..., Any],
+                table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
+                as_tensors: Callable[[Adapter, Any], Any] | None = None,
+                keywords: dict[str, Any] | None = None,
+                max_positional: int = 1) -> Self: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+    def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
+    @property
+    def slow(self) -> Callable[..., Any]: ...
+    @property
+    def table(self) -> dict[type, TypeEntry] | dict[Adapter, Entry] | str: ...
+    @property
+    def kind(self) -> Literal["asarray", "unary", "binary", "view", "getitem",
+                              "call"]: ...
+
+# Register unitensor.Tensor (make_tensor and the fast paths make instances of it)
+# and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
+def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter], /) -> None: ...
+def enter_owner() -> None: ...
+def leave_owner() -> None: ...  # RuntimeError where no owner() block is open
+def owner_blocks() -> int: ...
+# A Tensor (of the class given to configure()), without any checks.
+def make_tensor(backend: Adapter, native: Any, aliases: Aliases | None = None,
+                /) -> Tensor: ...
