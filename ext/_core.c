@@ -2211,7 +2211,8 @@ PyInit__core(void)
     version = Py_BuildValue("(ii)", UT_DLPACK_MAJOR, UT_DLPACK_MINOR);
     if (m == NULL || version == NULL ||
         PyModule_AddObjectRef(m, "Buffer", (PyObject *)&BufferType) < 0 ||
-        PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0) {
+        PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_NDIM", MAX_NDIM) < 0) {
         goto done;
     }
     result = m;
