@@ -671,6 +671,12 @@ load_dltensor(Buffer *b, const DLTensor *t, const char *func)
                   "unknown device type %d", (int)t->device.device_type);
         return -1;
     }
+    if (t->device.device_id < 0) { /* no device has one */
+        arg_error(PyExc_BufferError, func, "device", "a device id of 0 or more",
+                  "device %s (%d, %d)", device_name(t->device.device_type),
+                  (int)t->device.device_type, (int)t->device.device_id);
+        return -1;
+    }
     if (t->ndim > 0 && t->shape == NULL) {
         arg_error(PyExc_BufferError, func, "shape", "a shape array for ndim > 0",
                   "NULL shape with ndim=%d", (int)t->ndim);
@@ -679,6 +685,12 @@ load_dltensor(Buffer *b, const DLTensor *t, const char *func)
     b->ndim = t->ndim;
     b->dtype = t->dtype;
     b->device = t->device;
+    /* CPU memory is one device, id 0. JAX's virtual CPU devices
+     * (--xla_force_host_platform_device_count) put their own index in the
+     * capsule (while __dlpack_device__ says 0): the memory is the same. */
+    if (b->device.device_type == kDLCPU) {
+        b->device.device_id = 0;
+    }
     b->byte_offset = t->byte_offset;
     for (int i = 0; i < b->ndim; i++) {
         b->shape[i] = t->shape[i];
@@ -1530,7 +1542,7 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
                              dl_device);
         }
         bool same = device[0] == self->device.device_type &&
-                    (device[0] == kDLCPU || device[1] == self->device.device_id);
+                    device[1] == self->device.device_id;
         if (!same) {
             char own[96];
             snprintf(own, sizeof(own),
@@ -2211,7 +2223,8 @@ PyInit__core(void)
     version = Py_BuildValue("(ii)", UT_DLPACK_MAJOR, UT_DLPACK_MINOR);
     if (m == NULL || version == NULL ||
         PyModule_AddObjectRef(m, "Buffer", (PyObject *)&BufferType) < 0 ||
-        PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0) {
+        PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_NDIM", MAX_NDIM) < 0) {
         goto done;
     }
     result = m;

@@ -489,6 +489,8 @@ BAD_CAPSULES = {  # forge(...) arguments -> words the BufferError must contain
     "sub-byte": ({"flags": IS_SUBBYTE_TYPE_PADDED}, "IS_SUBBYTE_TYPE_PADDED"),
     "unknown device": ({"device": (99, 0)}, "unknown device type 99"),
     "device 5": ({"device": (5, 0)}, "unknown device type 5"),
+    "cpu device -1": ({"device": (1, -1)}, "got device CPU (1, -1)"),
+    "cuda device -1": ({"device": (2, -1)}, "got device CUDA (2, -1)"),
     "size overflow": ({"array": np.zeros(4), "shape": (2**62, 4)}, "overflowing"),
     "stride overflow": ({"shape": (3, 2), "strides": (2**62, 1)}, "extent"),
     "stride INT64_MIN": ({"shape": (3,), "strides": (-(2**63),)}, "extent"),
@@ -559,6 +561,15 @@ def test_other_devices_are_carried_not_touched():
     assert not hasattr(rocm, "__array_interface__")
 
 
+def test_cpu_memory_is_one_device_whatever_id_the_producer_gives():
+    # JAX's virtual CPU devices export their own index (tests/backends/test_jax.py)
+    buf = _core.from_capsule(forge(device=(1, 3)))
+    assert buf.device == (1, 0)
+    assert read_capsule(buf.__dlpack__(dl_device=(1, 0)))["device"] == (1, 0)
+    with pytest.raises(BufferError, match=r"got \(1, 3\)$"):
+        buf.__dlpack__(dl_device=(1, 3))
+
+
 # ------------------------------------------------------------------- exports ---
 
 
@@ -610,6 +621,17 @@ def test_dl_device_and_copy():  # P-21
     out[0] = 7.0
     assert x[0] == 0.0
     assert out.tolist() == [7.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("dl_device", [(1, 1), (1, 2**30), (1, -1)])
+def test_dl_device_names_the_device_id_too(dl_device):  # P-21
+    buf = imported(np.arange(4.0))  # the CPU has one device, id 0
+    with pytest.raises(BufferError) as info:
+        buf.__dlpack__(dl_device=dl_device)
+    assert str(info.value).startswith("__dlpack__(): dl_device: expected the "
+                                      "tensor's own device (1, 0)")
+    assert str(info.value).endswith(f"got {dl_device}")
+    check_message(info)
 
 
 @pytest.mark.parametrize("stream", [1, 0, -1])

@@ -169,6 +169,35 @@ def test_asarray_rejects_bad_sequences(bad):
         ut.asarray(bad)
 
 
+def _nested(depth: int) -> list:
+    obj: list = [1.0]
+    for _ in range(depth - 1):
+        obj = [obj]
+    return obj
+
+
+def _cyclic() -> list:
+    obj: list = [1.0]
+    obj.append(obj)
+    return obj
+
+
+@pytest.mark.parametrize("owner", FRAMEWORKS)
+@pytest.mark.parametrize("make_bad", [_cyclic, lambda: _nested(65),
+                                      lambda: _nested(10_000),
+                                      lambda: (_nested(64),)],
+                         ids=["cyclic", "65 deep", "10000 deep", "a tuple of 64 deep"])
+def test_asarray_refuses_nesting_no_array_can_have(owner, make_bad):
+    # 64 dimensions at most (DLPack's and numpy's limit); a cycle nests forever
+    ut.set_default_owner(owner)
+    with ut.owner(owner), pytest.raises(ValueError, match="nested at most 64") as info:
+        ut.asarray(make_bad())
+    assert str(info.value) == (
+        "asarray(): obj: expected a sequence nested at most 64 deep, got one "
+        "nested deeper, or containing itself")
+    assert ut.asarray(_nested(64)).ndim == 64
+
+
 def test_byteswapped_arrays_are_copied_to_native_order_and_reported():
     a = np.arange(4, dtype=">i8")
     with pytest.warns(ut.CopyWarning, match="byte order"):

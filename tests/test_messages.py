@@ -22,6 +22,19 @@ def readonly_tensor() -> ut.Tensor:
     return ut.asarray(x)
 
 
+class _Producer:
+    """A DLPack producer that claims ``device``."""
+
+    def __init__(self, device: tuple[int, int]) -> None:
+        self.device = device
+
+    def __dlpack__(self, **kwargs: object) -> object:
+        return forge(shape=(3,), device=self.device)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.device
+
+
 CASES = {
     "P-01": (lambda: ut.from_dlpack(forge(name=b"not_a_dltensor")), TypeError,
              "from_dlpack(): x: expected a PyCapsule named "
@@ -57,6 +70,14 @@ CASES = {
              BufferError,
              "__dlpack__(): dl_device: expected the tensor's own device (1, 0); "
              "unitensor never copies across devices here, got (2, 0)"),
+    "P-21 device id": (
+        lambda: ut.asarray(np.arange(2.0)).__dlpack__(dl_device=(1, 2**30)),
+        BufferError,
+        "__dlpack__(): dl_device: expected the tensor's own device (1, 0); "
+        "unitensor never copies across devices here, got (1, 1073741824)"),
+    "P-20 device id": (lambda: ut.from_dlpack(_Producer(device=(1, -1))), BufferError,
+                       "from_dlpack(): device: expected a device id of 0 or "
+                       "more, got device CPU (1, -1)"),
     "P-22": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(stream=1), ValueError,
              "__dlpack__(): stream: expected None for memory on the CPU, got 1"),
     "P-29": (lambda: readonly_tensor().torch(copy=False), BufferError,

@@ -295,10 +295,10 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
         t, None, device, copy if copy is not True else None, "asarray")
 
 
-def _natives_in(obj: Any, owner: Adapter, as_numbers: bool) -> Any:
+def _natives_in(obj: Any, owner: Adapter, as_numbers: bool, depth: int = 0) -> Any:
     """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s,
     or Python numbers where a dtype is given (torch cannot read its own
-    uint16/32/64 0-d tensors in a list).
+    uint16/32/64 0-d tensors in a list). ``depth``: the sequences around ``obj``.
     """
     if isinstance(obj, _TensorBase):
         t = cast("Tensor", obj)  # TensorBase's one class with instances
@@ -309,7 +309,12 @@ def _natives_in(obj: Any, owner: Adapter, as_numbers: bool) -> Any:
             return number(t)
         return view(t, owner.NAME, None, "asarray")
     if isinstance(obj, (list, tuple)):
-        return [_natives_in(item, owner, as_numbers) for item in obj]
+        if depth == _core.MAX_NDIM:  # no array has more dimensions (a cycle has
+            # infinitely many): refused before the recursion overflows the stack
+            raise arg_error(ValueError, "asarray", "obj",
+                            f"a sequence nested at most {_core.MAX_NDIM} deep",
+                            "one nested deeper, or containing itself")
+        return [_natives_in(item, owner, as_numbers, depth + 1) for item in obj]
     return obj
 
 

@@ -37,6 +37,8 @@ class _HasCudaArrayInterface(Protocol):
 
 #: the DLPack (major, minor) version unitensor speaks (ext/dlpack.h)
 DLPACK_VERSION: Final[tuple[int, int]]
+#: the most dimensions an array may have (DLPack's and numpy's limit)
+MAX_NDIM: Final[int]
 
 # Not subclassable, and not made by calling it (TypeError): the importers below
 # and empty() make Buffers.

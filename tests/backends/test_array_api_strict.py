@@ -1,6 +1,6 @@
 """The array-api-strict adapter (unitensor/_backends/array_api_strict.py): numpy
-memory on the CPU and nowhere else, no bfloat16, and a fix of ``sign`` (the fixes
-it shares with other owners are in tests/backends/test_common.py)."""
+memory on the CPU and nowhere else, no float16 or bfloat16, and a fix of ``sign``
+(the fixes it shares with other owners are in tests/backends/test_common.py)."""
 
 from __future__ import annotations
 
@@ -26,12 +26,21 @@ def test_arrays_are_writable_cpu_memory_shared_with_numpy():
     assert float(source[0]) == 5.0
 
 
-def test_bfloat16_is_refused_naming_the_dtype():
-    t = ut.from_dlpack(forge(np.zeros(2, np.uint16), dtype=(4, 16, 1)))
-    assert t.dtype is ut.bfloat16
-    with pytest.raises(BufferError, match="expected a dtype array_api_strict has, "
-                                          "got bfloat16"):
-        t.to("array_api_strict")
+@pytest.mark.parametrize("make", [
+    lambda: ut.asarray(np.zeros(2, np.float16)),
+    lambda: ut.from_dlpack(forge(np.zeros(2, np.uint16), dtype=(4, 16, 1))),
+], ids=["float16", "bfloat16"])
+def test_dtypes_it_has_no_type_for_are_refused_naming_the_dtype(make):
+    # neither float16 nor bfloat16 is in the standard; no copy can hold them
+    t = make()
+    message = f"to(): x: expected a dtype array_api_strict has, got {t.dtype.name}"
+    for copy in (None, True, False):
+        with pytest.raises(BufferError) as info:
+            t.to("array_api_strict", copy=copy)
+        assert str(info.value) == message
+    with ut.owner("array_api_strict"), pytest.raises(BufferError) as info:
+        ut.add(t, t)
+    assert str(info.value) == message
 
 
 def test_devices_other_than_the_cpu_are_refused():

@@ -4,6 +4,9 @@ direct import with its fallback to the public one."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -117,3 +120,26 @@ def test_jax_direct_import_of_empty_memory_at_an_unaligned_address():
     jax_backend = _backends.get("jax")
     empty = np.frombuffer(bytes(8), np.float32, 0, offset=4)  # 4-byte aligned
     assert jax_backend.alias(NUMPY.export(empty)).shape == (0,)
+
+
+_VIRTUAL_CPU = """
+import jax, jax.numpy as jnp, numpy as np, unitensor as ut
+x = jax.device_put(jnp.arange(3.0), jax.devices("cpu")[1])
+t = ut.asarray(x)
+assert t.__dlpack_device__() == (1, 0)
+view = t.numpy()
+assert view.ctypes.data == x.unsafe_buffer_pointer(), "copied"
+assert view.tolist() == [0.0, 1.0, 2.0]
+"""
+
+
+@pytest.mark.slow
+def test_arrays_on_a_virtual_cpu_device_convert_zero_copy():
+    # jax's capsule carries the virtual device's index (1) as the CPU device id,
+    # while its __dlpack_device__ says 0: the Buffer reads it as the one CPU
+    env = {**os.environ,
+           "XLA_FLAGS": "--xla_force_host_platform_device_count=2",
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-c", _VIRTUAL_CPU], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]

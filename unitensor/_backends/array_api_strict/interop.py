@@ -7,12 +7,13 @@ from array_api_strict._array_object import Array
 
 from ... import _core
 from ..._device import CPU, Device
-from ..._dtypes import DTYPES, DType, bfloat16
+from ..._dtypes import DTYPES, DType, from_dlpack_code
 from ..._errors import arg_error
 from .._common import buffer_from_dlpack, cpu_only_reason, require
 
 NATIVE_DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
 _TO_STRICT = {d: k for k, d in NATIVE_DTYPES.items()}
+_HELD = frozenset(d.dlpack for d in NATIVE_DTYPES.values())  # as a Buffer names them
 
 
 ARRAY_TYPES = (Array,)
@@ -36,9 +37,9 @@ def export(x: Array) -> _core.Buffer:
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
-    if buf.dtype == bfloat16.dlpack:
+    if buf.dtype not in _HELD:  # float16, bfloat16 (not in the standard): no copy helps
         raise arg_error(BufferError, "to", "x", "a dtype array_api_strict has",
-                        "bfloat16")
+                        from_dlpack_code(buf.dtype).name)
     return cpu_only_reason(buf, "array_api_strict")
 
 
