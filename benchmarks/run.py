@@ -411,7 +411,7 @@ def markdown(rows: list[Row], quick: bool) -> str:
 GAPS = [
     "- `ut.asarray(x).numpy()` / `.torch()` / `.tf()` make a new Tensor every call "
     "(~0.06-0.1 µs), take the framework's own route and record the view in the "
-    "Tensor's cache (a Memory record and its dict, ~0.1-0.2 µs with their "
+    "Tensor's cache (an Aliases record and its dict, ~0.1-0.2 µs with their "
     "deallocation). The bare framework call does none of that, so a wrapper that "
     "calls it cannot be faster than it; a second call on the same Tensor is the "
     "cached row.",
