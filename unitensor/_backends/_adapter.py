@@ -20,7 +20,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 from .. import _core
 from .._device import Device
 from .._dtypes import DType
-from .._errors import arg_error
+from .._errors import arg_error, describe
 from ._common import dtype_in
 
 
@@ -46,11 +46,15 @@ class Interop(Protocol):
 
     def wraps_as_is(self, kind: type, /) -> bool:
         """Whether ``native(obj) is obj`` for every ``obj`` of type ``kind``
-        (such arrays are wrapped by asarray's C fast path).
+        (such arrays are wrapped by asarray's C fast path). Default: ``kind`` is
+        one of ``ARRAY_TYPES``.
         """
 
     def native(self, obj: Any, /) -> Any:
-        """The framework's array for ``obj`` (``TypeError`` if it is not one)."""
+        """The framework's array for ``obj`` (``TypeError`` if it is not one).
+
+        Default: ``obj`` itself, if it is one of ``ARRAY_TYPES``.
+        """
 
     def dtype(self, x: Any, /) -> DType:
         """unitensor's dtype of the framework's array ``x``."""
@@ -185,10 +189,32 @@ def _dtype_by_table(adapter: Any) -> Callable[[Any], DType]:
     return dtype
 
 
-# Defaults read from the adapter's other members (its one dtype table).
+def _wraps_array_types(adapter: Any) -> Callable[[type], bool]:
+    kinds = adapter.ARRAY_TYPES
+
+    def wraps_as_is(kind: type) -> bool:
+        return issubclass(kind, kinds)
+    return wraps_as_is
+
+
+def _requires_array_types(adapter: Any) -> Callable[[object], Any]:
+    kinds = adapter.ARRAY_TYPES
+    accepted = f"an array of {adapter.NAME} ({', '.join(k.__name__ for k in kinds)})"
+
+    def native(obj: object) -> Any:
+        if isinstance(obj, kinds):
+            return obj
+        raise arg_error(TypeError, "asarray", "obj", accepted, describe(obj))
+    return native
+
+
+# Defaults read from the adapter's other members: its one dtype table, and its
+# array types (the framework's arrays, taken as they are).
 DERIVED: dict[str, Callable[[Any], object]] = {
     "dtype": _dtype_by_table,
     "dtype_from_native": lambda adapter: adapter.NATIVE_DTYPES.get,
+    "wraps_as_is": _wraps_array_types,
+    "native": _requires_array_types,
 }
 
 

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from .. import _core
 from .._device import CPU_READABLE
 from .._dtypes import DTYPES, DType
-from .._errors import arg_error, describe
+from .._errors import arg_error
 
 if TYPE_CHECKING:
     import numpy  # imported where it is used: `import unitensor` imports no framework
-
-_T = TypeVar("_T")
 
 
 def buffer_from_dlpack(obj: Any, func: str = "from_capsule",
@@ -65,13 +63,6 @@ class ForImmutableConsumer:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.buf.__dlpack_device__()
-
-
-def require(obj: object, kind: type[_T], accepted: str) -> _T:
-    """``obj`` if it is the framework's array type, else a TypeError naming it."""
-    if isinstance(obj, kind):
-        return obj
-    raise arg_error(TypeError, "asarray", "obj", accepted, describe(obj))
 
 
 def dtype_in(table: Mapping[Any, DType], native_dtype: object,

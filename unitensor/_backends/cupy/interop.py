@@ -8,22 +8,13 @@ from ... import _core
 from ..._device import CUDA_READABLE, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error
-from .._common import buffer_from_dlpack, require
+from .._common import buffer_from_dlpack
 
 NATIVE_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
 _TO_CUPY = {d: k for k, d in NATIVE_DTYPES.items()}
 
 
 ARRAY_TYPES = (cupy.ndarray,)
-
-
-def wraps_as_is(kind: type) -> bool:
-    return issubclass(kind, cupy.ndarray)
-
-
-def native(obj: object) -> cupy.ndarray:
-    return require(obj, cupy.ndarray, "a cupy.ndarray")
-
 
 
 def device(x: cupy.ndarray) -> Device:

@@ -27,7 +27,6 @@ from .._common import (
     ForImmutableConsumer,
     immutable_buffer,
     numpy_dtype_table,
-    require,
 )
 
 NATIVE_DTYPES = numpy_dtype_table(np)
@@ -37,15 +36,6 @@ _ALIGNMENT = 64
 
 
 ARRAY_TYPES = (jax.Array,)
-
-
-def wraps_as_is(kind: type) -> bool:
-    return issubclass(kind, jax.Array)
-
-
-def native(obj: object) -> jax.Array:
-    return require(obj, jax.Array, "a jax.Array")
-
 
 
 def device(x: jax.Array) -> Device:
@@ -70,7 +60,6 @@ def readonly(x: jax.Array) -> bool:
 
 def export(x: jax.Array) -> _core.Buffer:
     return immutable_buffer(x.__dlpack__())
-
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

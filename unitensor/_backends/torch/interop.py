@@ -18,22 +18,13 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse
-from .._common import buffer_from_dlpack, require
+from .._common import buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
 
 
 ARRAY_TYPES = (torch.Tensor,)
-
-
-def wraps_as_is(kind: type) -> bool:
-    return issubclass(kind, torch.Tensor)
-
-
-def native(obj: object) -> torch.Tensor:
-    return require(obj, torch.Tensor, "a torch.Tensor")
-
 
 
 def device(x: torch.Tensor) -> Device:
