@@ -61,8 +61,8 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     device : Device, str or a framework's device, optional
         The result's device; a different one copies.
     copy : bool, optional
-        ``True`` always copies, ``False`` never does (``ValueError`` where one
-        would be needed), ``None`` copies only where it must, with a
+        ``True`` always copies, ``False`` never does (an error where one would
+        be needed, see Raises), ``None`` copies only where it must, with a
         :class:`CopyWarning` naming why.
 
     Returns
@@ -75,9 +75,12 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     TypeError
         ``obj`` is of no accepted kind, or its dtype is not a standard one.
     BufferError
-        The memory cannot be described (e.g. a layout DLPack cannot express).
+        The memory cannot be described (e.g. a layout DLPack cannot express),
+        or ``copy=False`` where the memory itself cannot be aliased (e.g.
+        non-native byte order).
     ValueError
-        ``copy=False`` where a copy is needed.
+        ``copy=False`` where the request needs a copy (another dtype or
+        device, Python data).
     """
     kind = type(obj)
     if issubclass(kind, _TensorBase):
