@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
 from ._dtypes import DType, promote, with_scalar
-from ._errors import arg_error
+from ._errors import arg_error, describe, is_ours, refused
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import API_VERSION, FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
 from ._tensor import Tensor, _make
@@ -155,7 +155,11 @@ def _operand(value: Any, backend: Adapter, func: str, anchor: Tensor | None) -> 
         return _convert.operand(value, backend, func)
     if kind in _NEVER_ARRAYS:
         if kind is DType:
-            return backend.native_dtype(value)
+            try:
+                return backend.native_dtype(value)
+            except KeyError:
+                raise arg_error(TypeError, func, "dtype", f"a dtype {backend.NAME} "
+                                "has", value.name) from None
         if kind is Device:
             return backend.native_device(value)
         return value
@@ -214,6 +218,10 @@ def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
 
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
+    for position in _ARRAY_POSITIONS.get(name, ()):  # Tensors, all but always
+        if position >= len(args) or type(args[position]) is not Tensor:
+            _check_arrays(name, _ARRAY_PARAMETERS[name], args)
+            break
     backend, anchor = _choose(args, kwargs)
     native_args = [_operand(a, backend, name, anchor) for a in args]
     native_kwargs = {k: _operand(v, backend, name, anchor) for k, v in kwargs.items()}
@@ -221,8 +229,10 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
         result = func(*native_args, **native_kwargs)
     except Exception as exc:
-        _raise_if_devices_differ(name, (*args, *kwargs.values()), exc)
-        raise
+        error = _refusal(name, backend, exc, args, kwargs)
+        if error is None:
+            raise
+        raise error from exc
     if anchor is not None and args and args[0] is anchor and backend is anchor._backend:
         learn(name, backend, func)  # x run by its own owner: what a fast path repeats
     return _as_tensors(backend, result, name)
@@ -249,6 +259,168 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
     return call(name, (x1, x2), {})
 
 
+# -- arguments that must be arrays; refusals in the project's format -------------
+_AN_ARRAY = ("an array (a unitensor Tensor or a framework's array; ut.asarray() "
+             "makes one from other data)")
+_INDEXING = frozenset({"__getitem__", "__setitem__", "take", "take_along_axis"})
+
+
+def _array_parameters(row: Function) -> tuple[tuple[int, str, str], ...]:
+    """Where ``row``'s arrays go: (position, parameter, kind), kind one of 'array',
+    'array or scalar' (elementwise functions and where take Python scalars too),
+    'arrays' (a sequence of arrays) and '*arrays' (every argument from there on).
+    The standard's arrays are all positional.
+    """
+    names = [p.strip().partition("=")[0] for p in row.signature.split(",")]
+    found = []
+    for position, name in enumerate(n for n in names if n not in ("/", "*")):
+        if name in ("x", "condition", "indices") and row.name != "from_dlpack":
+            kind = "array"
+        elif name in ("x1", "x2"):
+            kind = ("array or scalar" if row.group == "elementwise"
+                    or row.name == "where" else "array")
+        elif name in ("arrays", "*arrays"):
+            kind = name
+        else:
+            continue
+        found.append((position, name.lstrip("*"), kind))
+    return tuple(found)
+
+
+def _qualified(row: Function) -> str:
+    return row.name if row.group not in ("linalg", "fft") else f"{row.group}.{row.name}"
+
+
+_ARRAY_PARAMETERS = {_qualified(row): params for row in FUNCTIONS
+                     if (params := _array_parameters(row))}
+_ALWAYS = 1 << 30  # a position no call reaches
+# where the arrays are, for the check that they are Tensors (a sequence of arrays
+# and *arrays take the full check)
+_ARRAY_POSITIONS = {name: tuple(_ALWAYS if kind in ("arrays", "*arrays") else position
+                                for position, _, kind in params)
+                    for name, params in _ARRAY_PARAMETERS.items()}
+# the positional parameters of each function, to name what a framework refused
+_POSITIONAL = {_qualified(row): tuple(
+    p.strip().partition("=")[0] for p in row.signature.partition("*")[0].split(",")
+    if p.strip() not in ("", "/")) for row in FUNCTIONS}
+
+
+def _is_array(value: Any) -> bool:
+    return type(value) is Tensor or _native_backend(value) is not None
+
+
+def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
+                  args: tuple[Any, ...]) -> None:
+    """Refuse what is not an array where the standard takes one (a TypeError
+    naming the parameter), before any framework reads it as something else.
+    """
+    scalars = 0
+    for position, param, kind in params:
+        if kind == "*arrays":
+            for i, item in enumerate(args[position:]):
+                if not _is_array(item):
+                    raise arg_error(TypeError, func, f"arrays[{i}]", _AN_ARRAY,
+                                    describe(item))
+            continue
+        if position >= len(args):
+            continue
+        value = args[position]
+        if kind == "arrays":
+            if type(value) not in (list, tuple):
+                raise arg_error(TypeError, func, param, "a list or tuple of arrays",
+                                describe(value))
+            for i, item in enumerate(value):
+                if not _is_array(item):
+                    raise arg_error(TypeError, func, f"{param}[{i}]", _AN_ARRAY,
+                                    describe(item))
+        elif not _is_array(value):
+            if kind == "array or scalar" and type(value) in _PYTHON_SCALARS:
+                scalars += 1
+            else:
+                accepted = _AN_ARRAY + (" or a Python scalar" if kind ==
+                                        "array or scalar" else "")
+                raise arg_error(TypeError, func, param, accepted, describe(value))
+    if scalars == 2 and func not in ("where",):
+        raise arg_error(TypeError, func, "x1, x2", "at least one array (the "
+                        "standard's rule for Python scalars)", "two Python scalars")
+
+
+def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Exception | None:
+    """What to raise for the framework's ``exc`` (raised ``from exc``): an error
+    naming the argument where unitensor can tell which (devices, shapes, axes),
+    else the framework's message in the project's format and of the standard's
+    type (``error_type``). None where ``exc`` is unitensor's own already.
+    Only failures pay for this.
+    """
+    if is_ours(exc) or isinstance(exc, Warning):  # a warning made an error: ours
+        return None
+    error = (_devices_differ(func, (*args, *kwargs.values()))
+             or _diagnosis(func, dict(zip(_POSITIONAL.get(func, ()), args,
+                                          strict=False)) | kwargs))
+    if error is not None:
+        return error
+    kind = backend.error_type(exc)
+    if kind is IndexError and func not in _INDEXING:
+        kind = ValueError  # an axis out of range (torch's IndexError): AxisError
+    return refused(exc, kind, func, backend.NAME)
+
+
+def _shape(value: Any) -> tuple[int, ...] | None:
+    if type(value) in _PYTHON_SCALARS:
+        return ()
+    return tuple(value.shape) if _is_array(value) else None
+
+
+def _diagnosis(func: str, bound: dict[str, Any]) -> Exception | None:
+    """The argument at fault, where the standard's rules can tell: operands whose
+    shapes do not broadcast, an axis that is not one of ``x``'s.
+    """
+    operands = [name for name in ("condition", "x1", "x2") if name in bound]
+    shapes = [shape for name in operands if (shape := _shape(bound[name])) is not None]
+    if len(shapes) > 1 and func not in _NOT_BROADCASTING:
+        if len(shapes) == len(operands) and _broadcast(shapes) is None:
+            return arg_error(ValueError, func, ", ".join(operands), "shapes that "
+                             "broadcast together", " and ".join(map(str, shapes)))
+    if "axis" not in bound or bound["axis"] is None:
+        return None
+    x = bound.get("x")
+    arrays = bound.get("arrays")
+    if x is None and type(arrays) in (list, tuple) and arrays:
+        x = arrays[0]
+    shape = _shape(x)
+    if shape is None:
+        return None
+    axis = bound["axis"]
+    ndim = len(shape) + (func in ("expand_dims", "stack"))
+    for item in axis if type(axis) is tuple else (axis,):
+        if type(item) is not int:
+            return arg_error(TypeError, func, "axis", "an int, a tuple of ints or "
+                             "None", describe(axis))
+        if not -ndim <= item < ndim:
+            return arg_error(ValueError, func, "axis", f"an axis in [{-ndim}, "
+                             f"{ndim - 1}] for an array of shape {shape}", str(item))
+    return None
+
+
+# operands named x1, x2 that do not broadcast elementwise
+_NOT_BROADCASTING = frozenset({
+    "matmul", "linalg.matmul", "tensordot", "linalg.tensordot", "linalg.outer",
+    "linalg.solve", "searchsorted", "vecdot", "linalg.vecdot", "linalg.cross"})
+
+
+def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    """The standard's broadcast of ``shapes``, or None where they do not."""
+    result: list[int] = []
+    ndim = max(map(len, shapes))
+    for i in range(1, ndim + 1):
+        sizes = {s[-i] for s in shapes if len(s) >= i} - {1}
+        if len(sizes) > 1:
+            return None
+        result.insert(0, sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
 # -- the array object's indexing and in-place operators ---------------------------
 def getitem(x: Tensor, key: Any, /) -> Tensor:
     """``x[key]`` (the general path; basic keys are read in C, _fastpath.py)."""
@@ -257,19 +429,40 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
               else _operand(x, backend, "__getitem__", x))
     key = _operand(key, backend, "__getitem__", x)
     fix = backend.FIXES.get("__getitem__")
-    result = native[key] if fix is None else fix(native, key)
+    try:
+        result = native[key] if fix is None else fix(native, key)
+    except Exception as exc:
+        error = _refusal("__getitem__", backend, exc, (x,), {})
+        if error is None:
+            raise
+        raise error from exc
     if backend is x._backend:  # basic keys, which every framework reads alike
         learn("__getitem__", backend, operator.getitem)
     return _as_tensors(backend, result)
 
 
+# what x[key] = value writes besides arrays (numpy, torch and jax take lists too)
+_VALUES = _PYTHON_SCALARS | {list, tuple}
+
+
 def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     """``x[key] = value``; an immutable owner (JAX) rebinds ``x`` to the update."""
     _check_writable(x, "__setitem__")
+    if type(value) not in _VALUES and not _is_array(value):
+        raise arg_error(TypeError, "__setitem__", "value", _AN_ARRAY + ", a Python "
+                        "scalar or a list of them", describe(value))
     backend = x._backend
+    if type(value) is list or type(value) is tuple:  # torch takes no lists
+        value = backend.from_python(value, x.dtype)
     native = x._native
-    updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
-                              _operand(value, backend, "__setitem__", x))
+    try:
+        updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
+                                  _operand(value, backend, "__setitem__", x))
+    except Exception as exc:
+        error = _refusal("__setitem__", backend, exc, (x, value), {})
+        if error is None:
+            raise
+        raise error from exc
     if updated is not native:
         _rebind(x, updated, "__setitem__")
 
@@ -363,9 +556,8 @@ def _rebind(x: Tensor, native: Any, func: str,
     x._backend, x._native, x._aliases = backend, native, None
 
 
-def _raise_if_devices_differ(func: str, values: tuple[Any, ...],
-                             exc: Exception) -> None:
-    """Replace a framework's device-mismatch error with one naming both devices."""
+def _devices_differ(func: str, values: tuple[Any, ...]) -> Exception | None:
+    """The error naming both devices, where operands are on two."""
     devices: list[Device] = []
     for value in values:
         items = value if isinstance(value, (list, tuple)) else (value,)
@@ -373,9 +565,10 @@ def _raise_if_devices_differ(func: str, values: tuple[Any, ...],
             if type(item) is Tensor and item.device not in devices:
                 devices.append(item.device)
     if len(devices) > 1:
-        raise arg_error(ValueError, func, "arrays", "operands on one device (move "
-                        "them with to_device() first)",
-                        f"arrays on {devices[0]} and {devices[1]}") from exc
+        return arg_error(ValueError, func, "arrays", "operands on one device (move "
+                         "them with to_device() first)",
+                         f"arrays on {devices[0]} and {devices[1]}")
+    return None
 
 
 def check_same_device(func: str, first: Tensor, other: Tensor) -> None:

@@ -7,10 +7,18 @@ was given. ``describe`` names a received object the same way everywhere.
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import TypeVar
 
 _E = TypeVar("_E", bound=Exception)
+
+# The exception types the standard (and numpy) raise for bad input; every error
+# unitensor lets out is of exactly one of them.
+STANDARD_TYPES: tuple[type[Exception], ...] = (
+    TypeError, ValueError, IndexError, BufferError, NotImplementedError,
+    OverflowError, ZeroDivisionError)
+_OURS = re.compile(r"[\w.]+\(\): [^:]+: expected .+, got ", re.DOTALL)
 
 
 class CopyWarning(UserWarning):
@@ -37,6 +45,31 @@ def arg_error(exc: type[_E], func: str, arg: str, accepted: str,
               received: str) -> _E:
     """Build ``exc`` with the project's one message format."""
     return exc(f"{func}(): {arg}: expected {accepted}, got {received}")
+
+
+def is_ours(exc: BaseException) -> bool:
+    """Whether ``exc`` is an error unitensor made (so it passes on unchanged)."""
+    return type(exc) in STANDARD_TYPES and _OURS.match(str(exc)) is not None
+
+
+def standard_type(exc: BaseException) -> type[Exception]:
+    """The standard's type for a framework's exception: the standard type it is
+    (numpy's AxisError is a ValueError), else ValueError -- an argument the
+    framework refused (torch's RuntimeError says as much).
+    """
+    for kind in STANDARD_TYPES:
+        if isinstance(exc, kind):
+            return kind
+    return ValueError
+
+
+def refused(exc: Exception, kind: type[_E], func: str, framework: str) -> _E:
+    """A framework's exception in the project's format, of the standard's ``kind``
+    (raise it ``from exc``, so the framework's own stays the cause).
+    """
+    text = str(exc).strip().partition("\n")[0] or type(exc).__name__
+    return arg_error(kind, func, "arguments", f"arguments that {framework} "
+                     "accepts", f"{framework}'s refusal: {text}")
 
 
 def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str) -> None:

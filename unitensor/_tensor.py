@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _convert, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
-from ._errors import arg_error, describe
+from ._errors import arg_error, describe, refused
 from ._standard import SUPPORTED_VERSIONS
 
 if TYPE_CHECKING:
@@ -303,7 +303,8 @@ class Tensor(_fast.TensorBase):
 
     def __len__(self) -> int:
         if not self._native.shape:
-            raise TypeError("len() of a 0-d Tensor")
+            raise arg_error(TypeError, "__len__", "self", "an array of at least one "
+                            "dimension", "a 0-d array")
         return int(self._native.shape[0])
 
     def __iter__(self) -> Iterator[Tensor]:
@@ -312,20 +313,44 @@ class Tensor(_fast.TensorBase):
         for i in range(len(self)):
             yield self[i, ...]
 
+    # bool(), int(), ...: the framework's conversion, its refusal in the project's
+    # format (numpy raises ValueError for many elements, torch RuntimeError).
     def __bool__(self) -> bool:
-        return bool(self._native)
+        try:
+            return bool(self._native)
+        except Exception as exc:
+            raise self._not_a_scalar("__bool__", exc) from exc
 
     def __int__(self) -> int:
-        return int(self._native)
+        try:
+            return int(self._native)
+        except Exception as exc:
+            raise self._not_a_scalar("__int__", exc) from exc
 
     def __float__(self) -> float:
-        return float(self._native)
+        try:
+            return float(self._native)
+        except Exception as exc:
+            raise self._not_a_scalar("__float__", exc) from exc
 
     def __complex__(self) -> complex:
-        return complex(self._native)
+        try:
+            return complex(self._native)
+        except Exception as exc:
+            raise self._not_a_scalar("__complex__", exc) from exc
 
     def __index__(self) -> int:
-        return operator.index(self._native)
+        try:
+            return operator.index(self._native)
+        except Exception as exc:
+            raise self._not_a_scalar("__index__", exc) from exc
+
+    def _not_a_scalar(self, func: str, exc: Exception) -> Exception:
+        if self.size != 1:
+            hint = " (any() and all() reduce one)" if func == "__bool__" else ""
+            return arg_error(ValueError, func, "self", f"an array of one element{hint}",
+                             f"an array of shape {self.shape}")
+        return refused(exc, self._backend.error_type(exc), func, self._backend.NAME)
 
     # == is elementwise, so Tensors are unhashable: Python's spelling is
     # __hash__ = None, which mypy refuses (object's __hash__ is a method).

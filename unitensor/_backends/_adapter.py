@@ -20,7 +20,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 from .. import _core
 from .._device import Device
 from .._dtypes import DType
-from .._errors import arg_error, describe
+from .._errors import arg_error, describe, standard_type
 from ._common import dtype_in
 
 
@@ -136,6 +136,12 @@ class Namespace(Protocol):
         immutable framework).
         """
 
+    def error_type(self, exc: Exception, /) -> type[Exception]:
+        """The standard's exception type for the framework's own ``exc`` (which
+        the general path raises in the project's format, ``exc`` its cause).
+        Default: the standard type ``exc`` is an instance of, else ValueError.
+        """
+
 
 @runtime_checkable
 class Adapter(Interop, Namespace, Protocol):
@@ -178,6 +184,7 @@ DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "ROUTES": {}, "readonly": _not_read_only,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
+    "error_type": standard_type,
 }
 
 

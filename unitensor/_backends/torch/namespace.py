@@ -7,6 +7,7 @@ cases.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from array_api_compat.torch import linalg as compat_linalg
 
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType, promote
+from ..._errors import standard_type
 from ..._standard import FUNCTIONS
 from .._common import (
     COMPLEX_SPECIAL_CASES,
@@ -333,6 +335,19 @@ def device_from_native(native_device: torch.device) -> Device:
     if native_device.type == "cpu":
         return CPU
     return Device(native_device.type, native_device.index or 0)
+
+
+# torch raises RuntimeError (or its subclass NotImplementedError) for any argument
+# it refuses; those naming a dtype are what numpy and the standard raise TypeError for.
+_DTYPE_REFUSAL = re.compile(r"not implemented for '|can't be cast|dtype|scalar type|"
+                            r"does not support (complex|bool)|Expected a floating|"
+                            r"Expected .* (integral|floating|complex|boolean)")
+
+
+def error_type(exc: Exception, /) -> type[Exception]:
+    if isinstance(exc, RuntimeError) and _DTYPE_REFUSAL.search(str(exc)):
+        return TypeError
+    return standard_type(exc)
 
 
 def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:

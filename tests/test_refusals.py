@@ -1,0 +1,189 @@
+"""Bad input to the namespace: the standard's error types, in the project's format.
+
+Arguments that must be arrays are checked before any framework reads them; what a
+framework refuses comes out as a TypeError/ValueError/IndexError naming the
+argument where the standard's rules can tell which (shapes, axes), else carrying
+the framework's message -- always with the framework's exception as the cause.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from frameworks import make
+
+import unitensor as ut
+from unitensor._errors import STANDARD_TYPES
+from unitensor._standard import FUNCTIONS
+
+OWNERS = ["numpy", "torch", "jax", "tensorflow", "array_api_strict"]
+AN_ARRAY = re.escape("expected an array (a unitensor Tensor or a framework's array; "
+                     "ut.asarray() makes one from other data)")
+
+
+def tensor(owner: str, values: object = (0.0, 1.0, 2.0, 3.0)) -> ut.Tensor:
+    return ut.asarray(make(owner, np.asarray(values)))
+
+
+def function(qualified: str):
+    module, _, name = qualified.rpartition(".")
+    return getattr(getattr(ut, module) if module else ut, name)
+
+
+def qualified(row) -> str:
+    return row.name if row.group not in ("linalg", "fft") else f"{row.group}.{row.name}"
+
+
+TAKES_X = [qualified(row) for row in FUNCTIONS
+           if row.signature.startswith("x,") and row.name != "from_dlpack"]
+
+
+@pytest.mark.parametrize("name", TAKES_X)
+@pytest.mark.parametrize("bad", [None, "abc", [1.0, 2.0], {"a": 1}, object()])
+def test_every_function_taking_x_refuses_what_is_not_an_array(name, bad):
+    func = function(name)
+    extra = {"full_like": (0,), "broadcast_to": ((2,),), "expand_dims": (0,),
+             "permute_dims": ((0,),), "reshape": ((2,),), "roll": (1,),
+             "squeeze": (0,), "take": (tensor("numpy", [0]),),
+             "take_along_axis": (tensor("numpy", [0]),), "tile": ((1,),),
+             "repeat": (1,), "moveaxis": (0, 0), "astype": (ut.float32,),
+             "linalg.matrix_power": (1,)}.get(name, ())
+    with pytest.raises(TypeError, match=f"^{re.escape(name)}\\(\\): x: {AN_ARRAY}"):
+        func(bad, *extra)
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_elementwise_operands_are_arrays_or_python_scalars(owner):
+    x = tensor(owner)
+    with pytest.raises(TypeError, match=f"^add\\(\\): x2: {AN_ARRAY} or a Python "):
+        ut.add(x, None)
+    with pytest.raises(TypeError, match=f"^multiply\\(\\): x1: {AN_ARRAY} or a "):
+        ut.multiply("2", x)
+    with pytest.raises(TypeError, match=r"^add\(\): x1, x2: expected at least one "
+                       r"array \(the standard's rule for Python scalars\), got two"):
+        ut.add(1, 2)
+
+
+def test_sequences_of_arrays_name_the_item():
+    x = tensor("numpy")
+    with pytest.raises(TypeError, match=f"^concat\\(\\): arrays\\[1\\]: {AN_ARRAY}"):
+        ut.concat([x, None])
+    with pytest.raises(TypeError, match=r"^stack\(\): arrays: expected a list or "
+                       r"tuple of arrays, got an object of type"):
+        ut.stack(x)
+    with pytest.raises(TypeError, match=f"^meshgrid\\(\\): arrays\\[2\\]: {AN_ARRAY}"):
+        ut.meshgrid(x, x, 3)
+
+
+def raised(func, *args, **kwargs) -> BaseException:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a framework's own warnings, not ours
+        with pytest.raises(STANDARD_TYPES) as info:  # anything else fails the test
+            func(*args, **kwargs)
+    return info.value
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_shapes_that_do_not_broadcast_are_a_value_error_naming_both(owner):
+    error = raised(ut.add, tensor(owner), tensor(owner, [1.0] * 5))
+    assert type(error) is ValueError
+    assert str(error) == ("add(): x1, x2: expected shapes that broadcast together, "
+                          "got (4,) and (5,)")
+    assert error.__cause__ is not None  # the framework's own refusal
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_an_axis_out_of_range_is_a_value_error_naming_the_range(owner):
+    error = raised(ut.sum, tensor(owner), axis=5)
+    assert type(error) is ValueError
+    assert str(error) == ("sum(): axis: expected an axis in [-1, 0] for an array of "
+                          "shape (4,), got 5")
+    error = raised(ut.stack, [tensor(owner)] * 2, axis=-3)
+    assert type(error) is ValueError
+    assert str(error).startswith("stack(): axis: expected an axis in [-2, 1]")
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_an_axis_of_the_wrong_kind_is_a_type_error(owner):
+    error = raised(ut.sum, tensor(owner), axis="a")
+    assert type(error) is TypeError
+    assert str(error) == ("sum(): axis: expected an int, a tuple of ints or None, "
+                          "got 'a' of type 'str'")
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_dtype_the_function_refuses_is_a_type_error_with_the_cause(owner):
+    # numpy and torch refuse bitwise_and of floats with their own exception types
+    # (torch: NotImplementedError, a RuntimeError)
+    error = raised(ut.bitwise_and, tensor(owner), tensor(owner))
+    assert type(error) is TypeError
+    assert str(error).startswith("bitwise_and(): arguments: expected arguments that ")
+    assert error.__cause__ is not None
+
+
+@pytest.mark.parametrize("owner", ["numpy", "torch", "array_api_strict"])
+def test_other_refusals_are_value_errors_keeping_the_framework_message(owner):
+    error = raised(ut.reshape, tensor(owner), (3,))
+    assert type(error) is ValueError
+    assert str(error).startswith(f"reshape(): arguments: expected arguments that "
+                                 f"{owner} accepts, got {owner}'s refusal: ")
+    assert str(error.__cause__).partition("\n")[0] in str(error)
+
+
+def test_torch_linalg_error_is_a_value_error_like_numpys():
+    import torch
+    error = raised(ut.linalg.inv, ut.asarray(torch.zeros(2, 2)))
+    assert type(error) is ValueError
+    assert isinstance(error.__cause__, torch.linalg.LinAlgError)
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize("convert", [bool, int, float])
+def test_python_scalars_of_many_elements_are_a_value_error(owner, convert):
+    error = raised(convert, tensor(owner))
+    assert type(error) is ValueError
+    assert str(error).startswith(f"__{convert.__name__}__(): self: expected an "
+                                 "array of one element")
+    assert str(error).endswith("got an array of shape (4,)")
+
+
+@pytest.mark.parametrize("owner", ["numpy", "torch", "array_api_strict"])
+def test_an_index_out_of_bounds_is_an_index_error(owner):
+    error = raised(tensor(owner).__getitem__, 10)
+    assert type(error) is IndexError
+    assert str(error).startswith("__getitem__(): arguments: expected arguments")
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize("bad", [None, "1", object()])
+def test_setitem_refuses_values_that_are_no_array_or_scalar(owner, bad):
+    x = tensor(owner)
+    with pytest.raises(TypeError, match=r"^__setitem__\(\): value: expected an "):
+        x[0] = bad
+    x[:2] = [5.0, 6.0]  # a list, as numpy, torch and jax take it
+    assert list(x.numpy()[:2]) == [5.0, 6.0]
+
+
+def test_len_of_a_0d_array_is_a_type_error_in_the_format():
+    with pytest.raises(TypeError, match=r"^__len__\(\): self: expected an array of "
+                       r"at least one dimension, got a 0-d array$"):
+        len(ut.asarray(1.0))
+
+
+def test_a_dtype_the_owner_lacks_is_a_type_error_naming_it():
+    with ut.owner("array_api_strict"), pytest.raises(
+            TypeError, match=r"^zeros\(\): dtype: expected a dtype array_api_strict "
+            r"has, got float16$"):
+        ut.zeros(2, dtype=ut.float16)
+
+
+def test_unitensors_own_errors_pass_through_unchanged():
+    # a fix's error (in the format already) is not wrapped a second time
+    x = ut.asarray(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match=r"^T\(\): self: expected a 2-d array"):
+        _ = ut.asarray(np.zeros(3)).T
+    error = raised(ut.matmul, x, x)
+    assert str(error).count("expected") == 1
