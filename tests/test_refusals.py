@@ -187,3 +187,34 @@ def test_unitensors_own_errors_pass_through_unchanged():
         _ = ut.asarray(np.zeros(3)).T
     error = raised(ut.matmul, x, x)
     assert str(error).count("expected") == 1
+
+
+# copy=False where a copy is needed: the standard names the type per function.
+@pytest.mark.parametrize("owner", ["numpy", "torch", "tensorflow", "array_api_strict"])
+def test_reshape_that_needs_a_copy_with_copy_false_is_a_value_error(owner):
+    x = ut.asarray(make(owner, np.arange(6.0).reshape(2, 3))).mT
+    error = raised(ut.reshape, x, (6,), copy=False)
+    assert type(error) is ValueError
+    assert str(error).startswith("reshape(): copy: expected True or None, since this "
+                                 "reshape needs a copy")
+    error = raised(ut.reshape, x, (4,), copy=False)  # the size, not the copy
+    assert str(error).startswith("reshape(): arguments: ")
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_asarray_that_needs_a_copy_with_copy_false_is_a_value_error(owner):
+    with pytest.raises(ValueError, match=r"^asarray\(\): copy: expected True or None, "
+                       r"since a copy is needed: the dtype changes to int32, got False"):
+        ut.asarray(tensor(owner), dtype=ut.int32, copy=False)
+
+
+def test_dlpack_functions_and_views_refuse_with_buffer_error():
+    from unitensor._errors import copy_refused
+    assert type(copy_refused("from_dlpack", "copy", "why")) is BufferError
+    assert type(copy_refused("__dlpack__", "copy", "why")) is BufferError
+    assert type(copy_refused("jax", "copy", "why")) is BufferError
+    assert type(copy_refused("asarray", "copy", "why")) is ValueError
+    unaligned = np.zeros(17, dtype=np.uint8)[1:].view(np.float32)
+    with pytest.raises(BufferError, match=r"^jax\(\): copy: expected True or None, "
+                       r"since a copy is needed: JAX on CPU copies memory"):
+        ut.asarray(unaligned).jax(copy=False)

@@ -18,7 +18,7 @@ from ._backends._common import buffer_from_dlpack
 from ._config import default_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, from_name
-from ._errors import arg_error, copy_or_refuse, describe
+from ._errors import arg_error, copy_or_refuse, copy_refused, describe
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
@@ -75,12 +75,10 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
     TypeError
         ``obj`` is of no accepted kind, or its dtype is not a standard one.
     BufferError
-        The memory cannot be described (e.g. a layout DLPack cannot express),
-        or ``copy=False`` where the memory itself cannot be aliased (e.g.
-        non-native byte order).
+        The memory cannot be described (e.g. a layout DLPack cannot express).
     ValueError
-        ``copy=False`` where the request needs a copy (another dtype or
-        device, Python data).
+        ``copy=False`` where a copy is needed (another dtype or device, Python
+        data, non-native byte order): the standard's type for ``asarray``.
     """
     kind = type(obj)
     if issubclass(kind, _TensorBase):
@@ -132,12 +130,16 @@ def from_dlpack(x: Any, /, *, device: Any = None,
         ``x`` is neither a capsule nor has ``__dlpack__``, or its dtype is not
         a standard one.
     BufferError
-        The capsule is malformed or its memory cannot be read where it is.
+        The capsule is malformed or its memory cannot be read where it is, or
+        ``copy=False`` where a copy is needed (another device): the standard's
+        type for ``from_dlpack``.
     """
     kind = type(x)
     if issubclass(kind, _TensorBase) or (
             _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
-        return asarray(x, device=device, copy=copy)
+        t = asarray(x)  # a framework's array: its owner keeps it, as it is
+        return t if device is None and copy is None else _adjust(
+            t, None, device, copy, "from_dlpack")
     if kind is _CAPSULE_TYPE:
         buf = _core.from_capsule(x, func="from_dlpack", arg="x")
     elif hasattr(x, "__dlpack__"):
@@ -218,7 +220,7 @@ def _from_native(backend: Adapter, obj: Any, copy: bool | None) -> Tensor:
         fixed = backend.fix_byte_order(native)
         if fixed is None:
             raise
-        copy_or_refuse("asarray", "obj", copy, "the array is in non-native byte order")
+        copy_or_refuse("asarray", "copy", copy, "the array is in non-native byte order")
         native = fixed
     return _make(backend, native)
 
@@ -361,16 +363,13 @@ def _adjust(t: Tensor, dtype: DType | None, device: Any,
     changed = False
     if dtype is not None and dtype != backend.dtype(native):
         if copy is False:
-            raise arg_error(ValueError, func, "copy",
-                            "True or None to convert the dtype (a copy)", "False")
+            raise copy_refused(func, "copy", f"the dtype changes to {dtype.name}")
         native, changed = backend.astype(native, dtype), True
     if device is not None:
         target = parse(device, func)
         if target != backend.device(native):
             if copy is False:
-                raise arg_error(ValueError, func, "copy",
-                                "True or None to move to another device (a copy)",
-                                "False")
+                raise copy_refused(func, "copy", f"the device changes to {target}")
             native, changed = backend.to_device(native, target), True
     if copy is True and not changed:
         native, changed = backend.copy(native), True

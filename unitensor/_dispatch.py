@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
+import math
 import operator
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -376,6 +377,11 @@ def _diagnosis(func: str, bound: dict[str, Any]) -> Exception | None:
     """The argument at fault, where the standard's rules can tell: operands whose
     shapes do not broadcast, an axis that is not one of ``x``'s.
     """
+    if func == "reshape" and bound.get("copy") is False and _same_size(
+            _shape(bound.get("x")), bound.get("shape")):
+        return arg_error(ValueError, func, "copy", "True or None, since this reshape "
+                         "needs a copy (the array's strides allow no view of that "
+                         "shape)", "False")
     operands = [name for name in ("condition", "x1", "x2") if name in bound]
     shapes = [shape for name in operands if (shape := _shape(bound[name])) is not None]
     if len(shapes) > 1 and func not in _NOT_BROADCASTING:
@@ -401,6 +407,15 @@ def _diagnosis(func: str, bound: dict[str, Any]) -> Exception | None:
             return arg_error(ValueError, func, "axis", f"an axis in [{-ndim}, "
                              f"{ndim - 1}] for an array of shape {shape}", str(item))
     return None
+
+
+def _same_size(shape: tuple[int, ...] | None, new_shape: Any) -> bool:
+    """Whether ``new_shape`` (one size may be -1) holds ``shape``'s elements."""
+    if shape is None or type(new_shape) is not tuple:
+        return False
+    known = math.prod(n for n in new_shape if n != -1)
+    size = math.prod(shape)
+    return known == size or (-1 in new_shape and known > 0 and size % known == 0)
 
 
 # operands named x1, x2 that do not broadcast elementwise

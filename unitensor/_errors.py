@@ -72,15 +72,27 @@ def refused(exc: Exception, kind: type[_E], func: str, framework: str) -> _E:
                      "accepts", f"{framework}'s refusal: {text}")
 
 
+# copy=False where a copy is needed: the standard's type for each function.
+# asarray and reshape say ValueError; from_dlpack and __dlpack__ say BufferError,
+# and so do the views (.torch(), to(), ...), which are from_dlpack into the target.
+_COPY_REFUSAL: dict[str, type[Exception]] = {"asarray": ValueError,
+                                             "reshape": ValueError}
+
+
+def copy_refused(func: str, arg: str, reason: str) -> Exception:
+    """The error for ``copy=False`` where ``reason`` makes a copy necessary."""
+    return arg_error(_COPY_REFUSAL.get(func, BufferError), func, arg,
+                     f"True or None, since a copy is needed: {reason}", "False")
+
+
 def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str) -> None:
     """Allow a copy the caller did not forbid, and report it.
 
-    ``copy=False`` raises ``BufferError``; ``copy=None`` warns with
+    ``copy=False`` raises (:func:`copy_refused`); ``copy=None`` warns with
     :class:`CopyWarning`; ``copy=True`` copies silently, as asked.
     """
     if copy is False:
-        raise arg_error(BufferError, func, arg,
-                        f"True or None, since a copy is needed: {reason}", "False")
+        raise copy_refused(func, arg, reason)
     if copy is None:
         warnings.warn(f"{func}(): copied because {reason}; pass copy=True to allow "
                       "it silently or copy=False to refuse it", CopyWarning,
