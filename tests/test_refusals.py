@@ -203,8 +203,9 @@ def test_reshape_that_needs_a_copy_with_copy_false_is_a_value_error(owner):
 
 @pytest.mark.parametrize("owner", OWNERS)
 def test_asarray_that_needs_a_copy_with_copy_false_is_a_value_error(owner):
-    with pytest.raises(ValueError, match=r"^asarray\(\): copy: expected True or None, "
-                       r"since a copy is needed: the dtype changes to int32, got False"):
+    with pytest.raises(ValueError, match=r"^asarray\(\): copy: expected True or "
+                       r"None, since a copy is needed: the dtype changes to int32, "
+                       r"got False"):
         ut.asarray(tensor(owner), dtype=ut.int32, copy=False)
 
 

@@ -80,3 +80,66 @@ def test_to_unknown_framework_lists_the_valid_names(name):
 def test_to_non_string_is_type_error(bad):
     with pytest.raises(TypeError, match="framework"):
         ut.asarray([1.0]).to(bad)
+
+
+@pytest.mark.parametrize("framework", [*COMPUTING, "tensorflow"])
+def test_pickle_restores_owner_dtype_device_values(framework):
+    import pickle
+    x = ut.asarray(np.arange(6.0).reshape(2, 3)).to(framework, copy=True)
+    back = pickle.loads(pickle.dumps(x))
+    assert type(back) is ut.Tensor
+    assert back.owner == framework
+    assert back.dtype == x.dtype
+    assert back.device == x.device
+    assert back.readonly == x.readonly
+    np.testing.assert_array_equal(back.numpy(), x.numpy())
+
+
+def test_pickle_keeps_read_only_memory_read_only():
+    import pickle
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    back = pickle.loads(pickle.dumps(ut.asarray(a)))
+    assert back.readonly
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): self: expected an array "
+                       "whose memory can be written"):
+        back[0] = 1.0
+
+
+def test_pickle_marks_memory_only_unitensor_knew_read_only():
+    # a torch tensor lent read-only memory: torch cannot mark it, the Buffer does
+    import pickle
+
+    import torch
+
+    from unitensor._tensor import _restore
+    t = _restore("torch", torch.arange(3.0), True)
+    assert t.readonly
+    assert pickle.loads(pickle.dumps(t)).readonly
+    assert not pickle.loads(pickle.dumps(ut.asarray(torch.arange(3.0)))).readonly
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_copy_shares_memory_and_deepcopy_copies_it(framework):
+    import copy
+    x = ut.asarray(np.arange(3.0)).to(framework, copy=True)
+    shallow, deep = copy.copy(x), copy.deepcopy(x)
+    assert shallow.native is x.native
+    assert deep.owner == framework
+    assert not np.shares_memory(deep.numpy(), x.numpy())
+    np.testing.assert_array_equal(deep.numpy(), x.numpy())
+    if framework != "jax":  # jax arrays are immutable: no write to observe
+        x[0] = 7.0
+        assert shallow.numpy()[0] == 7.0
+        assert deep.numpy()[0] == 0.0
+
+
+@pytest.mark.parametrize("framework", ["tensorflow", *COMPUTING])
+def test_copy_then_write_works_on_every_owner(framework):
+    # scikit-learn's Binarizer, scipy's logsumexp: a copy, then a write into it
+    x = ut.asarray(np.arange(3.0)).to(framework, copy=True)
+    c = ut.asarray(x, copy=True)
+    c[0] = 5.0
+    c += 1.0
+    assert c.numpy().tolist() == [6.0, 2.0, 3.0]
+    assert x.numpy().tolist() == [0.0, 1.0, 2.0]

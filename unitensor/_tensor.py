@@ -251,6 +251,21 @@ class Tensor(_fast.TensorBase):
         array = self.numpy(copy=copy)
         return array if dtype is None else array.astype(dtype, copy=False)
 
+    # -- pickle and copy ---------------------------------------------------------
+    def __reduce__(self) -> tuple[Any, tuple[str, Any, bool]]:
+        """Pickled by its owner (the owner's own pickling of its array), restored
+        as a Tensor of the same owner, dtype, device and read-only state.
+        """
+        return _restore, (self._backend.NAME, self._native, self.readonly)
+
+    def __copy__(self) -> Tensor:
+        """A Tensor sharing this memory (and its read-only state)."""
+        return _make(self._backend, self._native, self._shared())
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A Tensor over a copy of the memory, of the same owner."""
+        return _convert.asarray(self, copy=True)
+
     def __repr__(self) -> str:
         return (f"unitensor.Tensor({self._native!r}, owner={self.owner!r}, "
                 f"dtype={self.dtype.name}, device={self.device})")
@@ -358,6 +373,18 @@ class Tensor(_fast.TensorBase):
     # numpy's operators defer to ours (a ``numpy_array + tensor`` is a Tensor),
     # while numpy functions still accept a Tensor through __array__.
     __array_priority__ = 1000
+
+
+def _restore(owner: str, native: Any, readonly: bool) -> Tensor:
+    """A pickled Tensor: its owner's array, read-only again where it was (memory
+    that only unitensor knew to be read-only is marked so on its Buffer).
+    """
+    backend = _backends.get(owner, "pickle")
+    if readonly and not backend.readonly(native):
+        buf = backend.export(native)
+        buf.mark_readonly()
+        return _make(backend, native, _Aliases(buf))
+    return _make(backend, native)
 
 
 # _make(backend, native, aliases=None): wrap ``native`` (already the backend's
