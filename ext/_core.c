@@ -1568,12 +1568,9 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
         Py_DECREF(fresh); /* the capsule's Export holds it now */
         return capsule;
     }
-    if (!kind->versioned && self->readonly) {
-        return arg_error(PyExc_BufferError, func, "max_version",
-                         "(1, 0) or newer for read-only memory",
-                         "a legacy request: the legacy DLPack format cannot carry "
-                         "the read-only flag");
-    }
+    /* A legacy capsule of read-only memory loses the flag: exported all the same,
+     * as JAX and TensorFlow export their immutable buffers (the consumer owns the
+     * consequence, as with torch.from_dlpack; Tensor.__dlpack__ warns once). */
     return export_capsule(self, kind, false);
 }
 

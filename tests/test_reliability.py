@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import gc
 import random
+import subprocess
 import sys
 import tracemalloc
 import warnings
@@ -417,15 +418,52 @@ def test_p28_read_only_numpy_stays_read_only():
     assert x.tolist() == [0, 1, 2, 3, 4]
 
 
-def test_p29_read_only_to_torch_is_a_copy_never_a_writable_alias():
+def test_p29_read_only_to_torch_is_an_alias_that_unitensor_still_guards():
     x = np.arange(5.0)
     x.flags.writeable = False
     t = ut.from_dlpack(x)
-    with pytest.warns(ut.CopyWarning):
-        out = t.to("torch").native
-    assert out.data_ptr() != x.ctypes.data
-    out[0] = 42.0
+    as_torch = t.to("torch")
+    assert as_torch.native.data_ptr() == x.ctypes.data  # zero-copy, as torch's own
+    assert as_torch.readonly
+    assert t.readonly
+    with pytest.raises(ValueError, match="read-only"):
+        as_torch[0] = 42.0
+    with pytest.raises(ValueError, match="read-only"):
+        as_torch += 1.0
+    fresh = t.to("torch", copy=True)
+    assert not fresh.readonly
+    fresh[0] = 42.0
     assert x[0] == 0.0
+
+
+def test_p29_jax_to_torch_aliases_without_a_per_call_warning():
+    import jax.numpy as jnp
+    j = jnp.arange(2.0**20)  # 4 MiB
+    t = ut.asarray(j)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ut.CopyWarning)  # never a copy
+        out = t.torch()
+    assert out.data_ptr() == j.unsafe_buffer_pointer()
+    assert t.readonly
+
+
+def test_p29_the_alias_warning_comes_once_per_process():
+    code = """if True:
+        import warnings
+        import numpy as np
+        import unitensor as ut
+        x = np.arange(3.0)
+        x.flags.writeable = False
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            for _ in range(3):
+                ut.asarray(x).torch()
+            ut.asarray(x).__dlpack__()
+        print(sum(issubclass(w.category, ut.AliasWarning) for w in seen))
+    """
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "1"
 
 
 def test_p30_jax_arrays_are_read_only():
@@ -448,8 +486,8 @@ def test_p31_read_only_exports():
     capsule = t.__dlpack__(max_version=(1, 0))
     assert versioned_tensor(capsule).flags & READ_ONLY
     del capsule
-    with pytest.raises(BufferError, match="read-only"):
-        t.__dlpack__()
+    legacy = t.__dlpack__()  # the flag is lost, the memory is the same (as JAX's)
+    assert _core.from_capsule(legacy).data_ptr == x.ctypes.data
 
 
 # -- 4.7 Memory -------------------------------------------------------------------

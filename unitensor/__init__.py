@@ -38,7 +38,7 @@ from ._dtypes import (
 from ._dtypes import bool_ as bool  # the Array API name
 from ._elementwise_functions import *  # noqa: F403
 from ._elementwise_functions import __all__ as _elementwise
-from ._errors import CopyWarning
+from ._errors import AliasWarning, CopyWarning
 from ._indexing_functions import *  # noqa: F403
 from ._indexing_functions import __all__ as _indexing
 from ._inspection import __array_namespace_info__
@@ -78,7 +78,7 @@ pi = _math.pi
 newaxis = None
 
 __all__ = [
-    "CopyWarning", "DType", "Device", "Tensor", "__array_api_version__",
+    "AliasWarning", "CopyWarning", "DType", "Device", "Tensor", "__array_api_version__",
     "__array_namespace_info__", "bfloat16", "bool", "complex64", "complex128", "e",
     "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
     "int16", "int32", "int64", "linalg", "nan", "newaxis", "owner", "pi",

@@ -72,24 +72,30 @@ def matrix(frameworks: list[str], markdown: bool = False) -> None:
         print("| --- " * (len(frameworks) + 1) + "|")
     else:
         print(f"{corner:>18}" + "".join(f"{d:>22}" for d in frameworks))
+    copies = 0
     for src in frameworks:
         source = make(src, base)
         cells = []
         for dst in frameworks:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ut.CopyWarning)
+                warnings.simplefilter("ignore", ut.AliasWarning)  # said below
                 out = ut.asarray(source).to(dst).native
                 same = pointer(out) == pointer(source)
                 us = conversion_us(source, dst)
             assert np.array_equal(ut.asarray(out).numpy(), base), (src, dst)
+            copies += not same
             cells.append(f"{'zero-copy' if same else 'COPY'} {us:7.1f} µs")
         if markdown:
             print(f"| {src} | " + " | ".join(cells) + " |")
         else:
             print(f"{src:>18}" + "".join(f"{c:>22}" for c in cells))
-    print("\nCOPY: the target cannot alias that memory and unitensor copied it "
-          "(reported\nwith ut.CopyWarning): JAX and TensorFlow arrays are read-only, "
-          "and torch has\nno read-only tensors. See docs/interop.md.")
+    if copies:
+        print("\nCOPY: the target cannot alias that memory and unitensor copied it "
+              "(reported\nwith ut.CopyWarning). See docs/interop.md.")
+    print("\nJAX and TensorFlow arrays are read-only: torch, which has no read-only "
+          "tensors,\naliases them as its own from_dlpack does (ut.AliasWarning, once "
+          "per process);\nunitensor still refuses to write into them.")
 
 
 def standardize(x: Any) -> Any:

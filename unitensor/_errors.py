@@ -29,6 +29,32 @@ class CopyWarning(UserWarning):
     """
 
 
+class AliasWarning(UserWarning):
+    """Read-only memory was handed to a framework that cannot mark it read-only.
+
+    torch and cupy arrays are always writable: like their own ``from_dlpack``,
+    unitensor aliases read-only memory (a JAX or TensorFlow array, a read-only
+    numpy array) instead of copying it. Writing through such a view is undefined
+    for the framework that owns the memory. Warned once per process; unitensor
+    itself still refuses to write into it (``Tensor.readonly`` stays True).
+    """
+
+
+_alias_warned = False
+
+
+def warn_read_only_alias(func: str, framework: str) -> None:
+    """Warn with :class:`AliasWarning`, the first time in the process only."""
+    global _alias_warned
+    if _alias_warned:
+        return
+    _alias_warned = True
+    warnings.warn(f"{func}(): read-only memory handed to {framework}, which cannot "
+                  "mark it read-only: the view aliases it (as from_dlpack does), and "
+                  "writing through it is undefined (warned once per process; pass "
+                  "copy=True for a writable copy)", AliasWarning, stacklevel=4)
+
+
 def describe(obj: object) -> str:
     """Name a received value: its type, and the value itself when short."""
     kind = type(obj)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _convert, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
-from ._errors import arg_error, describe, refused
+from ._errors import arg_error, describe, refused, warn_read_only_alias
 from ._standard import SUPPORTED_VERSIONS
 
 if TYPE_CHECKING:
@@ -136,6 +136,11 @@ class Tensor(_fast.TensorBase):
     def torch(self, *, copy: bool | None = None) -> Any:
         """Give the memory as a ``torch.Tensor``.
 
+        Read-only memory (a JAX or TensorFlow array) is aliased too, as
+        torch's own ``from_dlpack`` does: torch cannot mark it read-only, so
+        writing through it is undefined (:class:`AliasWarning`, once per
+        process); this Tensor stays ``readonly``.
+
         Parameters
         ----------
         copy : bool, optional
@@ -187,6 +192,11 @@ class Tensor(_fast.TensorBase):
     def cupy(self, *, copy: bool | None = None) -> Any:
         """Give the memory as a ``cupy.ndarray`` (CUDA memory only).
 
+        Read-only memory (a JAX or TensorFlow array) is aliased too, as
+        cupy's own ``from_dlpack`` does: cupy cannot mark it read-only, so
+        writing through it is undefined (:class:`AliasWarning`, once per
+        process); this Tensor stays ``readonly``.
+
         Parameters
         ----------
         copy : bool, optional
@@ -234,8 +244,11 @@ class Tensor(_fast.TensorBase):
             A 'dltensor_versioned' (or legacy 'dltensor') capsule that keeps
             the memory alive until the consumer's deleter runs.
         """
-        return _convert.buffer_of(self).__dlpack__(
-            stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+        buf = _convert.buffer_of(self)
+        if max_version is None and copy is not True and buf.readonly:
+            warn_read_only_alias("__dlpack__", "a legacy DLPack consumer")
+        return buf.__dlpack__(stream=stream, max_version=max_version,
+                              dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """Give the DLPack ``(device_type, device_id)`` of the memory.

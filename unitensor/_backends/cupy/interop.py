@@ -7,7 +7,7 @@ import cupy
 from ... import _core
 from ..._device import CUDA_READABLE, Device
 from ..._dtypes import DTYPES, DType
-from ..._errors import arg_error
+from ..._errors import arg_error, warn_read_only_alias
 from .._common import buffer_from_dlpack
 
 NATIVE_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
@@ -31,8 +31,8 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
                         "none usable (cupy is installed; the driver or GPU is not)")
     if buf.device[0] not in CUDA_READABLE:
         return "cupy reads CUDA memory only"
-    if buf.readonly:
-        return "the memory is read-only and cupy arrays are always writable"
+    if buf.readonly and not reading:  # aliased all the same, as torch's are
+        warn_read_only_alias("cupy", "cupy")
     return None
 
 

@@ -1,8 +1,9 @@
 """PyTorch: its tensors, their memory, and the routes to and from them.
 
 Quirks handled here:
-- torch has no read-only tensors and ``torch.from_dlpack`` aliases read-only memory
-  as writable; unitensor copies instead (never a writable alias of read-only data).
+- torch has no read-only tensors: read-only memory is aliased all the same, as
+  ``torch.from_dlpack`` does (zero-copy is the contract), with one AliasWarning
+  per process; unitensor still knows the memory is read-only.
 - torch tensors cannot have negative strides, and importing such a DLPack tensor
   can abort the process (pytorch#188023): copied before torch sees it.
 - tensors that require grad, or carry a lazy conj/neg bit, refuse ``__dlpack__``:
@@ -17,7 +18,7 @@ import torch
 from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
-from ..._errors import arg_error, copy_or_refuse
+from ..._errors import arg_error, copy_or_refuse, warn_read_only_alias
 from .._common import buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
@@ -79,9 +80,8 @@ ROUTES = {"numpy": _from_numpy}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
-    if buf.readonly and not reading:  # an operand only read may alias it
-        return ("the memory is read-only and torch tensors are always writable "
-                "(torch.from_dlpack would alias it as writable)")
+    if buf.readonly and not reading:  # an operand, only read, is no hand-over
+        warn_read_only_alias("torch", "torch")
     if any(s < 0 for s in buf.strides):
         return "torch tensors cannot have negative strides"
     if buf.device[0] == KDL_CUDA and not torch.backends.cuda.is_built():
