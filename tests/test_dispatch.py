@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import COMPUTING
+from conftest import COMPUTING, FRAMEWORKS
 
 import unitensor as ut
 
@@ -62,6 +62,21 @@ def test_owner_context_forces_the_owner_and_nests():
             assert ut.ones((2,)).owner == "jax"
         assert ut.ones((2,)).owner == "torch"
     assert ut.zeros((2,)).owner == "numpy"
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_python_data_is_made_by_the_owner_block_existing_arrays_keep_theirs(framework):
+    existing = ut.asarray(np.arange(2.0))
+    with ut.owner(framework):
+        made = (ut.asarray([1.0, 2.0]), ut.asarray(3), ut.asarray(True),
+                ut.asarray([[1], [2]], dtype=ut.int32))
+        assert [t.owner for t in made] == [framework] * len(made)
+        assert ut.asarray(existing) is existing  # wrapped as they are, not converted
+        assert ut.asarray(existing.native).owner == "numpy"
+        # creation functions compute in the owner (TensorFlow's: in numpy)
+        assert ut.zeros((2,)).owner == (
+            "numpy" if framework == "tensorflow" else framework)
+    assert ut.asarray([1.0]).owner == "numpy"
 
 
 def test_default_owner_can_be_set_and_read():

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
 from ._backends._common import buffer_from_dlpack
-from ._config import default_owner
+from ._config import new_array_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, from_name
 from ._errors import arg_error, copy_or_refuse, describe
@@ -283,14 +283,16 @@ def _cuda_device_of(pointer: int) -> int:
 
 def _from_python(obj: Any, dtype: DType | None, device: Any,
                  copy: bool | None) -> Tensor:
-    """A new array of the default owner from Python scalars and sequences."""
+    """A new array from Python scalars and sequences, made by the framework an
+    open ``owner()`` block names, else by the default owner.
+    """
     if not isinstance(obj, (*_SCALARS, list, tuple)):
         raise arg_error(TypeError, "asarray", "obj", _ACCEPTED, describe(obj))
     if copy is False:
         raise arg_error(ValueError, "asarray", "copy",
                         "True or None for Python data (making an array copies it)",
                         "False")
-    owner = _backends.get(default_owner())
+    owner = new_array_owner()
     if not isinstance(obj, _SCALARS):
         obj = _natives_in(obj, owner, dtype is not None)
     t = _make(owner, owner.from_python(obj, dtype))

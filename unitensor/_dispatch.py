@@ -26,7 +26,6 @@ import contextlib
 import functools
 import operator
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from . import _backends, _config, _convert, _fastpath
@@ -40,7 +39,7 @@ from ._tensor import Tensor, _make
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
 
-_forced: ContextVar[Adapter | None] = ContextVar("unitensor_owner", default=None)
+_forced = _config.forced  # the framework an open owner() block names
 _BY_TYPE = _backends._by_type
 # backend -> {function name -> the callable that runs it}: filled on first call.
 _impls: dict[Adapter, dict[str, Callable[..., Any]]] = {}
@@ -72,7 +71,7 @@ def owner(name: str) -> Iterator[str]:
         ``name`` is not a known framework.
     """
     backend = _backends.get(name, "owner")
-    token = _forced.set(_compute(backend))
+    token = _forced.set(backend)
     enter_owner()  # the fast paths step aside while any owner() block is open
     try:
         yield backend.NAME
@@ -126,8 +125,8 @@ def _choose(args: tuple[Any, ...],
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
-            return (forced or _compute(item._backend)), item
-    return (forced or _compute(_backends.get(_config.default_owner()))), None
+            return _compute(forced or item._backend), item
+    return _compute(_config.new_array_owner()), None
 
 
 def _native_backend(value: Any) -> Adapter | None:
@@ -289,7 +288,8 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     if backend.namespace() is None:  # TensorFlow's data computes in numpy
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))
         return
-    if _forced.get() not in (None, backend):
+    forced = _forced.get()
+    if forced is not None and _compute(forced) is not backend:
         result = _operand(binary(name, x, other), backend, func, x)
         updated = backend.setitem(x._native, ..., result)
         if updated is not x._native:
