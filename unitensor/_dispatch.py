@@ -506,10 +506,13 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
         elements = ELEMENT_ARGUMENTS.get(qualified)
         if elements is not None:  # full(), arange(): Python ints must fit the dtype
+            # (inline, the test that skips the ints every integer dtype holds)
+            unusual = " or ".join(f"type({name}) is int and not 0 <= {name} <= "
+                                  f"{HELD_BY_ALL}" for name in elements)
             like = "x" if "x" in positional else "None"
             values = ", ".join(f"{name}={name}" for name in elements)
-            lines.insert(0, f"    _check_elements({qualified!r}, {like}, dtype, "
-                            f"{values})")
+            lines[:0] = [f"    if {unusual}:", f"        _check_elements("
+                         f"{qualified!r}, {like}, dtype, {values})"]
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
         scope: dict[str, Any] = {"_call": call, "_check_elements": _check_elements}
         exec(source, scope)  # source built above from the table only
