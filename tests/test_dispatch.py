@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import COMPUTING
+from conftest import COMPUTING, FRAMEWORKS
 
 import unitensor as ut
 
@@ -64,6 +64,21 @@ def test_owner_context_forces_the_owner_and_nests():
     assert ut.zeros((2,)).owner == "numpy"
 
 
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_python_data_is_made_by_the_owner_block_existing_arrays_keep_theirs(framework):
+    existing = ut.asarray(np.arange(2.0))
+    with ut.owner(framework):
+        made = (ut.asarray([1.0, 2.0]), ut.asarray(3), ut.asarray(True),
+                ut.asarray([[1], [2]], dtype=ut.int32))
+        assert [t.owner for t in made] == [framework] * len(made)
+        assert ut.asarray(existing) is existing  # wrapped as they are, not converted
+        assert ut.asarray(existing.native).owner == "numpy"
+        # creation functions compute in the owner (TensorFlow's: in numpy)
+        assert ut.zeros((2,)).owner == (
+            "numpy" if framework == "tensorflow" else framework)
+    assert ut.asarray([1.0]).owner == "numpy"
+
+
 def test_default_owner_can_be_set_and_read():
     pytest.importorskip("torch")
     assert ut.get_default_owner() == "numpy"
@@ -113,3 +128,85 @@ def test_a_missing_function_names_the_owner():
 def test_unknown_arguments_fail_like_python():
     with pytest.raises(TypeError):
         ut.sum(ut.asarray(np.ones(2)), axes=0)
+
+
+def _int32_range(value: int, arg: str = "x2", func: str = "add") -> str:
+    return (rf"^{func}\(\): {arg}: expected a Python int within int32's range "
+            rf"\[-2147483648, 2147483647\], got {value} of type 'int'$")
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_python_ints_outside_the_dtype_are_refused_never_wrapped(framework):
+    # torch wraps int32 + 2**40 to int32 + 0; numpy, jax, strict raise their own errors
+    x = ut.asarray(np.arange(3, dtype=np.int32)).to(framework, copy=True)
+    big = 2**40
+    cases = {"x2": (lambda: ut.add(x, big), lambda: x + big, lambda: x == big,
+                    lambda: x < big, lambda: big < x,  # x.__gt__(big): greater(x, big)
+                    lambda: ut.add(x.native, big), lambda: ut.maximum(x, -big)),
+             "x1": (lambda: ut.add(big, x), lambda: big + x, lambda: big - x,
+                    lambda: ut.add(big, x.native))}
+    for arg, calls in cases.items():
+        for action in calls:
+            with pytest.raises(OverflowError, match=rf"^\w+\(\): {arg}: expected a "
+                               r"Python int within int32's range \[-2147483648, "
+                               r"2147483647\], got -?1099511627776 of type 'int'$"):
+                action()
+    with pytest.raises(OverflowError, match=_int32_range(big)):
+        with ut.owner("numpy" if framework != "numpy" else "torch"):
+            x + big
+    with pytest.raises(OverflowError, match=_int32_range(big, "other", "__iadd__")):
+        x += big
+    with pytest.raises(OverflowError, match=_int32_range(-big, "other", "__isub__")):
+        x -= -big
+    assert x.numpy().tolist() == [0, 1, 2]  # nothing written
+    in_range = (x + (2**31 - 1), ut.add(-(2**31), x), x * 200, x == -1)
+    assert [r.dtype for r in in_range] == [ut.int32, ut.int32, ut.int32, ut.bool]
+    u = ut.asarray(np.arange(3, dtype=np.uint8)).to(framework, copy=True)
+    with pytest.raises(OverflowError, match=r"^subtract\(\): x2: expected a "
+                       r"Python int within uint8's range \[0, 255\], got 256 "):
+        u - 256
+    with pytest.raises(OverflowError, match=r"^add\(\): x2: .* uint8's range "
+                                            r"\[0, 255\], got -1 of type 'int'$"):
+        u + -1
+    f = ut.asarray(np.arange(3, dtype=np.float32)).to(framework, copy=True)
+    assert (f + big).dtype is ut.float32  # a float dtype takes any int
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_creation_refuses_python_ints_outside_the_dtype(framework):
+    big = 2**40
+    x = ut.asarray(np.arange(3, dtype=np.int32)).to(framework, copy=True)
+    int8 = (r"expected a Python int within int8's range \[-128, 127\], got "
+            r"-?1099511627776 of type 'int'$")
+    int64 = (r"expected a Python int within int64's range \[-9223372036854775808, "
+             r"9223372036854775807\], got -?1180591620717411303424 of type 'int'$")
+    with ut.owner(framework):
+        for _ in range(2):  # the second call as a fast path would take it
+            with pytest.raises(OverflowError, match=_int32_range(big, "fill_value",
+                                                                 "full_like")):
+                ut.full_like(x, big)
+        cases = [(lambda: ut.full((2,), big, dtype=ut.int8), r"full\(\): fill_value"),
+                 (lambda: ut.full((2,), 2**70), r"full\(\): fill_value", int64),
+                 (lambda: ut.arange(0, big, 2**38, dtype=ut.int8), r"arange\(\): stop"),
+                 (lambda: ut.arange(big, dtype=ut.int8), r"arange\(\): start"),
+                 (lambda: ut.arange(-big, 0, big, dtype=ut.int8), r"arange\(\): start"),
+                 (lambda: ut.arange(2**70), r"arange\(\): start", int64),
+                 (lambda: ut.asarray(big, dtype=ut.int8), r"asarray\(\): obj"),
+                 (lambda: ut.asarray([[1], [big]], dtype=ut.int8), r"asarray\(\): obj")]
+        for action, start, *expected in cases:
+            with pytest.raises(OverflowError, match=rf"^{start}: "
+                               f"{expected[0] if expected else int8}"):
+                action()
+        # float results take any int, ints in range are made as asked
+        assert ut.full((1,), big, dtype=ut.float32).dtype is ut.float32
+        assert ut.full_like(x, big, dtype=ut.float32).dtype is ut.float32
+        assert ut.arange(0.5, float(big), 2.0**39).shape == (2,)
+        assert ut.full((1,), -128, dtype=ut.int8).numpy().tolist() == [-128]
+        assert ut.asarray([255, 0], dtype=ut.uint8).numpy().tolist() == [255, 0]
+        # arange's elements must fit, not its bounds
+        for args, values in (((0, 300, 100), [0, 100, 200]), ((-1,), []),
+                             ((3, -1, -1), [3, 2, 1, 0]), ((0, 10, 300), [0])):
+            assert ut.arange(*args, dtype=ut.uint8).numpy().tolist() == values
+        with pytest.raises(OverflowError, match=r"^arange\(\): stop: .* uint8's range "
+                                                r"\[0, 255\], got -2 of type 'int'$"):
+            ut.arange(1, -2, -1, dtype=ut.uint8)

@@ -37,3 +37,19 @@ def test_finfo_iinfo_accept_tensors_and_dtypes():
     assert ut.iinfo(ut.int8).min == -128
     with pytest.raises(TypeError, match="finfo"):
         ut.finfo(ut.int32)
+
+
+def test_python_ints_must_fit_an_integer_dtype():
+    assert ut.result_type(ut.int8, 127) is ut.int8
+    assert ut.result_type(ut.int8, -128) is ut.int8
+    assert ut.result_type(ut.uint64, 2**64 - 1) is ut.uint64
+    assert ut.result_type(ut.float16, 2**100) is ut.float16  # float dtypes take any int
+    with pytest.raises(OverflowError, match=r"^result_type\(\): arrays_and_dtypes: "
+                       r"expected a Python int within int8's range \[-128, 127\], got "
+                       r"128 of type 'int'$"):
+        ut.result_type(ut.int8, 128)
+    with pytest.raises(OverflowError, match=r"uint16's range \[0, 65535\], got -1 "):
+        ut.result_type(ut.asarray(np.ones(2, dtype=np.uint16)), -1)
+    with pytest.raises(OverflowError, match=r"int64's range \[-9223372036854775808, "
+                       r"9223372036854775807\], got 9223372036854775808 "):
+        ut.result_type(ut.int64, 2**63)

@@ -93,6 +93,14 @@ CASES = {
     "P-38": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(copy="yes"), TypeError,
              "__dlpack__(): copy: expected True, False or None, got an object of "
              "type 'str'"),
+    "int out of range": (
+        lambda: 2**40 + ut.asarray(np.arange(3, dtype=np.int32)), OverflowError,
+        "add(): x1: expected a Python int within int32's range [-2147483648, "
+        "2147483647], got 1099511627776 of type 'int'"),
+    "fill value out of range": (
+        lambda: ut.full((2,), -129, dtype=ut.int8), OverflowError,
+        "full(): fill_value: expected a Python int within int8's range [-128, 127], "
+        "got -129 of type 'int'"),
 }
 
 

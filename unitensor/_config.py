@@ -1,14 +1,32 @@
-"""Process-wide settings: the default owner of arrays made from Python data."""
+"""Who makes new arrays: the framework an open ``owner()`` block names, else the
+process-wide default owner.
+"""
 
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
+from . import _backends
 from ._backends import NAMES
 from ._errors import arg_error, describe
 
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
+
 _ENV = "UNITENSOR_DEFAULT_OWNER"
 _default_owner: str | None = None
+# The framework the innermost open ``with unitensor.owner(name):`` block names
+# (set by _dispatch.owner), local to the thread and the asyncio task.
+forced: ContextVar[Adapter | None] = ContextVar("unitensor_owner", default=None)
+
+
+def new_array_owner() -> Adapter:
+    """The framework that makes arrays from no array: creation functions (which
+    compute in numpy for TensorFlow, _dispatch._compute) and Python data.
+    """
+    return forced.get() or _backends.get(default_owner())
 
 
 def default_owner() -> str:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
 from ._backends._common import buffer_from_dlpack
-from ._config import default_owner
+from ._config import new_array_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
-from ._dtypes import DType, from_name
+from ._dtypes import DType, check_int, from_name
 from ._errors import arg_error, copy_or_refuse, copy_refused, describe
 
 if TYPE_CHECKING:
@@ -285,29 +285,36 @@ def _cuda_device_of(pointer: int) -> int:
 
 def _from_python(obj: Any, dtype: DType | None, device: Any,
                  copy: bool | None) -> Tensor:
-    """A new array of the default owner from Python scalars and sequences."""
+    """A new array from Python scalars and sequences, made by the framework an
+    open ``owner()`` block names, else by the default owner.
+    """
     if not isinstance(obj, (*_SCALARS, list, tuple)):
         raise arg_error(TypeError, "asarray", "obj", _ACCEPTED, describe(obj))
     if copy is False:
         raise arg_error(ValueError, "asarray", "copy",
                         "True or None for Python data (making an array copies it)",
                         "False")
-    owner = _backends.get(default_owner())
-    if not isinstance(obj, _SCALARS):
-        obj = _natives_in(obj, owner, dtype is not None)
+    owner = new_array_owner()
+    if dtype is not None or not isinstance(obj, _SCALARS):
+        obj = _natives_in(obj, owner, dtype)
     t = _make(owner, owner.from_python(obj, dtype))
     return t if device is None and copy is None else _adjust(
         t, None, device, copy if copy is not True else None, "asarray")
 
 
-def _natives_in(obj: Any, owner: Adapter, as_numbers: bool, depth: int = 0) -> Any:
-    """A nested sequence with its Tensors (0-d ones, typically) made ``owner``'s,
-    or Python numbers where a dtype is given (torch cannot read its own
-    uint16/32/64 0-d tensors in a list). ``depth``: the sequences around ``obj``.
+def _natives_in(obj: Any, owner: Adapter, dtype: DType | None, depth: int = 0) -> Any:
+    """Python data with its Tensors (0-d ones, typically) made ``owner``'s, or
+    Python numbers where a dtype is given (torch cannot read its own uint16/32/64
+    0-d tensors in a list), and its Python ints checked against an integer
+    ``dtype`` (frameworks may wrap them). ``depth``: the sequences around ``obj``.
     """
+    if type(obj) is int:
+        if dtype is not None:
+            check_int(dtype, obj, "asarray", "obj")
+        return obj
     if isinstance(obj, _TensorBase):
         t = cast("Tensor", obj)  # TensorBase's one class with instances
-        if as_numbers and not t.shape:
+        if dtype is not None and not t.shape:
             kind = t.dtype.kind
             number = bool if kind == "bool" else complex if kind.startswith(
                 "complex") else float if kind.endswith("floating") else int
@@ -319,7 +326,7 @@ def _natives_in(obj: Any, owner: Adapter, as_numbers: bool, depth: int = 0) -> A
             raise arg_error(ValueError, "asarray", "obj",
                             f"a sequence nested at most {_core.MAX_NDIM} deep",
                             "one nested deeper, or containing itself")
-        return [_natives_in(item, owner, as_numbers, depth + 1) for item in obj]
+        return [_natives_in(item, owner, dtype, depth + 1) for item in obj]
     return obj
 
 

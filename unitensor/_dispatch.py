@@ -27,21 +27,27 @@ import functools
 import math
 import operator
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
-from ._dtypes import DType, promote, with_scalar
+from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
 from ._errors import arg_error, describe, is_ours, refused
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
-from ._standard import API_VERSION, FUNCTIONS, LIST_RESULTS, NAMED_RESULTS, Function
+from ._standard import (
+    API_VERSION,
+    ELEMENT_ARGUMENTS,
+    FUNCTIONS,
+    LIST_RESULTS,
+    NAMED_RESULTS,
+    Function,
+)
 from ._tensor import Tensor, _make
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
 
-_forced: ContextVar[Adapter | None] = ContextVar("unitensor_owner", default=None)
+_forced = _config.forced  # the framework an open owner() block names
 _BY_TYPE = _backends._by_type
 # backend -> {function name -> the callable that runs it}: filled on first call.
 _impls: dict[Adapter, dict[str, Callable[..., Any]]] = {}
@@ -73,7 +79,7 @@ def owner(name: str) -> Iterator[str]:
         ``name`` is not a known framework.
     """
     backend = _backends.get(name, "owner")
-    token = _forced.set(_compute(backend))
+    token = _forced.set(backend)
     enter_owner()  # the fast paths step aside while any owner() block is open
     try:
         yield backend.NAME
@@ -127,8 +133,8 @@ def _choose(args: tuple[Any, ...],
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
-            return (forced or _compute(item._backend)), item
-    return (forced or _compute(_backends.get(_config.default_owner()))), None
+            return _compute(forced or item._backend), item
+    return _compute(_config.new_array_owner()), None
 
 
 def _native_backend(value: Any) -> Adapter | None:
@@ -245,9 +251,15 @@ _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 def binary(name: str, x1: Any, x2: Any) -> Any:
     """The general path of a two-operand function (the generated function holds
     the fast path for two Tensors of one owner and dtype): a Tensor and a Python
-    scalar go straight to the owner's implementation.
+    scalar go straight to the owner's implementation, once a Python int is known
+    to fit the array's dtype (an int every integer dtype holds is not looked at).
     """
-    if (type(x1) is Tensor and type(x2) in _PYTHON_SCALARS
+    kind1, kind2 = type(x1), type(x2)
+    if kind2 is int and not 0 <= x2 <= HELD_BY_ALL:
+        _check_int(name, x1, x2, "x2")
+    elif kind1 is int and not 0 <= x1 <= HELD_BY_ALL:
+        _check_int(name, x2, x1, "x1")
+    if (kind1 is Tensor and kind2 in _PYTHON_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
         backend = x1._backend
         func = _impls.get(backend, _EMPTY).get(name)
@@ -436,6 +448,56 @@ def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
     return tuple(result)
 
 
+def _check_int(func: str, array: Any, value: int, arg: str) -> None:
+    """Refuse the Python int operand ``value`` if ``array``'s dtype cannot hold it."""
+    dtype = _dtype_of(array)
+    if dtype is not None:  # else two Python scalars: the owner decides
+        check_int(dtype, value, func, arg)
+
+
+def _dtype_of(array: Any) -> DType | None:
+    """The dtype of a Tensor or a framework's array; None for anything else."""
+    if type(array) is Tensor:
+        return array.dtype
+    return None if _native_backend(array) is None else _convert.asarray(array).dtype
+
+
+def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
+    """Refuse Python ints that would make elements the result's dtype cannot hold:
+    ``full``'s ``fill_value``, ``arange``'s first and last elements (reported by
+    the bound that lets them out; the bounds need not fit: ``arange(0, 300, 100)``
+    is uint8 values).
+
+    That dtype is ``dtype``; else ``like``'s (``full_like``); else, where every
+    value is an int, the owner's default integer dtype (the standard's inference).
+    """
+    if not (dtype is None or type(dtype) is DType) or any(
+            type(v) is not int and v is not None for v in values.values()):
+        return  # a dtype the owner reads itself, or a float: a floating result
+    elements = _arange_ends(**values) if func == "arange" else values
+    if all(0 <= v <= HELD_BY_ALL for v in elements.values()):
+        return
+    if dtype is None and like is not None:
+        dtype = _dtype_of(like)
+    elif dtype is None:
+        backend = _choose((), {})[0]
+        defaults = backend.namespace().__array_namespace_info__().default_dtypes()
+        dtype = backend.dtype_from_native(defaults["integral"])
+    for arg, element in elements.items():
+        if dtype is not None and not holds(dtype, element):
+            check_int(dtype, values[arg], func, arg)  # that bound is outside too
+
+
+def _arange_ends(start: int, stop: int | None, step: int) -> dict[str, int]:
+    """arange's first and last elements, by the bound reported if one does not
+    fit (an element outside a dtype's range puts that bound outside too).
+    """
+    if stop is None:  # 0 to start - 1
+        return {"start": start - 1} if start > 0 else {}
+    elements = range(start, stop, step) if step else range(0)  # step 0: the owner's
+    return {"start": elements[0], "stop": elements[-1]} if elements else {}
+
+
 # -- the array object's indexing and in-place operators ---------------------------
 def getitem(x: Tensor, key: Any, /) -> Tensor:
     """``x[key]`` (the general path; basic keys are read in C, _fastpath.py)."""
@@ -497,7 +559,8 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     if backend.namespace() is None:  # TensorFlow's data computes in numpy
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))
         return
-    if _forced.get() not in (None, backend):
+    forced = _forced.get()
+    if forced is not None and _compute(forced) is not backend:
         result = _operand(binary(name, x, other), backend, func, x)
         updated = backend.setitem(x._native, ..., result)
         if updated is not x._native:
@@ -541,7 +604,8 @@ def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
             return  # not an array: the operation itself refuses it
         other = _convert.asarray(other)
     try:
-        dtype: DType | None = (with_scalar(x.dtype, other) if kind in _PYTHON_SCALARS
+        dtype: DType | None = (with_scalar(x.dtype, other, func, "other")
+                               if kind in _PYTHON_SCALARS
                                else promote(x.dtype, other.dtype))
     except TypeError:
         dtype = None  # the standard promotes no such pair
@@ -649,11 +713,28 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
                   for name, default in keywords]
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
-        scope: dict[str, Any] = {"_call": call}
+        scope: dict[str, Any] = {"_call": call, "_check_elements": _check_elements}
         exec(source, scope)  # source built above from the table only
         func = _fastpath.call_function(scope[row.name], qualified, keywords,
                                        len(positional) if star is None else None,
                                        _as_tensors)
+        elements = ELEMENT_ARGUMENTS.get(qualified)
+        if elements is not None:  # full(), arange(): Python ints must fit the dtype,
+            # checked before the fast path (inline, the test that skips the ints
+            # every integer dtype holds)
+            unusual = " or ".join(f"type({name}) is int and not 0 <= {name} <= "
+                                  f"{HELD_BY_ALL}" for name in elements)
+            like = "x" if "x" in positional else "None"
+            values = ", ".join(f"{name}={name}" for name in elements)
+            passed = ", ".join([*positional, *(f"{n}={n}" for n, _ in keywords)])
+            source = (f"def {row.name}({row.signature}):\n"
+                      f"    if {unusual}:\n"
+                      f"        _check_elements({qualified!r}, {like}, dtype, "
+                      f"{values})\n"
+                      f"    return _fast({passed})\n")
+            scope = {"_fast": func, "_check_elements": _check_elements}
+            exec(source, scope)  # source built above from the table only
+            func = scope[row.name]
     func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])

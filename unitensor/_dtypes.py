@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._errors import arg_error
+from ._errors import arg_error, describe
 
 # DLPack type codes (see ext/dlpack.h).
 _INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
@@ -79,6 +79,15 @@ float16, bfloat16, float32, float64 = (
     DTYPES[n] for n in ("float16", "bfloat16", "float32", "float64"))
 complex64, complex128 = DTYPES["complex64"], DTYPES["complex128"]
 
+# Each integer dtype's range, for Python ints (which frameworks wrap or narrow).
+_INT_RANGES: Final[dict[DType, tuple[int, int]]] = {
+    d: ((-(1 << (8 * d.itemsize - 1)), (1 << (8 * d.itemsize - 1)) - 1)
+        if d.kind == "signed integer" else (0, (1 << (8 * d.itemsize)) - 1))
+    for d in DTYPES.values() if d.kind.endswith("integer")}
+# Every integer dtype holds the Python ints 0 to HELD_BY_ALL (int8's max; uint8's
+# min is 0): the hot paths skip the check for these without reading the dtype.
+HELD_BY_ALL: Final = 127
+
 
 _COMPLEX_OF_FLOAT = {"float16": "complex64", "bfloat16": "complex64",
                      "float32": "complex64", "float64": "complex128"}
@@ -116,13 +125,15 @@ def with_scalar(dtype: DType, scalar: bool | int | float | complex,
     """The dtype of an array of ``dtype`` combined with a Python scalar.
 
     The scalar takes the array's dtype where their kinds agree (a complex scalar
-    makes a real floating array complex); TypeError where they do not.
+    makes a real floating array complex); TypeError where they do not, and
+    OverflowError for an int outside an integer dtype's range.
     """
     kind = dtype.kind
     if isinstance(scalar, bool):
         fits = kind == "bool"
     elif isinstance(scalar, int):
         fits = kind != "bool"
+        check_int(dtype, scalar, func, arg)
     elif isinstance(scalar, float):
         fits = kind in ("real floating", "complex floating")
     else:
@@ -134,6 +145,25 @@ def with_scalar(dtype: DType, scalar: bool | int | float | complex,
                         "Python scalars of a kind the array dtypes accept",
                         f"{type(scalar).__name__} with {dtype.name}")
     return dtype
+
+
+def check_int(dtype: DType, value: int, func: str, arg: str) -> None:
+    """Refuse a Python int that an array of integer ``dtype`` cannot hold.
+
+    Frameworks wrap it (torch: ``int32 + 2**40`` adds 0) or narrow it, or raise
+    errors of their own; the standard leaves it unspecified. Any other dtype
+    takes any int (a float dtype rounds it).
+    """
+    if not holds(dtype, value):
+        low, high = _INT_RANGES[dtype]
+        raise arg_error(OverflowError, func, arg, f"a Python int within "
+                        f"{dtype.name}'s range [{low}, {high}]", describe(value))
+
+
+def holds(dtype: DType, value: int) -> bool:
+    """Whether an array of ``dtype`` holds the Python int ``value`` as it is."""
+    bounds = _INT_RANGES.get(dtype)
+    return bounds is None or bounds[0] <= value <= bounds[1]
 
 
 def complex_of(real: DType) -> DType:

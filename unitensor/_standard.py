@@ -224,6 +224,11 @@ NAMED_RESULTS: Final = {
     "linalg.svd": ("U", "S", "Vh"),
 }
 
+# Creation functions whose Python numbers become the result's elements: the
+# parameters (a Python int among them must fit the result's integer dtype).
+ELEMENT_ARGUMENTS: Final = {"arange": ("start", "stop", "step"),
+                            "full": ("fill_value",), "full_like": ("fill_value",)}
+
 # Functions the standard (2024.12) says return a list of arrays, not a tuple.
 LIST_RESULTS: Final = frozenset({"broadcast_arrays", "meshgrid"})
 

@@ -30,6 +30,68 @@ def test_jax_float64_without_x64_is_refused_not_narrowed():
         t.jax()
 
 
+# Every way a dtype reaches JAX: creation functions, the *_like ones, asarray of
+# Python data and of a JAX array (astype), and astype itself.
+_WITH_DTYPE = {
+    "zeros": lambda d: ut.zeros((2,), dtype=d),
+    "ones": lambda d: ut.ones((2,), dtype=d),
+    "empty": lambda d: ut.empty((2,), dtype=d),
+    "full": lambda d: ut.full((2,), 1, dtype=d),
+    "arange": lambda d: ut.arange(3, dtype=d),
+    "eye": lambda d: ut.eye(2, dtype=d),
+    "linspace": lambda d: ut.linspace(0, 1, 3, dtype=d),
+    "zeros_like": lambda d: ut.zeros_like(ut.zeros((2,), dtype=ut.int32), dtype=d),
+    "ones_like": lambda d: ut.ones_like(ut.zeros((2,), dtype=ut.int32), dtype=d),
+    "empty_like": lambda d: ut.empty_like(ut.zeros((2,), dtype=ut.int32), dtype=d),
+    "full_like": lambda d: ut.full_like(ut.zeros((2,), dtype=ut.int32), 1, dtype=d),
+    "asarray(list)": lambda d: ut.asarray([1, 0], dtype=d),
+    "asarray(jax)": lambda d: ut.asarray(ut.zeros((2,), dtype=ut.int32).jax(), dtype=d),
+    "astype": lambda d: ut.astype(ut.zeros((2,), dtype=ut.int32), d),
+}
+_WIDE = ("int64", "uint64", "float64", "complex128")
+
+
+@pytest.mark.parametrize("make", _WITH_DTYPE)
+def test_jax_64_bit_dtypes_without_x64_are_refused_not_narrowed(make):
+    # jax would make an int32 (float32, ...) array with only a UserWarning
+    with ut.owner("jax"):
+        for name in _WIDE:
+            with pytest.raises(ValueError, match=(
+                    r"^jax\(\): dtype: expected a dtype JAX holds with x64 disabled "
+                    r"\(enable it with jax.config.update\('jax_enable_x64', True\) or "
+                    r"JAX_ENABLE_X64=1; JAX would make a 32-bit array instead, with "
+                    rf"only a warning\), got {name}$")):
+                _WITH_DTYPE[make](getattr(ut, name))
+        for name in ("int32", "uint32", "float32", "complex64"):
+            result = _WITH_DTYPE[make](getattr(ut, name))
+            assert (result.owner, result.dtype.name) == ("jax", name)
+
+
+_X64 = """
+import unitensor as ut
+from test_jax import _WIDE, _WITH_DTYPE
+with ut.owner("jax"):
+    for label, make in _WITH_DTYPE.items():
+        for name in _WIDE:
+            result = make(getattr(ut, name))
+            assert (result.owner, result.dtype.name) == ("jax", name), (label, name)
+    assert ut.full((1,), 2**40, dtype=ut.int64).numpy().tolist() == [2**40]
+    assert ut.asarray([2**40]).dtype is ut.int64
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_jax_64_bit_dtypes_with_x64_enabled():
+    # a fresh interpreter: JAX reads JAX_ENABLE_X64 when it is imported
+    env = {**os.environ, "JAX_ENABLE_X64": "1", "PYTHONPATH": os.pathsep.join(
+        [os.path.dirname(__file__), *sys.path])}
+    out = subprocess.run([sys.executable, "-c", _X64], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["ok"]
+
+
 def test_jax_unaligned_memory_is_copied_only_when_allowed(x64):
     base = aligned_empty((4,), np.float32, offset=16)
     base[...] = [1, 2, 3, 4]

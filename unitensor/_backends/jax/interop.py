@@ -2,7 +2,8 @@
 
 Quirks handled here (each measured, see docs/interop.md):
 - with x64 disabled (JAX's default), ``jax.dlpack.from_dlpack`` of 64-bit data
-  silently returns a 32-bit *copy*: refused, naming the ``jax_enable_x64`` switch.
+  silently returns a 32-bit *copy*, and a 64-bit ``dtype=`` makes a 32-bit array
+  with only a warning: both refused, naming the ``jax_enable_x64`` switch.
 - JAX on CPU copies any buffer that is not 64-byte aligned, and any layout that is
   not row-major compact: copied by unitensor (64-byte aligned), and reported.
 - JAX arrays are immutable: exports are read-only.
@@ -21,7 +22,7 @@ import numpy as np
 
 from ... import _core
 from ..._device import CPU, KDL_CPU, Device
-from ..._dtypes import DType
+from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error
 from .._common import (
     ForImmutableConsumer,
@@ -31,7 +32,10 @@ from .._common import (
 
 NATIVE_DTYPES = numpy_dtype_table(np)
 _TO_JAX = {d: k for k, d in NATIVE_DTYPES.items()}
-_WIDE = {(0, 64, 1), (1, 64, 1), (2, 64, 1), (5, 128, 1)}
+# The dtypes JAX holds only with x64 enabled (else it narrows them to 32 bits).
+_WIDE_DTYPES = frozenset(DTYPES[n] for n in ("int64", "uint64", "float64",
+                                              "complex128"))
+_WIDE = frozenset(d.dlpack for d in _WIDE_DTYPES)  # as a Buffer names them
 _ALIGNMENT = 64
 
 
@@ -62,14 +66,36 @@ def export(x: jax.Array) -> _core.Buffer:
     return immutable_buffer(x.__dlpack__())
 
 
-def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+def _x64_disabled() -> bool:
     # mypy: jax sets its flags on jax.config at runtime; its types omit them
-    if buf.dtype in _WIDE and not jax.config.jax_enable_x64:  # type: ignore[attr-defined]
-        raise arg_error(
-            BufferError, "jax", "x", "a dtype JAX holds with x64 disabled (enable "
-            "it with jax.config.update('jax_enable_x64', True) or JAX_ENABLE_X64=1; "
-            "jax.dlpack.from_dlpack would silently return a 32-bit copy)",
-            f"64-bit data, dtype code {buf.dtype}")
+    return not jax.config.jax_enable_x64  # type: ignore[attr-defined]
+
+
+def _x64_error(exc: type[Exception], arg: str, narrowing: str,
+               received: str) -> Exception:
+    """The one refusal of 64-bit data or dtypes while x64 is disabled."""
+    return arg_error(exc, "jax", arg, "a dtype JAX holds with x64 disabled (enable "
+                     "it with jax.config.update('jax_enable_x64', True) or "
+                     f"JAX_ENABLE_X64=1; {narrowing})", received)
+
+
+def jax_dtype(dtype: DType) -> Any:
+    """JAX's dtype for ``dtype``: every ``dtype=`` argument passes here.
+
+    ValueError, not TypeError, for a 64-bit dtype with x64 disabled: the dtype is
+    valid, this configuration does not hold it; array_api_strict (the standard's
+    reference) raises ValueError too for a dtype a device does not support.
+    """
+    if dtype in _WIDE_DTYPES and _x64_disabled():
+        raise _x64_error(ValueError, "dtype", "JAX would make a 32-bit array "
+                         "instead, with only a warning", dtype.name)
+    return _TO_JAX[dtype]
+
+
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+    if buf.dtype in _WIDE and _x64_disabled():
+        raise _x64_error(BufferError, "x", "jax.dlpack.from_dlpack would silently "
+                         "return a 32-bit copy", f"64-bit data, dtype code {buf.dtype}")
     if buf.device[0] == KDL_CPU:
         if not buf.c_contiguous:
             return "JAX on CPU accepts only row-major compact memory"
@@ -136,7 +162,7 @@ def copy(x: jax.Array) -> jax.Array:
 
 
 def astype(x: jax.Array, dtype: DType) -> jax.Array:
-    return x.astype(_TO_JAX[dtype])
+    return x.astype(jax_dtype(dtype))
 
 
 def to_device(x: jax.Array, device: Device) -> jax.Array:
@@ -145,4 +171,4 @@ def to_device(x: jax.Array, device: Device) -> jax.Array:
 
 
 def from_python(obj: object, dtype: DType | None) -> jax.Array:
-    return jnp.asarray(obj, dtype=None if dtype is None else _TO_JAX[dtype])
+    return jnp.asarray(obj, dtype=None if dtype is None else jax_dtype(dtype))

@@ -19,7 +19,7 @@ from .._common import (
     sign_fixed,
 )
 from ..numpy.namespace import reference
-from .interop import _TO_JAX
+from .interop import jax_dtype
 
 ARRAY = type(jnp.zeros(()))  # jax.Array is abstract; this is its concrete type
 
@@ -77,7 +77,7 @@ def result(value: object) -> jax.Array:
 
 
 def native_dtype(dtype: DType) -> object:
-    return _TO_JAX[dtype]
+    return jax_dtype(dtype)
 
 
 def native_device(device: Device) -> object:
