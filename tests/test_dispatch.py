@@ -210,3 +210,58 @@ def test_creation_refuses_python_ints_outside_the_dtype(framework):
         with pytest.raises(OverflowError, match=r"^arange\(\): stop: .* uint8's range "
                                                 r"\[0, 255\], got -2 of type 'int'$"):
             ut.arange(1, -2, -1, dtype=ut.uint8)
+
+
+# Creation "where x lives": the standard's device=x.device, as libraries write it.
+CREATE_AT = {
+    "zeros": lambda d, dt: ut.zeros(3, dtype=dt, device=d),
+    "ones": lambda d, dt: ut.ones(3, dtype=dt, device=d),
+    "empty": lambda d, dt: ut.empty(3, dtype=dt, device=d),
+    "full": lambda d, dt: ut.full(3, 2.0, dtype=dt, device=d),
+    "arange": lambda d, dt: ut.arange(3, dtype=dt, device=d),
+    "linspace": lambda d, dt: ut.linspace(0, 1, 3, dtype=dt, device=d),
+    "eye": lambda d, dt: ut.eye(3, dtype=dt, device=d),
+    "fftfreq": lambda d, dt: ut.fft.fftfreq(4, dtype=dt, device=d),
+    "asarray scalar": lambda d, dt: ut.asarray(1.0, dtype=dt, device=d),
+    "asarray list": lambda d, dt: ut.asarray([1.0, 2.0], dtype=dt, device=d),
+}
+
+
+@pytest.mark.parametrize("create", CREATE_AT)
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_creation_on_a_tensors_device_belongs_to_its_owner(framework, create):
+    x = ut.asarray(np.ones(3, dtype=np.float32)).to(framework, copy=True)
+    made = CREATE_AT[create](x.device, x.dtype)
+    assert made.owner == framework
+    assert made.device == x.device
+    assert (ut.reshape(made, (-1,))[:1] + x[:1]).owner == framework  # stays there
+
+
+def test_a_tensors_device_prints_and_compares_as_the_standards():
+    import torch
+    x = ut.asarray(torch.ones(2))
+    assert str(x.device) == "cpu"
+    assert x.device == ut.asarray(np.ones(2)).device  # owners do not matter
+    assert x.device.owner == "torch"
+    assert repr(x.device) == "Device('cpu', owner='torch')"
+    assert hash(x.device) == hash(ut.Device("cpu"))
+
+
+def test_a_framework_device_object_names_its_framework():
+    import torch
+    assert ut.zeros(2, device=torch.device("cpu")).owner == "torch"
+    assert ut.zeros(2, device="cpu").owner == ut.get_default_owner()
+    assert ut.zeros(2, device=ut.Device("cpu")).owner == ut.get_default_owner()
+
+
+def test_owner_blocks_come_before_the_device():
+    import torch
+    with ut.owner("numpy"):
+        assert ut.zeros(2, device=ut.asarray(torch.ones(1)).device).owner == "numpy"
+
+
+def test_inspection_devices_are_the_described_owners():
+    with ut.owner("torch"):
+        info = ut.__array_namespace_info__()
+        assert ut.zeros(2, device=info.default_device()).owner == "torch"
+    assert ut.zeros(2, device=info.devices()[0]).owner == "torch"

@@ -1,5 +1,5 @@
 """Who makes new arrays: the framework an open ``owner()`` block names, else the
-process-wide default owner.
+framework the ``device`` argument names, else the process-wide default owner.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from . import _backends
 from ._backends import NAMES
+from ._device import Device
 from ._errors import arg_error, describe
 
 if TYPE_CHECKING:
@@ -22,11 +23,24 @@ _default_owner: str | None = None
 forced: ContextVar[Adapter | None] = ContextVar("unitensor_owner", default=None)
 
 
-def new_array_owner() -> Adapter:
+def new_array_owner(device: object = None) -> Adapter:
     """The framework that makes arrays from no array: creation functions (which
     compute in numpy for TensorFlow, _dispatch._compute) and Python data.
+
+    An open ``owner()`` block's; else ``device``'s: a Tensor's device knows its
+    owner (``device=x.device`` creates where ``x`` lives) and a framework's own
+    device object (``torch.device('cpu')``) names its framework; else the default.
     """
-    return forced.get() or _backends.get(default_owner())
+    owner = forced.get()
+    if owner is not None:
+        return owner
+    if type(device) is Device:
+        name = device.owner
+    elif device is None or type(device) is str:
+        name = None
+    else:
+        name = _backends.framework_of(type(device))
+    return _backends.get(name or default_owner())
 
 
 def default_owner() -> str:

@@ -294,7 +294,7 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
         raise arg_error(ValueError, "asarray", "copy",
                         "True or None for Python data (making an array copies it)",
                         "False")
-    owner = new_array_owner()
+    owner = new_array_owner(device)
     if dtype is not None or not isinstance(obj, _SCALARS):
         obj = _natives_in(obj, owner, dtype)
     t = _make(owner, owner.from_python(obj, dtype))

@@ -30,9 +30,12 @@ CUDA_READABLE: Final = frozenset({KDL_CUDA, KDL_CUDA_MANAGED})
 
 
 class Device:
-    """Where memory lives, independent of any framework.
+    """Where memory lives, and which framework made the arrays there.
 
-    Prints like ``cpu`` or ``cuda:0``; compares equal by kind and index.
+    Prints like ``cpu`` or ``cuda:0``; compares equal by kind and index alone.
+    A Tensor's ``device`` also carries its ``owner``, so that arrays created with
+    ``device=x.device`` (the standard's way to create "where x is") belong to
+    ``x``'s framework: ``ut.zeros(3, device=torch_tensor.device)`` is torch's.
 
     Parameters
     ----------
@@ -40,6 +43,9 @@ class Device:
         A DLPack device kind: 'cpu', 'cuda', 'cuda_host', 'rocm', ...
     index : int, optional
         The device's index among its kind.
+    owner : str, optional
+        The framework whose arrays live there: creation functions given this
+        device make that framework's arrays.
 
     Attributes
     ----------
@@ -47,16 +53,38 @@ class Device:
         The device kind.
     index : int
         The device's index.
+    owner : str or None
+        The framework it was taken from (a Tensor's, an inspection answer's).
     """
 
-    __slots__ = ("index", "kind")
+    __slots__ = ("index", "kind", "owner")
 
-    def __init__(self, kind: str, index: int = 0) -> None:
+    def __init__(self, kind: str, index: int = 0, *, owner: str | None = None) -> None:
         if kind not in _CODES:
             raise arg_error(ValueError, "Device", "kind",
                             f"one of {sorted(_CODES)}", describe(kind))
         self.kind: Final = kind
         self.index: Final = index
+        self.owner: Final = owner
+
+    def owned_by(self, owner: str) -> Device:
+        """Give the same device, as ``owner``'s.
+
+        Parameters
+        ----------
+        owner : str
+            The framework whose arrays live there.
+
+        Returns
+        -------
+        Device
+            Equal to this one; one object per kind, index and owner.
+        """
+        key = (self.kind, self.index, owner)
+        device = _OWNED.get(key)
+        if device is None:
+            device = _OWNED[key] = Device(self.kind, self.index, owner=owner)
+        return device
 
     @classmethod
     def from_dlpack(cls, device: tuple[int, int]) -> Device:
@@ -92,7 +120,11 @@ class Device:
         return "cpu" if self.kind == "cpu" else f"{self.kind}:{self.index}"
 
     def __repr__(self) -> str:
-        return f"Device('{self}')"
+        owner = "" if self.owner is None else f", owner={self.owner!r}"
+        return f"Device('{self}'{owner})"
+
+
+_OWNED: dict[tuple[str, int, str], Device] = {}
 
 
 CPU: Final = Device("cpu")

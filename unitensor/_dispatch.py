@@ -4,8 +4,11 @@ The rule, in order:
 
 1. inside ``with unitensor.owner(name):``, that framework;
 2. otherwise the owner of the left-most Tensor (or framework array) operand;
-3. with no array operand (creation functions), the default owner:
-   :func:`unitensor.set_default_owner`, else ``UNITENSOR_DEFAULT_OWNER``, else numpy.
+3. with no array operand (creation functions), the framework of the ``device``
+   argument: a Tensor's device knows its owner (``device=x.device`` creates
+   where ``x`` lives), and a framework's device object names its framework;
+4. otherwise the default owner: :func:`unitensor.set_default_owner`, else
+   ``UNITENSOR_DEFAULT_OWNER``, else numpy.
 
 Operands owned by another framework are converted to the chosen one zero-copy
 (read-only memory may be aliased, since an operand is only read). Operands on
@@ -134,7 +137,7 @@ def _choose(args: tuple[Any, ...],
                     continue
                 item = _convert.asarray(item)
             return _compute(forced or item._backend), item
-    return _compute(_config.new_array_owner()), None
+    return _compute(_config.new_array_owner(kwargs.get("device"))), None
 
 
 def _native_backend(value: Any) -> Adapter | None:

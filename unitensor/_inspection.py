@@ -49,7 +49,8 @@ class Info:
         Device
             The owner's default device.
         """
-        return self._backend.device_from_native(self._info.default_device())
+        native = self._info.default_device()
+        return self._backend.device_from_native(native).owned_by(self._backend.NAME)
 
     def devices(self) -> list[Device]:
         """List the devices the owner can hold arrays on.
@@ -62,7 +63,8 @@ class Info:
         found = []
         for native in self._info.devices():
             try:
-                found.append(self._backend.device_from_native(native))
+                device = self._backend.device_from_native(native)
+                found.append(device.owned_by(self._backend.NAME))
             except ValueError:  # a device holding no memory, like torch's 'meta'
                 continue
         return list(dict.fromkeys(found))  # strict's simulated devices are all cpu

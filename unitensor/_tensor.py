@@ -63,8 +63,11 @@ class Tensor(_fast.TensorBase):
 
     @property
     def device(self) -> Device:
-        """The device holding the memory."""
-        return self._backend.device(self._native)
+        """The device holding the memory, as the owner's.
+
+        Arrays created with ``device=x.device`` belong to ``x``'s owner.
+        """
+        return self._backend.device(self._native).owned_by(self._backend.NAME)
 
     @property
     def shape(self) -> tuple[int, ...]:
