@@ -10,6 +10,10 @@ import os
 import numpy as np
 import pytest
 
+# scipy reads this once, at its import: its Array API support, which
+# tests/test_clients.py runs on Tensors (and scikit-learn's array_api_dispatch needs).
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
                                 "array_api_strict")
               if importlib.util.find_spec(name) is not None]

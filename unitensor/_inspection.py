@@ -83,8 +83,9 @@ class Info:
             'real floating', 'complex floating', 'integral' and 'indexing' ->
             the DType the owner uses for each.
         """
-        native = self._info.default_dtypes(device=self._device(device))
-        return {kind: self._dtype(d) for kind, d in native.items()}
+        info = self._on(device)
+        native = info._info.default_dtypes(device=info._device(device))
+        return {kind: info._dtype(d) for kind, d in native.items()}
 
     def dtypes(self, *, device: Any = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
@@ -102,9 +103,19 @@ class Info:
         dict
             Dtype name -> DType, for the standard's dtypes the owner has.
         """
-        native = self._info.dtypes(device=self._device(device), kind=kind)
-        found = {name: self._backend.dtype_from_native(d) for name, d in native.items()}
+        info = self._on(device)
+        native = info._info.dtypes(device=info._device(device), kind=kind)
+        found = {name: info._backend.dtype_from_native(d) for name, d in native.items()}
         return {name: d for name, d in found.items() if d is not None}
+
+    def _on(self, device: Any) -> Info:
+        """The answers for ``device``: a Tensor's device names its owner, whose
+        defaults ``ut.zeros(..., device=device)`` would use (the creation rule).
+        """
+        if device is None:
+            return self
+        backend, _ = _dispatch._choose((), {"device": device})
+        return self if backend is self._backend else Info(backend)
 
     def _device(self, device: Any) -> Any:
         return None if device is None else self._backend.native_device(device)
