@@ -288,6 +288,51 @@ def rss(quick: bool) -> list[Row]:
     return rows
 
 
+CLIENT_SCRIPT = """
+import statistics, sys, time, numpy as np, torch, sklearn, unitensor as ut
+from sklearn.decomposition import PCA
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+n, reps = int(sys.argv[1]), int(sys.argv[2])
+rng = np.random.default_rng(0)
+x = torch.from_numpy(rng.standard_normal((n, 100)).astype(np.float32))
+y = torch.from_numpy((rng.random(n) * 5).astype(np.int64))
+cases = {
+    "LDA fit + predict": lambda a, b: LinearDiscriminantAnalysis().fit(a, b).predict(a),
+    "PCA(10) fit + transform":
+        lambda a, b: PCA(n_components=10, svd_solver="full").fit(a).transform(a),
+}
+def timed(run, a, b):
+    start = time.perf_counter()
+    run(a, b)
+    return (time.perf_counter() - start) * 1e6
+with sklearn.config_context(array_api_dispatch=True):
+    for name, run in cases.items():
+        raw, ours = [], []
+        for i in range(reps + 2):  # interleaved, alternating who goes first
+            pair = [(raw, x, y), (ours, ut.asarray(x), ut.asarray(y))]
+            for times, a, b in pair[::1 if i % 2 else -1]:
+                times.append(timed(run, a, b))
+        print(name, statistics.median(ours[2:]), statistics.median(raw[2:]))
+"""
+
+def clients(quick: bool) -> list[Row]:
+    """scikit-learn (array_api_dispatch) on torch-owned Tensors against the same
+    estimator on torch tensors: what unitensor costs a real client."""
+    n, reps = (2000, 5) if quick else (20000, 9)
+    env = {**os.environ, "SCIPY_ARRAY_API": "1"}  # read by scipy at its import
+    out = subprocess.run([sys.executable, "-c", CLIENT_SCRIPT, str(n), str(reps)],
+                         capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return [Row("clients", "scikit-learn on torch", None, None, "",
+                    f"failed: {out.stderr[-200:]}")]
+    rows = []
+    for line in out.stdout.strip().splitlines():
+        name, ours, raw = line.rsplit(" ", 2)
+        rows.append(Row("clients", f"scikit-learn {name} (torch, {n}x100)",
+                        float(ours), float(raw), "the estimator on torch tensors"))
+    return rows
+
+
 def import_time(quick: bool) -> list[Row]:
     code = ("import time, sys; s = time.perf_counter(); import unitensor; "
             "print(time.perf_counter() - s, ' '.join(m for m in ('torch', 'jax', "
@@ -328,6 +373,10 @@ TARGETS = [
     ("numpy (4M): ut.add(x, y)", "1.03x", "4M elements: within 1.03x of numpy"),
     ("jax (4M): ut.add(x, y)", "1.03x", "4M elements: within 1.03x of jax"),
     ("import unitensor", 30_000.0, "import unitensor < 30 ms"),
+    ("scikit-learn LDA fit + predict (torch, 20000x100)", "1.1x",
+     "scikit-learn LDA on torch-owned data within 1.1x of raw torch"),
+    ("scikit-learn PCA(10) fit + transform (torch, 20000x100)", "1.1x",
+     "scikit-learn PCA on torch-owned data within 1.1x of raw torch"),
 ] + [(f"{f} (16): {call}", "+0.3", f"{call} on {f} (16): at most 0.3 µs over native")
      for f in ("numpy", "torch", "jax") for call in (
          "x + y", "ut.add(x, y)", "ut.sin(x)", "ut.sum(x)", "x[1:3]")] + [
@@ -445,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
         import jax
         jax.config.update("jax_enable_x64", True)
     rows = (conversions(args.quick) + dispatch(args.quick) + rss(args.quick)
-            + import_time(args.quick))
+            + clients(args.quick) + import_time(args.quick))
     text = markdown(rows, args.quick)
     print(text)
     if args.write:
