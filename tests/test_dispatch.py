@@ -265,3 +265,21 @@ def test_inspection_devices_are_the_described_owners():
         info = ut.__array_namespace_info__()
         assert ut.zeros(2, device=info.default_device()).owner == "torch"
     assert ut.zeros(2, device=info.devices()[0]).owner == "torch"
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_any_frameworks_dtype_object_means_the_same_on_every_owner(framework):
+    import torch
+    dtypes = [ut.float32, "float32", np.float32, np.dtype("float32"), torch.float32]
+    with ut.owner(framework):
+        for dtype in dtypes:
+            assert ut.zeros(2, dtype=dtype).dtype == ut.float32
+            assert ut.asarray([1.0], dtype=dtype).dtype == ut.float32
+        x = ut.ones(2, dtype=ut.int32)
+        for dtype in dtypes:
+            assert ut.astype(x, dtype).dtype == ut.float32
+            assert ut.astype(x, dtype).owner == framework
+    with pytest.raises(TypeError, match=r"^zeros\(\): dtype: expected a unitensor "
+                       r"dtype such as unitensor.float32, its name, or a framework's "
+                       r"dtype, got 'floaty' of type 'str'$"):
+        ut.zeros(2, dtype="floaty")

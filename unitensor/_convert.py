@@ -17,7 +17,8 @@ from . import _backends, _core, _fast, _fastpath
 from ._backends._common import buffer_from_dlpack
 from ._config import new_array_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
-from ._dtypes import DType, check_int, from_name
+from ._dtypes import DType, check_int
+from ._dtypes import parse as parse_dtype
 from ._errors import arg_error, copy_or_refuse, copy_refused, describe
 
 if TYPE_CHECKING:
@@ -331,21 +332,7 @@ def _natives_in(obj: Any, owner: Adapter, dtype: DType | None, depth: int = 0) -
 
 
 def _dtype(dtype: Any) -> DType | None:
-    """A unitensor dtype from itself, its name, or a framework's dtype object."""
-    if dtype is None or isinstance(dtype, DType):
-        return dtype
-    if isinstance(dtype, str):
-        name = dtype
-    else:  # numpy/tensorflow dtypes have .name, numpy scalar types __name__,
-        # and torch dtypes print as 'torch.float32'
-        name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or (
-            str(dtype).removeprefix("torch."))
-    found = from_name(name) if isinstance(name, str) else None
-    if found is None:
-        raise arg_error(TypeError, "asarray", "dtype",
-                        "a unitensor dtype such as unitensor.float32, its name, or "
-                        "a framework's dtype", describe(dtype))
-    return found
+    return None if dtype is None else parse_dtype(dtype, "asarray")
 
 
 def _copied_buffer(t: Tensor, buf: _core.Buffer, target: Adapter) -> _core.Buffer:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
 from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
+from ._dtypes import parse as parse_dtype
 from ._errors import arg_error, describe, is_ours, refused
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import (
@@ -232,6 +233,11 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if position >= len(args) or type(args[position]) is not Tensor:
             _check_arrays(name, _ARRAY_PARAMETERS[name], args)
             break
+    dtype = kwargs.get("dtype")
+    if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
+        kwargs["dtype"] = parse_dtype(dtype, name)
+    elif name == "astype" and len(args) > 1 and type(args[1]) is not DType:
+        args = (args[0], parse_dtype(args[1], name), *args[2:])
     backend, anchor = _choose(args, kwargs)
     native_args = [_operand(a, backend, name, anchor) for a in args]
     native_kwargs = {k: _operand(v, backend, name, anchor) for k, v in kwargs.items()}
@@ -474,9 +480,10 @@ def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
     That dtype is ``dtype``; else ``like``'s (``full_like``); else, where every
     value is an int, the owner's default integer dtype (the standard's inference).
     """
-    if not (dtype is None or type(dtype) is DType) or any(
-            type(v) is not int and v is not None for v in values.values()):
-        return  # a dtype the owner reads itself, or a float: a floating result
+    if any(type(v) is not int and v is not None for v in values.values()):
+        return  # a float: a floating result
+    if dtype is not None:
+        dtype = parse_dtype(dtype, func)  # np.int8 as ut.int8
     elements = _arange_ends(**values) if func == "arange" else values
     if all(0 <= v <= HELD_BY_ALL for v in elements.values()):
         return

@@ -179,3 +179,24 @@ def from_dlpack_code(code: tuple[int, int, int]) -> DType:
 def from_name(name: str) -> DType | None:
     """The dtype whose framework-independent name is ``name``, or None."""
     return DTYPES.get(name)
+
+
+def parse(dtype: object, func: str, arg: str = "dtype") -> DType:
+    """A unitensor dtype from itself, its name, or any framework's dtype object
+    (``torch.float32``, ``np.float32``, ``np.dtype('f4')``, ``tf.float32``), so
+    that a dtype argument means the same whoever runs the call.
+    """
+    if type(dtype) is DType:
+        return dtype
+    if isinstance(dtype, str):
+        name: object = dtype
+    else:  # numpy/tensorflow dtypes have .name, numpy scalar types __name__,
+        # and torch dtypes print as 'torch.float32'
+        name = getattr(dtype, "name", None) or getattr(dtype, "__name__", None) or (
+            str(dtype).removeprefix("torch."))
+    found = DTYPES.get(name) if isinstance(name, str) else None
+    if found is None:
+        raise arg_error(TypeError, func, arg, "a unitensor dtype such as "
+                        "unitensor.float32, its name, or a framework's dtype",
+                        describe(dtype))
+    return found
