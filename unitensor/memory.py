@@ -160,9 +160,11 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
         Framework -> what was done for it, in words (the variables set, the
         calls made, or why a setting means nothing to it).
     """
-    for arg, value in (("preallocate", preallocate), ("growth", growth),
-                       ("best_effort", best_effort)):
+    for arg, value in (("preallocate", preallocate), ("growth", growth)):
         _check_bool("configure", arg, value)
+    if not isinstance(best_effort, bool):
+        raise arg_error(TypeError, "configure", "best_effort", "True or False",
+                        describe(best_effort))
     if preallocate is not None and growth is not None and preallocate == growth:
         raise arg_error(ValueError, "configure", "growth",
                         f"{not preallocate} or None, since preallocate={preallocate} "

@@ -88,26 +88,28 @@ class MemoryStats:
     allocator: str | None = None
     reasons: Mapping[str, str] = field(default_factory=lambda: _NO_REASONS)
 
-    @classmethod
-    def unknown(cls, framework: str, device: Device, reason: str,
-                allocator: str | None = None) -> MemoryStats:
-        """A record whose byte counts are all None, for one ``reason``."""
-        names = ("in_use", "reserved", "peak", "limit")
-        reasons = dict.fromkeys(names, reason)
-        if allocator is None:
-            reasons["allocator"] = reason
-        return cls(framework, device, allocator=allocator,
-                   reasons=MappingProxyType(reasons))
 
-    @classmethod
-    def of(cls, framework: str, device: Device, values: Mapping[str, Any],
-           reasons: Mapping[str, str]) -> MemoryStats:
-        """A record from the fields known (``values``) and why the others are not."""
-        names = ("in_use", "reserved", "peak", "limit", "allocator")
-        missing = [name for name in names if values.get(name) is None]
-        assert all(name in reasons for name in missing), (framework, missing)
-        return cls(framework, device, **{n: values.get(n) for n in names},
-                   reasons=MappingProxyType({n: reasons[n] for n in missing}))
+def unknown(framework: str, device: Device, reason: str,
+            allocator: str | None = None) -> MemoryStats:
+    """A record whose byte counts are all None, for one ``reason``."""
+    names = ("in_use", "reserved", "peak", "limit")
+    reasons = dict.fromkeys(names, reason)
+    if allocator is None:
+        reasons["allocator"] = reason
+    return MemoryStats(framework, device, allocator=allocator,
+                       reasons=MappingProxyType(reasons))
+
+
+def counted(framework: str, device: Device, values: Mapping[str, Any],
+            reasons: Mapping[str, str]) -> MemoryStats:
+    """A record of the fields known (``values``), with why the others are not
+    (``reasons`` may name more fields than are missing: only those are kept).
+    """
+    names = ("in_use", "reserved", "peak", "limit", "allocator")
+    missing = [name for name in names if values.get(name) is None]
+    assert all(name in reasons for name in missing), (framework, missing)
+    return MemoryStats(framework, device, **{n: values.get(n) for n in names},
+                       reasons=MappingProxyType({n: reasons[n] for n in missing}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,15 @@ import sys
 from typing import Any
 
 from ..._device import Device
-from .._memory import MemoryStats, Request, after_import, loaded, set_env
+from .._memory import (
+    MemoryStats,
+    Request,
+    after_import,
+    counted,
+    loaded,
+    set_env,
+    unknown,
+)
 
 NAME = "cupy"
 ALLOCATORS = ("pool", "async", "managed")  # the default pool, cudaMallocAsync, UVM
@@ -85,12 +93,12 @@ def stats(device: Device | None, /) -> MemoryStats:
     assert cupy is not None, "stats() asks only loaded frameworks"
     device = device or Device("cuda", 0)
     if device.kind != "cuda" or device.index not in _devices(cupy):
-        return MemoryStats.unknown(NAME, device, f"cupy has no device {device}")
+        return unknown(NAME, device, f"cupy has no device {device}")
     pool = _active_pool(cupy)
     with cupy.cuda.Device(device.index):
         in_use, reserved = pool.used_bytes(), pool.total_bytes()
         limit = pool.get_limit() if hasattr(pool, "get_limit") else 0
-    return MemoryStats.of(NAME, device, {
+    return counted(NAME, device, {
         "in_use": in_use, "reserved": reserved, "limit": limit or None,
         "allocator": _pool_kind},
         {"peak": "cupy's pool keeps no peak", "limit": "no limit set"})

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from ..._device import CPU, Device
-from .._memory import MemoryStats, Request, loaded, set_env, unset_env
+from .._memory import MemoryStats, Request, counted, loaded, set_env, unknown, unset_env
 
 NAME = "jax"
 # What XLA_PYTHON_CLIENT_ALLOCATOR accepts (jaxlib 0.10; 'default' is the BFC pool,
@@ -112,23 +112,23 @@ def _live_bytes(jax: Any, native: Any) -> int:
 def stats(device: Device | None, /) -> MemoryStats:
     jax = loaded("jax")
     if jax is None or started() is None:
-        return MemoryStats.unknown(NAME, device or CPU, _NOT_STARTED)
+        return unknown(NAME, device or CPU, _NOT_STARTED)
     natives = jax.devices()  # the default backend's: its GPUs where it has some
     if device is not None:
         natives = [d for d in _all_devices(jax) if _device(d) == device]
         if not natives:
-            return MemoryStats.unknown(NAME, device, f"jax has no device {device}")
+            return unknown(NAME, device, f"jax has no device {device}")
     native = natives[0]
     where = _device(native)
     counters = native.memory_stats()
     if counters is None:  # the CPU client keeps no allocator statistics
         why = "jax keeps no allocator statistics for CPU memory"
-        return MemoryStats.of(NAME, where, {
+        return counted(NAME, where, {
             "in_use": _live_bytes(jax, native), "allocator": "cpu"},
             {"reserved": why, "peak": why, "limit": why})
     # The BFC pool's size is 'pool_bytes' (or 'bytes_reserved' in older jaxlib).
     reserved = counters.get("pool_bytes", counters.get("bytes_reserved"))
-    return MemoryStats.of(NAME, where, {
+    return counted(NAME, where, {
         "in_use": counters.get("bytes_in_use"), "reserved": reserved,
         "peak": counters.get("peak_bytes_in_use"),
         "limit": counters.get("bytes_limit"), "allocator": _allocator()},

@@ -21,8 +21,10 @@ from .._memory import (
     MemoryStats,
     Request,
     after_import,
+    counted,
     loaded,
     set_env,
+    unknown,
     unset_env,
 )
 
@@ -128,16 +130,16 @@ def _allocator(device: Device) -> str:
 def stats(device: Device | None, /) -> MemoryStats:
     tf = loaded("tensorflow")
     if tf is None or not started():
-        return MemoryStats.unknown(NAME, device or CPU, _NOT_STARTED)
+        return unknown(NAME, device or CPU, _NOT_STARTED)
     if device is None:
         device = Device("cuda", 0) if tf.config.list_logical_devices("GPU") else CPU
     name = _device_name(device)
     known = [d.name.rpartition("device:")[2] for d in tf.config.list_logical_devices()]
     if name not in known:
-        return MemoryStats.unknown(NAME, device, f"tensorflow has no device {device}")
+        return unknown(NAME, device, f"tensorflow has no device {device}")
     info = tf.config.experimental.get_memory_info(name)
     only = "tensorflow reports only the bytes in use now and at their peak"
-    return MemoryStats.of(NAME, device, {
+    return counted(NAME, device, {
         "in_use": info.get("current"), "peak": info.get("peak"),
         "allocator": _allocator(device)}, {"reserved": only, "limit": only,
                                            "in_use": only, "peak": only})

@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 from ..._device import CPU, Device
-from .._memory import MemoryStats, Request, loaded, set_env
+from .._memory import MemoryStats, Request, counted, loaded, set_env, unknown
 
 NAME = "torch"
 BACKENDS = ("native", "cudaMallocAsync")
@@ -124,17 +124,17 @@ def stats(device: Device | None, /) -> MemoryStats:
     assert torch is not None, "stats() asks only loaded frameworks"
     device = device or _default_device(torch)
     if device.kind == "cpu":
-        return MemoryStats.unknown(NAME, device, _NO_CPU_STATS, allocator="cpu")
+        return unknown(NAME, device, _NO_CPU_STATS, allocator="cpu")
     if device.kind != "cuda" or device.index >= torch.cuda.device_count():
-        return MemoryStats.unknown(NAME, device, f"torch has no device {device}")
+        return unknown(NAME, device, f"torch has no device {device}")
     if not started(torch):
-        return MemoryStats.unknown(NAME, device, "torch has not initialised CUDA "
+        return unknown(NAME, device, "torch has not initialised CUDA "
                                    "yet (asking would)")
     counters = torch.cuda.memory_stats(device.index)
     total = torch.cuda.get_device_properties(device.index).total_memory
     fraction = torch.cuda.get_per_process_memory_fraction(device.index)
     missing = "the allocator backend does not count it"
-    return MemoryStats.of(NAME, device, {
+    return counted(NAME, device, {
         "in_use": counters.get("allocated_bytes.all.current"),
         "reserved": counters.get("reserved_bytes.all.current"),
         "peak": counters.get("allocated_bytes.all.peak"),
