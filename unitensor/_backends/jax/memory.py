@@ -149,8 +149,12 @@ def held() -> int | None:
 
 
 def release() -> str:
-    if loaded("jax") is None or started() is None:
+    platforms = started()
+    if loaded("jax") is None or platforms is None:
         return "jax has not started: it holds no memory"
-    return ("buffers of dead arrays freed (gc) back to JAX's pool; the pool itself "
-            "cannot shrink in-process (configure preallocate=False or "
-            "allocator={'jax': 'platform'} before JAX starts)")
+    pool = ("the pool itself cannot shrink in-process (configure "
+            "preallocate=False or allocator={'jax': 'platform'} before JAX starts)")
+    if platforms == ["cpu"]:
+        return ("buffers of dead arrays freed (gc); on a GPU they go back to "
+                f"JAX's pool: {pool}")
+    return f"buffers of dead arrays freed (gc) back to JAX's pool; {pool}"
