@@ -326,6 +326,8 @@ def test_an_action_waits_for_its_module_and_a_failure_is_a_warning(tmp_path,
     _memory.after_import("fakefw", "fraction", lambda: seen.append(
         sys.modules["fakefw"].VALUE))
     assert _memory.pending() == {"fakefw": ("fraction",)}
+    assert importlib.util.find_spec("fakefw") is not None  # a look-up, no import
+    assert _memory.pending() == {"fakefw": ("fraction",)}
     assert seen == []
     import fakefw  # noqa: F401
     assert seen == [1]

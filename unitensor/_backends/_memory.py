@@ -151,6 +151,10 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     """Finds nothing itself: for a module with pending actions it asks the other
     finders for the spec and makes its loader run the actions once the module
     has executed (the framework is then imported, nothing started yet).
+
+    The actions wait for the execution, not for the look-up:
+    ``importlib.util.find_spec('tensorflow')`` (which asks whether it is
+    installed) finds a spec that is never executed, and must not use them up.
     """
 
     def __init__(self) -> None:
@@ -173,15 +177,15 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         exec_module = getattr(loader, "exec_module", None)
         if exec_module is None:
             return spec
-        actions = self.pending.pop(fullname)
-        if not self.pending:
-            sys.meta_path.remove(self)
 
         def exec_then_act(module: ModuleType) -> None:
             try:
                 exec_module(module)
             finally:  # the loader's own exec_module again (it serves one module)
                 del loader.exec_module
+            actions = self.pending.pop(fullname, {})
+            if not self.pending and self in sys.meta_path:
+                sys.meta_path.remove(self)
             for what, action in actions.items():
                 try:
                     action()

@@ -46,7 +46,10 @@ def _active_pool(cupy: Any) -> Any:
 
 
 def _devices(cupy: Any) -> range:
-    return range(cupy.cuda.runtime.getDeviceCount())
+    try:
+        return range(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # no driver, no device (cupy raises its CUDARuntimeError)
+        return range(0)
 
 
 def _set_limit(cupy: Any, fraction: float) -> str:
