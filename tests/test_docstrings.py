@@ -27,7 +27,8 @@ GENERATED = {("" if row.group not in ("linalg", "fft") else row.group + ".") + r
 def public_functions() -> dict[str, object]:
     """Every public function of the namespace, by qualified name ('linalg.qr')."""
     found = {}
-    for prefix, module in (("", ut), ("linalg.", ut.linalg), ("fft.", ut.fft)):
+    for prefix, module in (("", ut), ("linalg.", ut.linalg), ("fft.", ut.fft),
+                           ("memory.", ut.memory)):
         for name in module.__all__:
             obj = getattr(module, name)
             if callable(obj) and not isinstance(obj, type):
@@ -45,7 +46,8 @@ FUNCTIONS_BY_NAME = public_functions()
 HAND_WRITTEN = sorted(q for q, f in FUNCTIONS_BY_NAME.items() if not is_generated(q, f))
 MADE_FROM_TABLE = sorted(q for q, f in FUNCTIONS_BY_NAME.items() if is_generated(q, f))
 CLASSES = [ut.Tensor, ut.DType, ut.Device, ut.CopyWarning,
-           type(ut.__array_namespace_info__())]
+           type(ut.__array_namespace_info__()), ut.memory.MemoryStats,
+           ut.memory.Flushed, ut.memory.TooLateError, ut.memory.TooLateWarning]
 # The Tensor's methods of the standard that are not operators.
 STANDARD_METHODS = ("__array_namespace__", "__dlpack__", "__dlpack_device__")
 

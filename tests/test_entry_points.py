@@ -68,6 +68,9 @@ assert t.shape == (4,)"""),
     ".jax()": (("jax",), "assert float(ut.asarray(np.arange(3.0, dtype=np.float32))"
                ".jax()[2]) == 2.0"),
     ".tf()": (("tensorflow",), "assert float(ut.asarray(np.arange(3.0)).tf()[2]) == 2"),
+    "memory": (("jax",), "import jax.numpy as jnp\nx = jnp.ones(1000)\n"
+               "assert ut.memory.stats('cpu')['jax'].in_use >= 4000\n"
+               "assert ut.memory.flush('jax')['jax'].released == 0"),
 }
 
 

@@ -4,7 +4,9 @@ For every pair of installed frameworks it converts a fresh array from the source
 to the target through unitensor, checks whether the target shares the source's
 memory (data pointer identity), and times the conversion (median of many runs).
 Then it runs one computation, written once against the Array API standard, on
-data from every framework, and checks that all the answers agree.
+data from every framework, and checks that all the answers agree. Where a GPU is
+present, it shows each framework's memory after the demo and what
+``ut.memory.flush()`` released.
 """
 
 from __future__ import annotations
@@ -127,8 +129,41 @@ def computation(frameworks: list[str]) -> None:
           "(the left-most operand's framework; the other converted zero-copy)")
 
 
+def mib(value: int | None) -> str:
+    """A byte count in MiB, or '-' where the framework cannot say."""
+    return "-" if value is None else f"{value / 2**20:,.1f}"
+
+
+def memory_report() -> None:
+    """Each framework's GPU memory after the demo, and what a flush released.
+
+    On a machine without a GPU, one line: the frameworks keep no device cache
+    there. (The GPU table is not yet run on a GPU: docs/memory.md.)
+    """
+    after_demo = ut.memory.stats()
+    if not any(record.device.kind == "cuda" for record in after_demo.values()):
+        print("\nMemory: no GPU here, so no device caches to show "
+              "(ut.memory.stats() and flush(): docs/memory.md).")
+        return
+    flushed = ut.memory.flush()
+    after_flush = ut.memory.stats()
+    print("\nGPU memory after the demo, by each framework's own counters (MiB; "
+          "'-': it cannot say), and what ut.memory.flush() released:")
+    print(f"{'framework':>12} {'device':>8} {'in use':>10} {'reserved':>10} "
+          f"{'peak':>10} {'limit':>10} {'released':>10} {'reserved after':>15}")
+    for name, record in after_demo.items():
+        released = flushed[name].released if name in flushed else None
+        later = after_flush.get(name)
+        print(f"{name:>12} {record.device!s:>8} {mib(record.in_use):>10} "
+              f"{mib(record.reserved):>10} {mib(record.peak):>10} "
+              f"{mib(record.limit):>10} {mib(released):>10} "
+              f"{mib(later.reserved if later else None):>15}")
+    for name, result in flushed.items():
+        print(f"  {name}: {result.note}")
+
+
 def main() -> None:
-    """Run the main job: the interop matrix, then the computation."""
+    """Run the main job: the interop matrix, the computation, then memory."""
     markdown = "--markdown" in sys.argv[1:]  # the table for docs/interop.md
     frameworks = installed()
     print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")
@@ -137,6 +172,7 @@ def main() -> None:
         jax.config.update("jax_enable_x64", True)  # keep float64 float64
     matrix(frameworks, markdown)
     computation(frameworks)
+    memory_report()
 
 
 if __name__ == "__main__":

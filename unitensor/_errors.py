@@ -40,6 +40,26 @@ class AliasWarning(UserWarning):
     """
 
 
+class TooLateError(RuntimeError):
+    """A memory setting can no longer take effect: its framework has started.
+
+    Raised by ``unitensor.memory.configure`` naming the framework and the setting.
+    A ``RuntimeError``, not a ``ValueError``: the value is fine, the moment is
+    not (the standard has no type for this; Python's convention for "not in the
+    process's current state" is ``RuntimeError``, and it is what TensorFlow's own
+    ``set_memory_growth`` raises for the same case). Configure before the
+    framework's first array, or launch with ``python -m unitensor.memory``.
+    """
+
+
+class TooLateWarning(UserWarning):
+    """A memory setting could not take effect (``configure(best_effort=True)``).
+
+    The warning that :class:`TooLateError` becomes when the caller asked for best
+    effort: the other settings were applied, this one was not.
+    """
+
+
 _alias_warned = False
 
 

@@ -17,7 +17,7 @@ import types
 import pytest
 
 from unitensor import _backends
-from unitensor._backends import _adapter
+from unitensor._backends import _adapter, _memory
 
 INSTALLED = [name for name in _backends.NAMES if name != "cupy"
              and importlib.util.find_spec(name) is not None]
@@ -107,3 +107,19 @@ def test_framework_objects_that_are_not_arrays_are_not_operands():
     assert ut.zeros(2, dtype=ut.float32).owner == "numpy"
     with pytest.raises(TypeError, match=r"torch\.device"):
         ut.asarray(torch.device("cpu"))
+
+
+@pytest.mark.parametrize("name", _memory.FRAMEWORKS)
+def test_memory_module_fulfils_the_memory_contract(name):
+    """Every framework with a cache has a memory module (cupy too: it imports no
+    framework, so it loads without cupy), each member with the contract's arity."""
+    module = importlib.import_module(f"unitensor._backends.{name}.memory")
+    assert isinstance(module, _adapter.Memory)
+    assert module.NAME == name == _backends._facts[name].NAME
+    for member in _adapter.members(_adapter.Memory):
+        declared = getattr(_adapter.Memory, member, None)
+        if inspect.isfunction(declared):
+            assert len(_positional(getattr(module, member))) == len(
+                _positional(declared)), (name, member)
+    assert not [v for v in vars(module).values() if isinstance(v, types.ModuleType)
+                and v.__name__.partition(".")[0] in _backends._facts[name].MODULES]

@@ -22,6 +22,7 @@ from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error, describe, standard_type
 from ._common import dtype_in
+from ._memory import MemoryStats, Request
 
 
 @runtime_checkable
@@ -146,6 +147,50 @@ class Namespace(Protocol):
 @runtime_checkable
 class Adapter(Interop, Namespace, Protocol):
     """One framework as unitensor sees it: :class:`Interop` and :class:`Namespace`."""
+
+
+@runtime_checkable
+class Memory(Protocol):
+    """A framework's memory controls: its ``memory`` module, for the frameworks
+    that keep a cache of their own (``_memory.FRAMEWORKS``).
+
+    Unlike the two concerns above, the module must not import its framework: it
+    finds it in ``sys.modules`` where the user imported it, and acts through the
+    environment (or ``_memory.after_import``) where not.
+    """
+
+    #: the framework's name (the package's facts)
+    NAME: str
+
+    def check_allocator(self, name: str, /) -> str | None:
+        """None where ``name`` is an allocator ``configure`` can select, else
+        what is accepted (for the error message).
+        """
+
+    def too_late(self, request: Request, /) -> dict[str, str]:
+        """Each setting of ``request`` that can no longer take effect (the
+        framework has started) -> why, naming what was started.
+        """
+
+    def apply(self, request: Request, /) -> list[str]:
+        """Apply ``request`` (whose settings ``too_late`` did not name); what was
+        done, in words ('XLA_PYTHON_CLIENT_PREALLOCATE=false', ...).
+        """
+
+    def stats(self, device: Device | None, /) -> MemoryStats:
+        """The framework's memory on ``device`` (None: its first accelerator,
+        else its CPU), without starting the framework.
+        """
+
+    def held(self) -> int | None:
+        """Bytes the framework holds that a flush may release, by its own
+        counter; None where it has nothing to release (not started, no cache).
+        """
+
+    def release(self) -> str:
+        """Release every cache the framework can release (after the caller's
+        ``gc.collect()``); say what was done or why nothing can be.
+        """
 
 
 def members(contract: type) -> tuple[str, ...]:

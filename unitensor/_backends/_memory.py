@@ -1,0 +1,223 @@
+"""What every framework's ``memory`` module shares: the records, the settings,
+the environment edits and the post-import hook.
+
+The per-framework parts (``_backends/<name>/memory.py``) never import their
+framework: they find it in ``sys.modules`` when the user has imported it, and
+otherwise act through the environment variables the framework reads when it
+starts, or through :func:`after_import`, which runs an action right after the
+framework's own ``import`` (for settings that only an API call can make).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import os
+import sys
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any
+
+from .._device import Device
+from .._errors import TooLateWarning
+
+# The frameworks that keep a memory cache of their own (a ``memory`` module each).
+# numpy and array-api-strict hand memory back to the system at once.
+FRAMEWORKS: tuple[str, ...] = ("torch", "jax", "tensorflow", "cupy")
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The settings ``configure`` asks of one framework (None: leave as is)."""
+
+    preallocate: bool | None = None
+    fraction: float | None = None
+    allocator: str | None = None
+
+    def given(self) -> tuple[str, ...]:
+        """The names of the settings that are set."""
+        return tuple(name for name in ("preallocate", "fraction", "allocator")
+                     if getattr(self, name) is not None)
+
+    def without(self, names: Sequence[str]) -> Request:
+        """The same request less the settings ``names``."""
+        values = {name: getattr(self, name) for name in self.given()
+                  if name not in names}
+        return Request(**values)
+
+
+_NO_REASONS: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryStats:
+    """One framework's memory on one device, as its allocator counts it.
+
+    Every byte count is the framework's own counter, read when ``stats()`` was
+    called; a field the framework cannot report is None, and ``reasons`` says why.
+
+    Attributes
+    ----------
+    framework : str
+        The framework: 'torch', 'jax', 'tensorflow' or 'cupy'.
+    device : Device
+        The device the figures are for.
+    in_use : int or None
+        Bytes held by live arrays.
+    reserved : int or None
+        Bytes the allocator holds from the device, in use or cached.
+    peak : int or None
+        The most bytes in use at once so far (JAX and TensorFlow cannot reset it).
+    limit : int or None
+        The most bytes the allocator will take on this device.
+    allocator : str or None
+        The allocator serving this device ('bfc', 'platform', 'native',
+        'cudaMallocAsync', 'pool', ...; 'cpu' for the framework's host allocator).
+    reasons : Mapping[str, str]
+        A field that is None -> why the framework cannot say.
+    """
+
+    framework: str
+    device: Device
+    in_use: int | None = None
+    reserved: int | None = None
+    peak: int | None = None
+    limit: int | None = None
+    allocator: str | None = None
+    reasons: Mapping[str, str] = field(default_factory=lambda: _NO_REASONS)
+
+
+def unknown(framework: str, device: Device, reason: str,
+            allocator: str | None = None) -> MemoryStats:
+    """A record whose byte counts are all None, for one ``reason``."""
+    names = ("in_use", "reserved", "peak", "limit")
+    reasons = dict.fromkeys(names, reason)
+    if allocator is None:
+        reasons["allocator"] = reason
+    return MemoryStats(framework, device, allocator=allocator,
+                       reasons=MappingProxyType(reasons))
+
+
+def counted(framework: str, device: Device, values: Mapping[str, Any],
+            reasons: Mapping[str, str]) -> MemoryStats:
+    """A record of the fields known (``values``), with why the others are not
+    (``reasons`` may name more fields than are missing: only those are kept).
+    """
+    names = ("in_use", "reserved", "peak", "limit", "allocator")
+    missing = [name for name in names if values.get(name) is None]
+    assert all(name in reasons for name in missing), (framework, missing)
+    return MemoryStats(framework, device, **{n: values.get(n) for n in names},
+                       reasons=MappingProxyType({n: reasons[n] for n in missing}))
+
+
+@dataclass(frozen=True, slots=True)
+class Flushed:
+    """What ``flush()`` released for one framework.
+
+    Attributes
+    ----------
+    released : int
+        Bytes released: the fall of the framework's own counter across the
+        flush (0 where nothing could be released; never an estimate).
+    note : str
+        What was done, where the bytes went, or why nothing could be released.
+    """
+
+    released: int
+    note: str
+
+
+def loaded(name: str) -> ModuleType | None:
+    """The framework's top-level module if the user has imported it, else None."""
+    return sys.modules.get(name)
+
+
+def set_env(name: str, value: str) -> str:
+    """Set an environment variable; say so."""
+    os.environ[name] = value
+    return f"{name}={value}"
+
+
+def unset_env(name: str) -> str:
+    """Remove an environment variable; say so."""
+    os.environ.pop(name, None)
+    return f"{name} unset"
+
+
+# -- running an action right after a framework's own import -----------------------
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: for a module with pending actions it asks the other
+    finders for the spec and makes its loader run the actions once the module
+    has executed (the framework is then imported, nothing started yet).
+
+    The actions wait for the execution, not for the look-up:
+    ``importlib.util.find_spec('tensorflow')`` (which asks whether it is
+    installed) finds a spec that is never executed, and must not use them up.
+    """
+
+    def __init__(self) -> None:
+        self.pending: dict[str, dict[str, Callable[[], object]]] = {}
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.pending:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader: Any = spec.loader
+        exec_module = getattr(loader, "exec_module", None)
+        if exec_module is None:
+            return spec
+
+        def exec_then_act(module: ModuleType) -> None:
+            try:
+                exec_module(module)
+            finally:  # the loader's own exec_module again (it serves one module)
+                del loader.exec_module
+            actions = self.pending.pop(fullname, {})
+            if not self.pending and self in sys.meta_path:
+                sys.meta_path.remove(self)
+            for what, action in actions.items():
+                try:
+                    action()
+                except Exception as exc:  # the import must go on: warn, do not raise
+                    warnings.warn(f"unitensor.memory: {what} could not be applied "
+                                  f"when {fullname} was imported: {exc}",
+                                  TooLateWarning, stacklevel=2)
+
+        loader.exec_module = exec_then_act
+        return spec
+
+
+_hook = _AfterImport()
+
+
+def after_import(module: str, what: str, action: Callable[[], object]) -> str:
+    """Run ``action`` right after ``module`` is first imported (``what`` names
+    the setting: a later request for the same setting replaces it); say so.
+    """
+    _hook.pending.setdefault(module, {})[what] = action
+    if _hook not in sys.meta_path:
+        sys.meta_path.insert(0, _hook)
+    return f"{what}: applied when {module} is imported"
+
+
+def pending() -> dict[str, tuple[str, ...]]:
+    """Module -> the settings waiting for its import."""
+    return {module: tuple(actions) for module, actions in _hook.pending.items()}
+
+
+def clear_pending() -> None:
+    """Forget every action waiting for an import (tests)."""
+    _hook.pending.clear()
+    if _hook in sys.meta_path:
+        sys.meta_path.remove(_hook)

@@ -1,0 +1,168 @@
+"""PyTorch's memory controls: the CUDA caching allocator.
+
+torch takes CUDA memory as tensors need it (it never preallocates) and keeps
+freed blocks cached. Its allocator reads ``PYTORCH_ALLOC_CONF`` (or the older
+``PYTORCH_CUDA_ALLOC_CONF``) when CUDA initialises (the first CUDA tensor, not
+``import torch``): the backend (``native`` or ``cudaMallocAsync``), the options
+(``expandable_segments:True``, ...) and, since torch 2.9,
+``per_process_memory_fraction``. Once CUDA is initialised, the fraction and most
+options can still be changed by API calls; only the backend cannot.
+``torch.cuda.empty_cache()`` returns the cached blocks to the driver.
+
+Every CUDA path here is unverified until run on a GPU (docs/memory.md).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..._device import CPU, Device
+from .._memory import MemoryStats, Request, counted, loaded, set_env, unknown
+
+NAME = "torch"
+BACKENDS = ("native", "cudaMallocAsync")
+# PYTORCH_ALLOC_CONF is read first; the CUDA-named one is the older spelling.
+CONF = ("PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF")
+_NO_CPU_STATS = ("torch keeps no statistics for CPU memory (its CPU allocator "
+                 "hands memory back to the system at once)")
+
+
+def started(torch: Any | None = None) -> bool:
+    """Whether torch has initialised CUDA (its allocator has read its settings)."""
+    torch = torch or loaded("torch")
+    return torch is not None and bool(torch.cuda.is_initialized())
+
+
+def options(conf: str) -> dict[str, str]:
+    """An allocator configuration string as key -> value ('a:1,b:2')."""
+    found = {}
+    for item in conf.split(","):
+        key, colon, value = item.strip().partition(":")
+        if item.strip():
+            found[key.strip()] = value.strip() if colon else ""
+    return found
+
+
+def _requested(request: Request) -> dict[str, str]:
+    """The allocator options ``request`` asks for ('native' -> backend:native)."""
+    if request.allocator is None:
+        return {}
+    if request.allocator in BACKENDS:
+        return {"backend": request.allocator}
+    return options(request.allocator)
+
+
+def check_allocator(name: str, /) -> str | None:
+    if name in BACKENDS:
+        return None
+    items = options(name)
+    if items and all(key and value for key, value in items.items()):
+        return None
+    return (f"one of {BACKENDS}, or allocator options 'key:value,...' "
+            "('expandable_segments:True,max_split_size_mb:128')")
+
+
+def too_late(request: Request, /) -> dict[str, str]:
+    torch = loaded("torch")
+    if not started(torch):
+        return {}
+    assert torch is not None
+    backend = _requested(request).get("backend")
+    current = torch.cuda.get_allocator_backend()
+    if backend is not None and backend != current:
+        return {"allocator": f"torch has already initialised CUDA with the "
+                             f"{current!r} allocator backend, which it cannot "
+                             "change"}
+    return {}
+
+
+def _conf_variable() -> str:
+    """The variable torch reads: the one the user set, else the CUDA-named one."""
+    return next((name for name in CONF if name in os.environ), CONF[1])
+
+
+def apply(request: Request, /) -> list[str]:
+    done = []
+    if request.preallocate is not None:
+        done.append("torch does not preallocate: its caching allocator takes "
+                    "memory as tensors need it")
+    updates = _requested(request)
+    torch = loaded("torch")
+    if started(torch):  # the API calls that still work (unverified on a GPU)
+        assert torch is not None
+        if request.fraction is not None:
+            count = torch.cuda.device_count()
+            for index in range(count):
+                torch.cuda.set_per_process_memory_fraction(request.fraction, index)
+            done.append(f"torch.cuda.set_per_process_memory_fraction("
+                        f"{request.fraction:g}) on {count} device(s)")
+        updates.pop("backend", None)  # the same backend (too_late checked it)
+        if updates:
+            conf = ",".join(f"{k}:{v}" for k, v in updates.items())
+            torch._C._accelerator_setAllocatorSettings(conf)
+            done.append(f"torch allocator settings {conf!r} (at run time)")
+        return done
+    if request.fraction is not None:
+        updates["per_process_memory_fraction"] = f"{request.fraction:g}"
+    if updates:
+        variable = _conf_variable()
+        merged = {**options(os.environ.get(variable, "")), **updates}
+        done.append(set_env(variable, ",".join(f"{k}:{v}" for k, v in merged.items())))
+    return done
+
+
+def _default_device(torch: Any) -> Device:
+    # is_available() does not initialise CUDA (current_device() would).
+    if not torch.cuda.is_available():
+        return CPU
+    return Device("cuda", torch.cuda.current_device() if started(torch) else 0)
+
+
+def stats(device: Device | None, /) -> MemoryStats:
+    torch = loaded("torch")
+    assert torch is not None, "stats() asks only loaded frameworks"
+    device = device or _default_device(torch)
+    if device.kind == "cpu":
+        return unknown(NAME, device, _NO_CPU_STATS, allocator="cpu")
+    if device.kind != "cuda" or device.index >= torch.cuda.device_count():
+        return unknown(NAME, device, f"torch has no device {device}")
+    if not started(torch):
+        return unknown(NAME, device, "torch has not initialised CUDA "
+                                   "yet (asking would)")
+    counters = torch.cuda.memory_stats(device.index)
+    total = torch.cuda.get_device_properties(device.index).total_memory
+    fraction = torch.cuda.get_per_process_memory_fraction(device.index)
+    missing = "the allocator backend does not count it"
+    return counted(NAME, device, {
+        "in_use": counters.get("allocated_bytes.all.current"),
+        "reserved": counters.get("reserved_bytes.all.current"),
+        "peak": counters.get("allocated_bytes.all.peak"),
+        "limit": int(total * fraction),
+        "allocator": torch.cuda.get_allocator_backend()},
+        dict.fromkeys(("in_use", "reserved", "peak"), missing))
+
+
+def held() -> int | None:
+    torch = loaded("torch")
+    if not started(torch):
+        return None
+    assert torch is not None
+    devices = range(torch.cuda.device_count())
+    cached = sum(torch.cuda.memory_reserved(i) for i in devices)
+    pinned = torch.cuda.host_memory_stats().get("allocated_bytes.current", 0)
+    return int(cached + pinned)
+
+
+def release() -> str:
+    torch = loaded("torch")
+    if not started(torch):
+        return ("torch has not initialised CUDA, and keeps no cache of CPU memory: "
+                "nothing to release")
+    assert torch is not None
+    torch.cuda.empty_cache()
+    host_empty = getattr(torch._C, "_host_emptyCache", None)  # private, no public one
+    if host_empty is not None:
+        host_empty()
+    return ("torch.cuda.empty_cache() and the pinned-host cache: cached blocks "
+            "returned to the driver")
