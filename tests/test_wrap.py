@@ -319,6 +319,20 @@ def test_jax_to_torch_grad_and_value_and_grad_match_native_jax(transform):
     np.testing.assert_allclose(pick(body)(x, y), native(x, y), rtol=1e-6)
 
 
+def test_gradients_in_layouts_the_other_framework_cannot_alias_are_quiet():
+    # torch's gradient of a sum is a stride-0 expansion, which JAX cannot alias:
+    # copied without a CopyWarning (the layout is torch's choice, not the caller's)
+    total = ut.wrap("jax", "torch")(lambda a: a.sum())
+    a = jnp.arange(4.0)
+    np.testing.assert_array_equal(jax.grad(total)(a), jnp.ones(4))
+    np.testing.assert_array_equal(jax.jit(jax.grad(total))(a), jnp.ones(4))
+    x = torch.arange(4.0, requires_grad=True)
+    square = ut.wrap("torch", "jax")(lambda v: v * v)
+    (g,) = torch.autograd.grad(square(x).sum(), x, create_graph=True)
+    g.sum().backward()
+    torch.testing.assert_close(x.grad, torch.full((4,), 2.0))
+
+
 def test_jax_to_torch_finite_differences_to_second_order(x64):
     from jax.test_util import check_grads
 

@@ -127,14 +127,20 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
 
 
 class Bridge:
-    """``func``, written in ``target``, as ``source`` calls it."""
+    """``func``, written in ``target``, as ``source`` calls it. ``quiet``: the
+    bridge of a derivative, whose cotangents are laid out as the frameworks'
+    autodiff chose (a stride-0 gradient of a sum): copied silently where the
+    other framework cannot alias them.
+    """
 
-    __slots__ = ("differentiable", "func", "source", "target")
+    __slots__ = ("differentiable", "func", "quiet", "source", "target")
 
-    def __init__(self, func: Callable[..., Any], source: str, target: str) -> None:
+    def __init__(self, func: Callable[..., Any], source: str, target: str,
+                 quiet: bool = False) -> None:
         self.func = func
         self.source = source
         self.target = target
+        self.quiet = quiet
         self.differentiable = PAIRS[source, target]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -197,15 +203,15 @@ class Call:
         return unflatten(out_tree, leaves)
 
     def to_body(self, array: Any, quiet: bool = False) -> Any:
-        """A caller's (or foreign) array as the body framework's, zero-copy where
-        it can be aliased; ``quiet``: copy silently where it cannot (memory the
-        caller's framework made for us, such as a stride-0 cotangent).
+        """A caller's array as the body framework's, zero-copy where it can be
+        aliased, else a copy, reported unless ``quiet`` (a cotangent, whose
+        layout the caller's autodiff chose) or the bridge is quiet.
         """
-        return lend(array, self.bridge.target, quiet)
+        return lend(array, self.bridge.target, quiet or self.bridge.quiet)
 
-    def to_caller(self, array: Any) -> Any:
-        """A body's array as the caller framework's, zero-copy where it can be."""
-        return lend(array, self.bridge.source)
+    def to_caller(self, array: Any, quiet: bool = False) -> Any:
+        """A body's array as the caller framework's, as :meth:`to_body`."""
+        return lend(array, self.bridge.source, quiet or self.bridge.quiet)
 
     def plain(self) -> Any:
         """The call without differentiation: views in, body, views out."""
@@ -234,7 +240,7 @@ class Call:
 
         def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
             return pullback(run, arrays)[1](cotangents)
-        return Bridge(vjp, self.bridge.source, self.bridge.target)
+        return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
 
 
 def _caller_arrays(source: str) -> tuple[type, ...]:

@@ -87,13 +87,11 @@ class _Bridged(torch.autograd.Function):
         if any(t.is_complex() for t in (*cts, *ctx.saved_tensors)):
             raise _complex_refused()
         if torch.is_grad_enabled():  # create_graph=True: a differentiable backward
-            # stride-0 cotangents (sum's backward) made compact, so the
-            # conversion to the body's framework can alias them
-            grads = c.derivative()(list(ctx.saved_tensors),
-                                   [ct.contiguous() for ct in cts])
-        else:
+            grads = c.derivative()(list(ctx.saved_tensors), list(cts))
+        else:  # cotangents in torch's layout (stride 0 from a sum): quiet copies
             body_cts = [c.to_body(ct, quiet=True) for ct in cts]
-            grads = [None if g is None else c.to_caller(g) for g in ctx.pull(body_cts)]
+            grads = [None if g is None else c.to_caller(g, quiet=True)
+                     for g in ctx.pull(body_cts)]
         return (None, *grads)
 
 
