@@ -172,6 +172,25 @@ def test_torch_forward_mode_and_vmap_are_clear_errors_not_zeros():
         torch.func.vmap(body)(torch.ones(2, 2))
 
 
+# Dynamo reads .grad of the non-leaf tensors it meets while tracing: its warning
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
+                            "leaf:UserWarning")
+def test_torch_compile_runs_the_bridge_eagerly_with_a_graph_break():
+    from torch._dynamo.exc import Unsupported
+    body = ut.wrap("torch", "jax")(lambda v: jnp.sin(v) * v)
+    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    # in the graph (fullgraph=True): not yet, refused by torch.compile
+    with pytest.raises(Unsupported):
+        torch.compile(body, fullgraph=True, backend="eager")(x)
+    torch._dynamo.reset()
+    y = torch.compile(lambda v: body(v * 2) + 1, backend="eager")(x)
+    y.sum().backward()
+    v = 2 * x.detach()
+    torch.testing.assert_close(y.detach(), torch.sin(v) * v + 1)
+    torch.testing.assert_close(x.grad, 2 * (torch.cos(v) * v + torch.sin(v)))
+    torch._dynamo.reset()
+
+
 def test_torch_complex_gradients_are_refused_not_wrong():
     body = ut.wrap("torch", "jax")(lambda z: z * z)
     z = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)

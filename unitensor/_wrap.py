@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final, TypeVar
@@ -38,6 +39,8 @@ PAIRS: Final[dict[tuple[str, str], bool]] = {
     ("jax", "torch"): True,
     **{(a, b): False for a in _PLAIN for b in _PLAIN if "numpy" in (a, b)},
 }
+_NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
+                 "(compiling it into the graph, fullgraph=True: not yet)")
 _SUPPORTED = ("torch->jax and jax->torch (differentiable); numpy->numpy, torch or "
               "jax, and torch or jax->numpy (plain calls)")
 
@@ -133,7 +136,7 @@ class Bridge:
     other framework cannot alias them.
     """
 
-    __slots__ = ("differentiable", "func", "quiet", "source", "target")
+    __slots__ = ("_eager", "differentiable", "func", "quiet", "source", "target")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -142,8 +145,22 @@ class Bridge:
         self.target = target
         self.quiet = quiet
         self.differentiable = PAIRS[source, target]
+        # _call hidden from torch.compile, made on the first call that needs it
+        self._eager: Callable[..., Any] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.source == "torch" and "torch._dynamo" in sys.modules:
+            # torch.compile is in use: it must not trace the bridge (nor the
+            # body's framework): a graph break, or under fullgraph=True,
+            # Dynamo's error giving this reason
+            eager = self._eager
+            if eager is None:
+                eager = self._eager = sys.modules["torch._dynamo"].disable(
+                    self._call, reason=_NOT_COMPILED)
+            return eager(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         kinds = _caller_arrays(self.source)
         _backends.get(self.target, "wrap")  # installed? (an ImportError naming it)
         leaves, tree = flatten((args, kwargs))
