@@ -144,6 +144,20 @@ def test_torch_to_jax_double_backward_matches_native_torch(x64):
                                                     dtype=torch.float64))
 
 
+def test_torch_differentiates_only_what_requires_grad():
+    @ut.wrap("torch", "jax")
+    def body(x, y):  # reverse mode through while_loop fails: y must stay constant
+        def step(carry):
+            return carry[0] + 1, carry[1] * y
+        _, power = jax.lax.while_loop(lambda c: c[0] < 3, step, (0, jnp.ones_like(y)))
+        return x * power
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([2.0, 3.0])
+    (grad,) = torch.autograd.grad(body(x, y).sum(), x)
+    torch.testing.assert_close(grad, y ** 3)
+
+
 def test_torch_func_grad_and_vjp_work():
     @ut.wrap("torch", "jax")
     def body(x):

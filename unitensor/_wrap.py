@@ -177,7 +177,7 @@ class Call:
     run, the structure of the body's output.
     """
 
-    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "tree")
+    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "tree", "wrt")
 
     def __init__(self, bridge: Bridge, leaves: list[Any], tree: Any,
                  positions: list[int]) -> None:
@@ -189,6 +189,9 @@ class Call:
         self.out: tuple[list[Any], Any, list[int]] | None = None
         # the body's pullback, from a differentiated forward to its backward
         self.pull: Callable[[list[Any]], list[Any]] | None = None
+        # which of the caller's arrays the caller differentiates (None: every
+        # floating one); the others are constants of the pullback
+        self.wrt: list[bool] | None = None
 
     def arrays(self) -> list[Any]:
         """The caller's arrays among the arguments, in order."""
@@ -244,7 +247,7 @@ class Call:
         """The body on ``arrays`` (its framework's), and its pullback: the body
         framework's ``pullback`` of :meth:`run`.
         """
-        return self.body().pullback(self.run, arrays)
+        return self.body().pullback(self.run, arrays, self.wrt)
 
     def derivative(self) -> Bridge:
         """The body's vector-Jacobian product as a bridge of the same pair:
@@ -253,10 +256,10 @@ class Call:
         caller can differentiate it again.
         """
         pullback = self.body().pullback
-        run = self.run
+        run, wrt = self.run, self.wrt
 
         def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
-            return pullback(run, arrays)[1](cotangents)
+            return pullback(run, arrays, wrt)[1](cotangents)
         return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
 
 

@@ -102,27 +102,30 @@ def _forward(c: Call, xs: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 # -- jax as the body -------------------------------------------------------------
-def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any]
+def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+             wrt: list[bool] | None = None
              ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
-    """``run(xs)`` and its pullback (``jax.vjp`` over the inexact ``xs``):
-    cotangents of the outputs (None where there is none) -> cotangents of ``xs``
-    (None for integer and bool inputs).
+    """``run(xs)`` and its pullback (``jax.vjp`` over the floating ``xs``, those
+    of them ``wrt`` marks): cotangents of the outputs (None where there is none)
+    -> cotangents of ``xs`` (None for integer and bool inputs and unmarked ones).
     """
-    wrt = [i for i, x in enumerate(xs) if _inexact(x)]
+    over_xs = [i for i, x in enumerate(xs) if _inexact(x) and (wrt is None or wrt[i])]
 
     def over(*inexact: Any) -> list[Any]:
         full = list(xs)
-        for i, x in zip(wrt, inexact, strict=True):
+        for i, x in zip(over_xs, inexact, strict=True):
             full[i] = x
         return run(full)
 
-    outs, vjp = jax.vjp(over, *(xs[i] for i in wrt))
+    outs, vjp = jax.vjp(over, *(xs[i] for i in over_xs))
 
     def pull(cts: list[Any]) -> list[Any]:
         cts = [ct if _inexact(y) and ct is not None else _zero_cotangent(y)
                for y, ct in zip(outs, cts, strict=True)]
-        grads = iter(vjp(cts))
-        return [next(grads) if _inexact(x) else None for x in xs]
+        grads: list[Any] = [None] * len(xs)
+        for i, grad in zip(over_xs, vjp(cts), strict=True):
+            grads[i] = grad
+        return grads
 
     return outs, pull
 

@@ -37,7 +37,8 @@ def call(c: Call) -> Any:
     differentiates any of its tensors, else a plain call.
     """
     xs = c.arrays()
-    if not _differentiated(xs):
+    tracked = [_tracked(x) for x in xs]
+    if not any(tracked):
         return c.plain()
     if not c.bridge.differentiable:
         raise arg_error(TypeError, "wrap", "args", "tensors torch does not "
@@ -45,21 +46,21 @@ def call(c: Call) -> Any:
                         "differentiable: call it under torch.no_grad() or pass "
                         "x.detach())", "a tensor that requires grad or carries a "
                         "tangent")
+    c.wrt = [t and _inexact(x) for t, x in zip(tracked, xs, strict=True)]
     return c.result(list(_Bridged.apply(c, *xs)))
 
 
-def _differentiated(xs: list[torch.Tensor]) -> bool:
-    """Whether torch differentiates through any of ``xs``: reverse mode, forward
-    mode (a dual tensor), or a ``torch.func`` transformation.
+def _tracked(x: torch.Tensor) -> bool:
+    """Whether torch differentiates through ``x``: reverse mode, forward mode (a
+    dual tensor), or a ``torch.func`` transformation.
     """
-    if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
+    if x.requires_grad and torch.is_grad_enabled():
         return True
-    # Both checks are torch's private state, read only while one is active.
-    if forward_ad._current_level >= 0 and any(
-            forward_ad.unpack_dual(x).tangent is not None for x in xs):
+    # Both checks read torch's private state, only while a mode is active.
+    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(x).tangent is not None:
         return True
-    return torch._C._functorch.peek_interpreter_stack() is not None and any(
-        torch._C._functorch.is_functorch_wrapped_tensor(x) for x in xs)
+    return torch._C._functorch.peek_interpreter_stack() is not None and bool(
+        torch._C._functorch.is_functorch_wrapped_tensor(x))
 
 
 class _Bridged(torch.autograd.Function):
@@ -106,33 +107,36 @@ def _inexact(x: torch.Tensor) -> bool:
 
 
 # -- torch as the body -----------------------------------------------------------
-def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any]
+def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+             wrt: list[bool] | None = None
              ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
     """``run(xs)`` and its pullback: cotangents of the outputs (None where there
-    is none) -> cotangents of ``xs`` (None for integer and bool inputs, zeros
-    for inputs the outputs do not depend on).
+    is none) -> cotangents of ``xs`` (None for integer and bool inputs and those
+    ``wrt`` leaves out, zeros for inputs the outputs do not depend on).
 
     A tensor that already requires grad (a derivative being differentiated
     again) stays in its graph, and the pullback is then recorded too.
     """
-    ins = [x if not _inexact(x) or x.requires_grad else x.detach().requires_grad_()
-           for x in xs]
+    marked = [_inexact(x) and (wrt is None or wrt[i]) for i, x in enumerate(xs)]
+    ins = [x if not m or x.requires_grad else x.detach().requires_grad_()
+           for x, m in zip(xs, marked, strict=True)]
     with torch.enable_grad():
         outs = run(ins)
-    wrt = [x for x in ins if _inexact(x)]
+    over = [x for x, m in zip(ins, marked, strict=True) if m]
 
     def pull(cts: list[Any]) -> list[Any]:
         pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
                  if ct is not None and y.requires_grad]
-        grads: list[Any] = [None] * len(wrt)
-        if pairs and wrt:
+        grads: list[Any] = [None] * len(over)
+        if pairs and over:
             higher = any(x.requires_grad for x in xs) or any(
                 ct.requires_grad for _, ct in pairs)
             grads = list(torch.autograd.grad(
-                [y for y, _ in pairs], wrt, [ct for _, ct in pairs],
+                [y for y, _ in pairs], over, [ct for _, ct in pairs],
                 allow_unused=True, create_graph=higher))
         found = iter(grads)
-        return [None if not _inexact(x) else _or_zeros(next(found), x) for x in ins]
+        return [_or_zeros(next(found), x) if m else None
+                for x, m in zip(ins, marked, strict=True)]
 
     return outs, pull
 
