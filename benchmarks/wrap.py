@@ -60,8 +60,8 @@ def rows() -> list[tuple[str, float, str, float]]:
     def bridged_fwd_bwd():
         from_torch_jit(tg, tb, tc).sum().backward()
 
-    def jax_vjp():
-        out, pull = jax.vjp(jit_body, ja, jb, jc)
+    def jax_vjp():  # with respect to a, as torch asks the bridge
+        out, pull = jax.vjp(lambda a: jit_body(a, jb, jc), ja)
         pull(jnp.ones_like(out))
 
     n = 2000
