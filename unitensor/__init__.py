@@ -58,6 +58,7 @@ from ._statistical_functions import __all__ as _statistical
 from ._tensor import Tensor
 from ._utility_functions import *  # noqa: F403
 from ._utility_functions import __all__ as _utility
+from ._wrap import wrap
 
 # isort: split
 from . import _operators  # noqa: F401 - installs Tensor's operators, once all exist
@@ -95,7 +96,7 @@ __all__ = [
     "__array_namespace_info__", "bfloat16", "bool", "complex64", "complex128", "e",
     "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
     "int16", "int32", "int64", "linalg", "memory", "nan", "newaxis", "owner", "pi",
-    "set_default_owner", "uint8", "uint16", "uint32", "uint64",
+    "set_default_owner", "uint8", "uint16", "uint32", "uint64", "wrap",
     *_creation, *_data_types, *_elementwise, *_indexing, *_linear_algebra,
     *_manipulation, *_searching, *_set, *_sorting, *_statistical, *_utility,
 ]

@@ -140,6 +140,14 @@ def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str) -> None:
     if copy is False:
         raise copy_refused(func, arg, reason)
     if copy is None:
-        warnings.warn(f"{func}(): copied because {reason}; pass copy=True to allow "
-                      "it silently or copy=False to refuse it", CopyWarning,
+        advice = _COPY_ADVICE.get(func, "pass copy=True to allow it silently or "
+                                  "copy=False to refuse it")
+        warnings.warn(f"{func}(): copied because {reason}; {advice}", CopyWarning,
                       stacklevel=4)
+
+
+# The advice of a CopyWarning from a function that takes no ``copy`` argument.
+_COPY_ADVICE: dict[str, str] = {
+    "wrap": "wrap() lends arrays as views wherever the other framework can alias "
+            "them, and copies the rest (see docs/wrap.md)",
+}

@@ -1,0 +1,578 @@
+"""ut.wrap: a function written in one framework, called and differentiated from
+another (first slice of #14: torch->jax, jax->torch, numpy plain calls; CPU).
+
+Gradients are checked against the same function written natively in the caller's
+framework, and against finite differences (torch.autograd.gradcheck and
+gradgradcheck, jax.test_util.check_grads).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+import numpy as np
+import pytest
+from conftest import aligned_empty
+
+import unitensor as ut
+
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+# torch's forward-mode machinery imports modules that call the deprecated
+# torch.jit.script (torch._decomp.decompositions_for_jvp): torch's own warning.
+torch_jit_script_deprecated = pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+
+
+def pow2_body(n, x):
+    for k in range(3):
+        x = jnp.where(k < n, x * x, x)
+    return x
+
+
+# -- the API ---------------------------------------------------------------------
+def test_wrap_is_public_and_keeps_the_function_s_name():
+    assert "wrap" in ut.__all__
+
+    @ut.wrap("torch", "jax")
+    def body(x):
+        """Doc."""
+        return x
+
+    assert body.__name__ == "body"
+    assert body.__doc__ == "Doc."
+
+
+@pytest.mark.parametrize(("source", "target"), [
+    ("torch", "tensorflow"), ("tensorflow", "jax"), ("torch", "torch"),
+    ("jax", "jax"), ("cupy", "numpy"), ("array_api_strict", "torch")])
+def test_pairs_not_bridged_yet_are_refused_naming_the_supported_ones(source, target):
+    with pytest.raises(NotImplementedError, match=r"^wrap\(\): source, target: "
+                       r"expected a pair bridged so far: torch->jax and jax->torch "
+                       r".*got source=.*target="):
+        ut.wrap(source, target)
+
+
+def test_bad_names_and_bodies_are_refused():
+    with pytest.raises(TypeError, match=r"^wrap\(\): source: expected a framework's "
+                       r"name \(a str\), got 1 of type 'int'"):
+        ut.wrap(1, "jax")
+    with pytest.raises(ValueError, match=r"^wrap\(\): target: expected one of"):
+        ut.wrap("torch", "jaxx")
+    with pytest.raises(TypeError, match=r"^wrap\(\): func: expected a callable"):
+        ut.wrap("torch", "jax")(3)
+
+
+# -- torch caller, jax body ------------------------------------------------------
+def test_seed_pow2_gradient_float64(x64):
+    pow2 = ut.wrap(source="torch", target="jax")(pow2_body)
+    x = torch.tensor([4.0, 4, 4, 4], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([0, 1, 2, 3])  # int64: JAX holds it with x64 only
+    y = pow2(n, x)
+    assert y.requires_grad
+    torch.testing.assert_close(y.detach(), x.detach() ** (2.0 ** n))
+    y.sum().backward()  # a stride-0 cotangent: no CopyWarning (warnings are errors)
+    torch.testing.assert_close(x.grad, torch.tensor([1.0, 8, 256, 131072],
+                                                    dtype=torch.float64))
+    assert n.grad is None
+
+
+def test_seed_pow2_gradient_float32_without_x64():
+    pow2 = ut.wrap("torch", "jax")(pow2_body)
+    x = torch.tensor([4.0, 4, 4, 4], requires_grad=True)
+    n = torch.tensor([0, 1, 2, 3], dtype=torch.int32)
+    (grad,) = torch.autograd.grad(pow2(n, x).sum(), x)
+    torch.testing.assert_close(grad, torch.tensor([1.0, 8, 256, 131072]))
+
+
+def test_64_bit_data_without_x64_is_refused_naming_the_switch():
+    pow2 = ut.wrap("torch", "jax")(pow2_body)
+    with pytest.raises(BufferError, match="jax_enable_x64"):
+        pow2(torch.tensor([0, 1]), torch.ones(2))
+
+
+def test_torch_to_jax_is_zero_copy_both_ways():
+    seen = {}
+
+    @ut.wrap("torch", "jax")
+    def body(x):
+        seen["in"] = x.unsafe_buffer_pointer()
+        y = jnp.sin(x)
+        seen["out"] = y.unsafe_buffer_pointer()
+        return y
+
+    x = torch.linspace(0, 1, 64)
+    y = body(x)
+    assert seen["in"] == x.data_ptr()
+    assert seen["out"] == y.data_ptr()
+    torch.testing.assert_close(y, torch.sin(x))
+
+
+def test_torch_to_jax_gradient_matches_native_torch_and_finite_differences(x64):
+    @ut.wrap("torch", "jax")
+    def body(x, y):
+        return jnp.sin(x) * y + x ** 2, jnp.tanh(y)
+
+    def native(x, y):
+        return torch.sin(x) * y + x ** 2, torch.tanh(y)
+
+    gen = torch.Generator().manual_seed(0)
+    x = torch.rand(3, dtype=torch.float64, generator=gen, requires_grad=True)
+    y = torch.rand(3, dtype=torch.float64, generator=gen, requires_grad=True)
+    got = torch.autograd.grad([o.sum() for o in body(x, y)], (x, y))
+    want = torch.autograd.grad([o.sum() for o in native(x, y)], (x, y))
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w)
+    assert torch.autograd.gradcheck(body, (x, y))
+    assert torch.autograd.gradgradcheck(body, (x, y))
+
+
+def test_torch_to_jax_double_backward_matches_native_torch(x64):
+    pow2 = ut.wrap("torch", "jax")(pow2_body)
+    x = torch.tensor([4.0, 4, 4, 4], dtype=torch.float64, requires_grad=True)
+    n = torch.tensor([0, 1, 2, 3])
+    (g,) = torch.autograd.grad(pow2(n, x).sum(), x, create_graph=True)
+    assert g.requires_grad
+    torch.testing.assert_close(g.detach(), torch.tensor(
+        [1.0, 8, 256, 131072], dtype=torch.float64))
+    g.sum().backward()  # d/dx of (2^n) x^(2^n - 1)
+    torch.testing.assert_close(x.grad, torch.tensor([0.0, 2, 192, 229376],
+                                                    dtype=torch.float64))
+
+
+def test_torch_differentiates_only_what_requires_grad():
+    @ut.wrap("torch", "jax")
+    def body(x, y):  # reverse mode through while_loop fails: y must stay constant
+        def step(carry):
+            return carry[0] + 1, carry[1] * y
+        _, power = jax.lax.while_loop(lambda c: c[0] < 3, step, (0, jnp.ones_like(y)))
+        return x * power
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([2.0, 3.0])
+    (grad,) = torch.autograd.grad(body(x, y).sum(), x)
+    torch.testing.assert_close(grad, y ** 3)
+
+
+def test_torch_func_grad_and_vjp_work():
+    @ut.wrap("torch", "jax")
+    def body(x):
+        return jnp.sin(x) * 3
+
+    x = torch.tensor([0.5, 1.0, 2.0])
+    torch.testing.assert_close(torch.func.grad(lambda x: body(x).sum())(x),
+                               3 * torch.cos(x))
+    _, vjp = torch.func.vjp(body, x)
+    torch.testing.assert_close(vjp(torch.ones(3))[0], 3 * torch.cos(x))
+    torch.testing.assert_close(  # grad of grad: the backward is a bridge again
+        torch.func.grad(lambda x: torch.func.grad(lambda x: body(x).sum())(x).sum())(x),
+        -3 * torch.sin(x))
+
+
+@torch_jit_script_deprecated
+def test_torch_forward_mode_and_vmap_are_clear_errors_not_zeros():
+    body = ut.wrap("torch", "jax")(jnp.sin)
+    x = torch.tensor([0.5, 1.0])
+    with pytest.raises(NotImplementedError, match="jvp"):
+        torch.func.jvp(body, (x,), (torch.ones(2),))
+    from torch.autograd import forward_ad
+    with forward_ad.dual_level(), pytest.raises(NotImplementedError, match="jvp"):
+        body(forward_ad.make_dual(x, torch.ones(2)))
+    with pytest.raises(RuntimeError, match="vmap"):
+        torch.func.vmap(body)(torch.ones(2, 2))
+
+
+# Dynamo reads .grad of the non-leaf tensors it meets while tracing: its warning
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
+                            "leaf:UserWarning")
+def test_torch_compile_runs_the_bridge_eagerly_with_a_graph_break():
+    from torch._dynamo.exc import Unsupported
+    body = ut.wrap("torch", "jax")(lambda v: jnp.sin(v) * v)
+    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    # in the graph (fullgraph=True): not yet, refused by torch.compile
+    with pytest.raises(Unsupported):
+        torch.compile(body, fullgraph=True, backend="eager")(x)
+    torch._dynamo.reset()
+    y = torch.compile(lambda v: body(v * 2) + 1, backend="eager")(x)
+    y.sum().backward()
+    v = 2 * x.detach()
+    torch.testing.assert_close(y.detach(), torch.sin(v) * v + 1)
+    torch.testing.assert_close(x.grad, 2 * (torch.cos(v) * v + torch.sin(v)))
+    torch._dynamo.reset()
+
+
+def test_torch_complex_gradients_are_refused_not_wrong():
+    body = ut.wrap("torch", "jax")(lambda z: z * z)
+    z = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)
+    y = body(z)
+    torch.testing.assert_close(y.detach(), z.detach() ** 2)
+    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*complex"):
+        y.abs().sum().backward()
+
+
+def test_torch_without_grad_is_a_plain_call():
+    body = ut.wrap("torch", "jax")(jnp.sin)
+    x = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        y = body(x)
+    assert not y.requires_grad
+    assert body(torch.ones(3)).grad_fn is None
+
+
+def test_torch_integer_outputs_and_unused_inputs():
+    @ut.wrap("torch", "jax")
+    def body(x, unused, n):
+        return {"argmax": jnp.argmax(x), "scaled": x * n, "none": None, "k": 3}
+
+    x = torch.tensor([1.0, 3.0, 2.0], requires_grad=True)
+    unused = torch.ones(2, requires_grad=True)
+    out = body(x, unused, torch.tensor(2, dtype=torch.int32))
+    assert out["none"] is None
+    assert out["k"] == 3
+    assert out["argmax"].dtype == torch.int32
+    assert not out["argmax"].requires_grad
+    assert out["argmax"].item() == 1
+    gx, gu = torch.autograd.grad(out["scaled"].sum(), (x, unused))
+    torch.testing.assert_close(gx, torch.full((3,), 2.0))
+    torch.testing.assert_close(gu, torch.zeros(2))  # unused: zeros, not None
+
+
+def test_torch_pytrees_scalars_and_keywords():
+    @ut.wrap("torch", "jax")
+    def body(pair, table, scale, *, shift, label):
+        a, b = pair
+        assert isinstance(a, jax.Array)
+        assert isinstance(table["w"], jax.Array)
+        assert table["nothing"] is None
+        assert isinstance(scale, float)
+        assert label == "tag"
+        return [a * table["w"] * scale + shift, (b,)]
+
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([5.0])
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    y, (b_out,) = body((a, b), {"w": w, "nothing": None}, 2.0, shift=1.0, label="tag")
+    assert isinstance(b_out, torch.Tensor)
+    torch.testing.assert_close(b_out, b)
+    y.sum().backward()
+    torch.testing.assert_close(a.grad, 2 * w.detach())
+    torch.testing.assert_close(w.grad, 2 * a.detach())
+
+
+def test_torch_caller_gets_the_body_s_exception():
+    @ut.wrap("torch", "jax")
+    def body(x):
+        raise KeyError("from the body")
+
+    with pytest.raises(KeyError, match="from the body"):
+        body(torch.ones(2))
+    with pytest.raises(KeyError, match="from the body"):
+        body(torch.ones(2, requires_grad=True))
+
+
+def test_torch_input_jax_cannot_alias_is_copied_and_reported():
+    body = ut.wrap("torch", "jax")(jnp.sin)
+    x = torch.zeros(17)[1:]  # 4-byte aligned: JAX on CPU wants 64
+    with pytest.warns(ut.CopyWarning, match=r"^wrap\(\): copied because JAX on CPU "
+                      r"copies memory that is not 64-byte aligned.*docs/wrap.md"):
+        y = body(x)
+    torch.testing.assert_close(y, torch.sin(x))
+
+
+def test_rosenbrock_torch_adam_over_a_jax_body_converges():
+    @ut.wrap("torch", "jax")
+    @jax.jit
+    def rosenbrock(p):
+        x, y = p[0], p[1]
+        return (1 - x) ** 2 + 100 * (y - x * x) ** 2
+
+    p = torch.tensor([-1.0, 1.0], requires_grad=True)
+    opt = torch.optim.Adam([p], lr=0.05)
+    steps = 0
+    while steps < 1000 and not torch.allclose(p.detach(), torch.ones(2), atol=1e-3):
+        opt.zero_grad()
+        rosenbrock(p).backward()
+        opt.step()
+        steps += 1
+    assert steps < 1000  # about 730
+    torch.testing.assert_close(p.detach(), torch.ones(2), atol=1e-3, rtol=0)
+
+
+# -- jax caller, torch body ------------------------------------------------------
+def test_jax_to_torch_is_zero_copy_both_ways():
+    seen = {}
+
+    @ut.wrap("jax", "torch")
+    def body(a):
+        seen["in"] = a.data_ptr()
+        y = torch.sin(a)
+        seen["out"] = y.data_ptr()
+        return y
+
+    a = jnp.linspace(0, 1, 64)
+    y = body(a)
+    assert seen["in"] == a.unsafe_buffer_pointer()
+    assert seen["out"] == y.unsafe_buffer_pointer()
+    np.testing.assert_allclose(y, jnp.sin(a), rtol=1e-6)
+
+
+def test_mse_loss_example_of_torch2jax():
+    loss = ut.wrap("jax", "torch")(torch.nn.MSELoss())
+    gen = np.random.default_rng(0)
+    x = jnp.asarray(gen.standard_normal(5), dtype=jnp.float32)
+    y = jnp.asarray(gen.standard_normal(5), dtype=jnp.float32)
+    got = jax.jit(jax.grad(loss, argnums=(0, 1)))(x, y)
+    want = jax.grad(lambda a, b: jnp.mean((a - b) ** 2), argnums=(0, 1))(x, y)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    np.testing.assert_allclose(loss(x, y), jnp.mean((x - y) ** 2), rtol=1e-6)
+
+
+@pytest.mark.parametrize("transform", ["eager", "jit"])
+def test_jax_to_torch_grad_and_value_and_grad_match_native_jax(transform):
+    @ut.wrap("jax", "torch")
+    def body(x, y):
+        return (torch.sin(x) * y + x ** 2).sum()
+
+    def native(x, y):
+        return (jnp.sin(x) * y + x ** 2).sum()
+
+    x, y = jnp.linspace(0.1, 1, 5), jnp.linspace(1, 2, 5)
+    pick = jax.jit if transform == "jit" else (lambda f: f)
+    for g, w in zip(pick(jax.grad(body, argnums=(0, 1)))(x, y),
+                    jax.grad(native, argnums=(0, 1))(x, y), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    value, grad = pick(jax.value_and_grad(body))(x, y)
+    np.testing.assert_allclose(value, native(x, y), rtol=1e-6)
+    np.testing.assert_allclose(grad, jax.grad(native)(x, y), rtol=1e-6)
+    np.testing.assert_allclose(pick(body)(x, y), native(x, y), rtol=1e-6)
+
+
+def test_gradients_in_layouts_the_other_framework_cannot_alias_are_quiet():
+    # torch's gradient of a sum is a stride-0 expansion, which JAX cannot alias:
+    # copied without a CopyWarning (the layout is torch's choice, not the caller's)
+    total = ut.wrap("jax", "torch")(lambda a: a.sum())
+    a = jnp.arange(4.0)
+    np.testing.assert_array_equal(jax.grad(total)(a), jnp.ones(4))
+    np.testing.assert_array_equal(jax.jit(jax.grad(total))(a), jnp.ones(4))
+    x = torch.arange(4.0, requires_grad=True)
+    square = ut.wrap("torch", "jax")(lambda v: v * v)
+    (g,) = torch.autograd.grad(square(x).sum(), x, create_graph=True)
+    g.sum().backward()
+    torch.testing.assert_close(x.grad, torch.full((4,), 2.0))
+
+
+def test_jax_to_torch_finite_differences_to_second_order(x64):
+    from jax.test_util import check_grads
+
+    @ut.wrap("jax", "torch")
+    def body(x, y):
+        return torch.sin(x) * y ** 2
+
+    x = jnp.linspace(0.1, 1, 4)
+    y = jnp.linspace(1, 2, 4)
+    check_grads(body, (x, y), order=2, modes=["rev"])
+    check_grads(jax.jit(body), (x, y), order=2, modes=["rev"])
+
+
+def test_jax_to_torch_grad_of_grad_matches_native():
+    cube = ut.wrap("jax", "torch")(lambda a: (a ** 3).sum())
+    x = jnp.float32(2.0)
+    assert jax.grad(jax.grad(cube))(x) == 12.0
+    assert jax.jit(jax.grad(jax.grad(cube)))(x) == 12.0
+    assert jax.grad(jax.grad(jax.grad(cube)))(x) == 6.0
+
+
+def test_jax_forward_mode_and_vmap_are_clear_errors_not_zeros():
+    body = ut.wrap("jax", "torch")(torch.sin)
+    x = jnp.ones(2)
+    with pytest.raises(TypeError, match="forward-mode"):
+        jax.jvp(body, (x,), (x,))
+    with pytest.raises(NotImplementedError, match="vmap"):
+        jax.vmap(body)(jnp.ones((2, 2)))
+
+
+def test_jax_complex_gradients_are_refused_not_wrong():
+    body = ut.wrap("jax", "torch")(lambda z: (z * z).abs().sum())
+    z = jnp.array([1 + 1j, 2 - 1j], dtype=jnp.complex64)
+    np.testing.assert_allclose(body(z), jnp.sum(jnp.abs(z * z)), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*complex"):
+        jax.grad(body)(z)
+
+
+def test_jax_integer_inputs_pytrees_and_keywords(x64):
+    @ut.wrap("jax", "torch")
+    def body(params, n, *, scale, note=None):
+        assert isinstance(params["w"], torch.Tensor)
+        assert note is None
+        w, (b,) = params["w"], params["rest"]
+        return {"loss": ((w * n).sum() + b.sum()) * scale, "n": n, "tag": "ok"}
+
+    params = {"w": jnp.array([1.0, 2.0]), "rest": (jnp.array([3.0]),)}
+    n = jnp.array([2, 3])
+
+    def loss(p):
+        return body(p, n, scale=2.0)["loss"]
+
+    for f in (jax.grad(loss), jax.jit(jax.grad(loss))):
+        g = f(params)
+        np.testing.assert_allclose(g["w"], [4.0, 6.0])
+        np.testing.assert_allclose(g["rest"][0], [2.0])
+    def arrays_only(p):
+        out = body(p, n, scale=1.0)
+        assert out["tag"] == "ok"  # a static leaf of the output, under jit too
+        return out["n"], out["loss"]
+
+    out_n, out_loss = jax.jit(arrays_only)(params)
+    assert out_n.dtype == jnp.int64
+    np.testing.assert_array_equal(out_n, n)
+    assert out_loss == 11.0
+    # an integer argument differentiated by JAX itself: float0, as for any function
+    grad_n = jax.grad(lambda p, n: body(p, n, scale=1.0)["loss"], argnums=1,
+                      allow_int=True)(params, n)
+    assert grad_n.dtype == jax.dtypes.float0
+
+
+def test_jax_caller_gets_the_body_s_exception():
+    @ut.wrap("jax", "torch")
+    def body(x):
+        raise KeyError("from the body")
+
+    with pytest.raises(KeyError, match="from the body"):
+        body(jnp.ones(2))
+    with pytest.raises(KeyError, match="from the body"):
+        jax.grad(lambda x: body(x).sum())(jnp.ones(2))
+    with pytest.raises(KeyError, match="from the body") as info:  # at trace time
+        jax.jit(body)(jnp.ones(2))
+    assert "meta tensors" in "".join(info.value.__notes__)
+
+
+def test_jax_jit_falls_back_to_pure_callback_without_buffer_callback(monkeypatch):
+    from unitensor._backends.jax import autodiff
+    monkeypatch.setattr(autodiff, "buffer_callback", None)
+    loss = ut.wrap("jax", "torch")(torch.nn.MSELoss())
+    x, y = jnp.arange(4.0), jnp.ones(4)
+    gx, gy = jax.jit(jax.grad(loss, argnums=(0, 1)))(x, y)
+    np.testing.assert_allclose(gx, (x - y) / 2)
+    np.testing.assert_allclose(gy, (y - x) / 2)
+
+
+# -- numpy: plain calls ----------------------------------------------------------
+def test_numpy_caller_torch_and_jax_bodies_zero_copy():
+    a = aligned_empty((8,), np.float32)
+    a[:] = np.arange(8)
+    seen = {}
+
+    @ut.wrap("numpy", "torch")
+    def torch_body(x, k):
+        seen["torch"] = x.data_ptr()
+        return {"y": x * k}
+
+    @ut.wrap("numpy", "jax")
+    def jax_body(x):
+        seen["jax"] = x.unsafe_buffer_pointer()
+        return jnp.cos(x)
+
+    y = torch_body(a, k=2)["y"]
+    assert isinstance(y, np.ndarray)
+    assert seen["torch"] == a.ctypes.data
+    np.testing.assert_array_equal(y, a * 2)
+    c = jax_body(a)
+    assert isinstance(c, np.ndarray)
+    assert seen["jax"] == a.ctypes.data
+    np.testing.assert_allclose(c, np.cos(a), rtol=1e-6)
+
+
+def test_numpy_bodies_from_torch_and_jax():
+    seen = {}
+
+    @ut.wrap("torch", "numpy")
+    def from_torch(x):
+        seen["torch"] = x.ctypes.data
+        return np.sqrt(x)
+
+    x = torch.arange(4.0)
+    y = from_torch(x)
+    assert isinstance(y, torch.Tensor)
+    assert seen["torch"] == x.data_ptr()
+    torch.testing.assert_close(y, torch.sqrt(x))
+    a = jnp.arange(64.0)
+
+    @ut.wrap("jax", "numpy")
+    def from_jax(v):
+        seen["jax"] = v.ctypes.data
+        return v.sum() * 2  # a numpy scalar: a 0-d array
+
+    # numpy's allocator aligns to 16 bytes, JAX on CPU wants 64: reported copies
+    with pytest.warns(ut.CopyWarning, match="64-byte aligned"):
+        z = from_jax(a)
+    assert isinstance(z, jax.Array)
+    assert z == 4032.0
+    assert seen["jax"] == a.unsafe_buffer_pointer()
+
+
+def test_numpy_bodies_are_not_differentiated_silently():
+    body = ut.wrap("torch", "numpy")(np.sqrt)
+    x = torch.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match=r"^wrap\(\): args: expected tensors torch "
+                       r"does not differentiate \(a numpy body"):
+        body(x)
+    with torch.no_grad():
+        torch.testing.assert_close(body(x), torch.ones(2))
+    jbody = ut.wrap("jax", "numpy")(np.sqrt)
+    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: expected "
+                       r"concrete jax arrays"):
+        jax.grad(lambda v: jbody(v).sum())(jnp.ones(2))
+    with pytest.raises(NotImplementedError, match="concrete jax arrays"):
+        jax.jit(jbody)(jnp.ones(2))
+
+
+# -- no state, threads -----------------------------------------------------------
+def test_nothing_is_registered_per_wrapped_function():
+    def body(x):
+        return x * 2
+
+    ref = weakref.ref(body)
+    _differentiate_both_ways(body)
+    del body
+    gc.collect()
+    assert ref() is None  # nothing outside the wrapped function kept it
+
+
+def _differentiate_both_ways(body):
+    x = torch.ones(2, requires_grad=True)
+    ut.wrap("torch", "jax")(body)(x).sum().backward()
+    jwrapped = ut.wrap("jax", "torch")(body)
+    jax.jit(jax.grad(lambda a: jwrapped(a).sum()))(jnp.ones(2))
+
+
+def test_bridged_calls_from_threads():
+    pow2 = ut.wrap("torch", "jax")(pow2_body)
+    n = torch.tensor([0, 1, 2, 3], dtype=torch.int32)
+    loss = ut.wrap("jax", "torch")(lambda a, b: ((a - b) ** 2).sum())
+    jitted = jax.jit(jax.grad(loss))
+    errors = []
+
+    def work(seed):
+        try:
+            for i in range(10):
+                v = float(seed + i % 3 + 1)
+                x = torch.full((4,), v, requires_grad=True)
+                pow2(n, x).sum().backward()
+                want = torch.tensor([1.0, 2 * v, 4 * v ** 3, 8 * v ** 7])
+                torch.testing.assert_close(x.grad, want)
+                a = jnp.full(3, v)
+                np.testing.assert_allclose(jitted(a, jnp.ones(3)), 2 * (a - 1))
+        except Exception as exc:  # reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

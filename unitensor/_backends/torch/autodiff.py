@@ -1,0 +1,168 @@
+"""PyTorch's part of ``wrap()``: torch calling another framework, and a torch body.
+
+As the caller, a bridged call that torch differentiates is one
+``autograd.Function`` (``_Bridged``): its forward runs the body and keeps the
+body's pullback; its backward calls that pullback, or, under
+``create_graph=True``, calls the body's vector-Jacobian product as a bridge
+again, so the backward is itself differentiable. Forward mode
+(``torch.autograd.forward_ad``, ``torch.func.jvp``) and ``torch.func.vmap`` are
+refused by torch itself, with its own error (the Function has no ``jvp`` and no
+``vmap`` rule), never with a silent zero tangent.
+
+As the body, a torch function's pullback is ``torch.autograd.grad`` over its
+inputs, and its output shapes (which ``jax.jit`` needs before it runs) come from
+one run on meta tensors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import torch
+from torch.autograd import forward_ad
+
+from ..._dtypes import DType
+from ..._dtypes import parse as parse_dtype
+from ..._errors import arg_error
+from .interop import torch_dtype
+
+if TYPE_CHECKING:
+    from ..._wrap import Call
+
+
+# -- torch as the caller ---------------------------------------------------------
+def call(c: Call) -> Any:
+    """Run ``c`` for a torch caller: recorded for autograd where torch
+    differentiates any of its tensors, else a plain call.
+    """
+    xs = c.arrays()
+    tracked = [_tracked(x) for x in xs]
+    if not any(tracked):
+        return c.plain()
+    if not c.bridge.differentiable:
+        raise arg_error(TypeError, "wrap", "args", "tensors torch does not "
+                        f"differentiate (a {c.bridge.target} body is not "
+                        "differentiable: call it under torch.no_grad() or pass "
+                        "x.detach())", "a tensor that requires grad or carries a "
+                        "tangent")
+    c.wrt = [t and _inexact(x) for t, x in zip(tracked, xs, strict=True)]
+    return c.result(list(_Bridged.apply(c, *xs)))
+
+
+def _tracked(x: torch.Tensor) -> bool:
+    """Whether torch differentiates through ``x``: reverse mode, forward mode (a
+    dual tensor), or a ``torch.func`` transformation.
+    """
+    if x.requires_grad and torch.is_grad_enabled():
+        return True
+    # Both checks read torch's private state, only while a mode is active.
+    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(x).tangent is not None:
+        return True
+    return torch._C._functorch.peek_interpreter_stack() is not None and bool(
+        torch._C._functorch.is_functorch_wrapped_tensor(x))
+
+
+class _Bridged(torch.autograd.Function):
+    """A bridged call, as one node of torch's graph (inputs: the Call, then its
+    tensors; outputs: the body's arrays, as tensors).
+    """
+
+    @staticmethod
+    def forward(c: Call, *xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        outs, c.pull = c.pullback([c.to_body(x) for x in xs])
+        return tuple(c.to_caller(y) for y in outs)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        c = inputs[0]
+        ctx.call = c
+        ctx.pull = c.pull
+        c.pull = None  # the Call may be called again (vjp): the graph keeps it
+        ctx.save_for_backward(*inputs[1:])
+        ctx.mark_non_differentiable(*(y for y in output if not _inexact(y)))
+
+    @staticmethod
+    def backward(ctx: Any, *cts: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        c: Call = ctx.call
+        if any(t.is_complex() for t in (*cts, *ctx.saved_tensors)):
+            raise _complex_refused()
+        if torch.is_grad_enabled():  # create_graph=True: a differentiable backward
+            grads = c.derivative()(list(ctx.saved_tensors), list(cts))
+        else:  # cotangents in torch's layout (stride 0 from a sum): quiet copies
+            body_cts = [c.to_body(ct, quiet=True) for ct in cts]
+            grads = [None if g is None else c.to_caller(g, quiet=True)
+                     for g in ctx.pull(body_cts)]
+        return (None, *grads)
+
+
+def _complex_refused() -> NotImplementedError:
+    return arg_error(NotImplementedError, "wrap", "args", "real floating arrays "
+                     "to differentiate (complex gradients across a bridge: not yet, "
+                     "torch and jax conjugate them differently)", "complex arrays")
+
+
+def _inexact(x: torch.Tensor) -> bool:
+    return x.is_floating_point() or x.is_complex()
+
+
+# -- torch as the body -----------------------------------------------------------
+def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+             wrt: list[bool] | None = None
+             ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
+    """``run(xs)`` and its pullback: cotangents of the outputs (None where there
+    is none) -> cotangents of ``xs`` (None for integer and bool inputs and those
+    ``wrt`` leaves out, zeros for inputs the outputs do not depend on).
+
+    A tensor that already requires grad (a derivative being differentiated
+    again) stays in its graph, and the pullback is then recorded too.
+    """
+    marked = [_inexact(x) and (wrt is None or wrt[i]) for i, x in enumerate(xs)]
+    ins = [x if not m or x.requires_grad else x.detach().requires_grad_()
+           for x, m in zip(xs, marked, strict=True)]
+    with torch.enable_grad():
+        outs = run(ins)
+    over = [x for x, m in zip(ins, marked, strict=True) if m]
+
+    def pull(cts: list[Any]) -> list[Any]:
+        pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
+                 if ct is not None and y.requires_grad]
+        grads: list[Any] = [None] * len(over)
+        if pairs and over:
+            higher = any(x.requires_grad for x in xs) or any(
+                ct.requires_grad for _, ct in pairs)
+            grads = list(torch.autograd.grad(
+                [y for y, _ in pairs], over, [ct for _, ct in pairs],
+                allow_unused=True, create_graph=higher))
+        found = iter(grads)
+        return [_or_zeros(next(found), x) if m else None
+                for x, m in zip(ins, marked, strict=True)]
+
+    return outs, pull
+
+
+def _or_zeros(grad: torch.Tensor | None, x: torch.Tensor) -> torch.Tensor:
+    return torch.zeros_like(x) if grad is None else grad
+
+
+def eval_shape(run: Callable[[list[Any]], list[Any]],
+               specs: list[tuple[tuple[int, ...], DType]]
+               ) -> list[tuple[tuple[int, ...], DType]]:
+    """The shapes and dtypes of ``run``'s outputs for inputs of ``specs``,
+    from one run on meta tensors (no data, no computation).
+    """
+    metas = [torch.empty(shape, dtype=torch_dtype(dtype), device="meta")
+             for shape, dtype in specs]
+    try:
+        with torch.device("meta"):  # tensors the body makes are meta too
+            outs = run(metas)
+    except Exception as exc:
+        exc.add_note("(raised while wrap() ran the torch body on meta tensors, to "
+                     "find its output shapes for jax.jit)")
+        raise
+    return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
+
+
+def write(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """Copy the body's output ``src`` into ``dst``, memory the caller provides."""
+    dst.copy_(src)

@@ -1,0 +1,328 @@
+"""Bridges: a function written in one framework, called and differentiated from
+another.
+
+``wrap(source, target)`` follows Dr.Jit's convention: ``source`` is the caller's
+framework, ``target`` the framework the body is written in. The caller's arrays
+reach the body as zero-copy views (unitensor's conversions, with their copy rule)
+and the body's arrays come back as views. This module holds what every pair
+shares: the table of pairs, the argument trees, the conversions and the plain
+call. Each framework's part lives in its backend's ``autodiff`` module, as a
+caller (how it records a bridged call for differentiation: torch an
+``autograd.Function``, jax a ``custom_vjp``) and as a body (its pullback, and
+for torch the output shapes on meta tensors).
+
+Every call builds its own :class:`Call`; nothing is registered per wrapped
+function and no module-level state changes per call. A derivative is again a
+bridge (the body's vector-Jacobian product, written in the body's framework), so
+differentiating a derivative takes the same path.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Final, TypeVar
+
+from . import _backends, _convert
+from ._errors import arg_error, describe
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_PLAIN = ("numpy", "torch", "jax")
+# (source, target) -> whether the bridge is differentiable. numpy is a plain
+# (non-differentiable) caller or body for the others.
+PAIRS: Final[dict[tuple[str, str], bool]] = {
+    ("torch", "jax"): True,
+    ("jax", "torch"): True,
+    **{(a, b): False for a in _PLAIN for b in _PLAIN if "numpy" in (a, b)},
+}
+_NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
+                 "(compiling it into the graph, fullgraph=True: not yet)")
+_SUPPORTED = ("torch->jax and jax->torch (differentiable); numpy->numpy, torch or "
+              "jax, and torch or jax->numpy (plain calls)")
+
+
+def wrap(source: str, target: str) -> Callable[[_F], _F]:
+    """Make a function written in ``target`` callable from ``source``.
+
+    The caller's arrays reach the body as zero-copy views of the caller's
+    memory, and the body's arrays come back as views (unitensor's copy rule:
+    memory the other framework cannot alias is copied with a
+    :class:`CopyWarning`). Gradients flow through the call: a torch caller
+    records it for ``backward()`` / ``torch.autograd.grad`` (double backward
+    included), a jax caller for ``jax.grad``, ``jax.value_and_grad`` and
+    ``jax.jit``.
+
+    Parameters
+    ----------
+    source : str
+        The caller's framework: what goes in and comes out ('torch', 'jax' or
+        'numpy').
+    target : str
+        The framework the body is written in ('jax', 'torch' or 'numpy').
+
+    Returns
+    -------
+    callable
+        A decorator: ``wrap(source, target)(func)`` takes the same arguments as
+        ``func``. Arrays of ``source`` anywhere in the arguments (nested tuples,
+        lists and dicts, keyword arguments) are given to ``func`` as arrays of
+        ``target``; every other value (None, Python scalars, other objects)
+        reaches it unchanged. Arrays of ``target`` in the result come back as
+        arrays of ``source``, in the same structure.
+
+    Raises
+    ------
+    TypeError
+        ``source`` or ``target`` is not a str.
+    ValueError
+        ``source`` or ``target`` names no framework unitensor knows.
+    NotImplementedError
+        The pair is not bridged yet: torch->jax and jax->torch are
+        differentiable, and numpy may be the caller or the body of a plain call
+        with numpy, torch or jax.
+
+    Notes
+    -----
+    Integer and bool arrays are not differentiated (None gradients for torch,
+    float0 for jax). An exception raised by the body reaches the caller as it
+    is. The table of directions and transformations, and when a copy happens,
+    is in docs/wrap.md.
+
+    Examples
+    --------
+    >>> @ut.wrap(source="torch", target="jax")  # doctest: +SKIP
+    ... def pow2(n, x):
+    ...     for k in range(3):
+    ...         x = jnp.where(k < n, x * x, x)
+    ...     return x
+    >>> x = torch.tensor([4.0, 4, 4, 4], requires_grad=True)  # doctest: +SKIP
+    >>> pow2(torch.tensor([0, 1, 2, 3]), x).sum().backward()  # doctest: +SKIP
+    >>> x.grad  # doctest: +SKIP
+    tensor([1.0000e+00, 8.0000e+00, 2.5600e+02, 1.3107e+05])
+    """
+    for arg, name in (("source", source), ("target", target)):
+        if not isinstance(name, str):
+            raise arg_error(TypeError, "wrap", arg, "a framework's name (a str)",
+                            describe(name))
+        if name not in _backends.NAMES:
+            raise arg_error(ValueError, "wrap", arg, f"one of {_backends.NAMES}",
+                            describe(name))
+    if (source, target) not in PAIRS:
+        raise arg_error(NotImplementedError, "wrap", "source, target",
+                        f"a pair bridged so far: {_SUPPORTED}",
+                        f"source={source!r}, target={target!r}")
+
+    def decorate(func: _F) -> _F:
+        if not callable(func):
+            raise arg_error(TypeError, "wrap", "func", "a callable", describe(func))
+        bridge = Bridge(func, source, target)
+
+        @functools.wraps(func)
+        def bridged(*args: Any, **kwargs: Any) -> Any:
+            return bridge(*args, **kwargs)
+        return bridged  # type: ignore[return-value]  # same signature as func
+
+    return decorate
+
+
+class Bridge:
+    """``func``, written in ``target``, as ``source`` calls it. ``quiet``: the
+    bridge of a derivative, whose cotangents are laid out as the frameworks'
+    autodiff chose (a stride-0 gradient of a sum): copied silently where the
+    other framework cannot alias them.
+    """
+
+    __slots__ = ("_eager", "differentiable", "func", "quiet", "source", "target")
+
+    def __init__(self, func: Callable[..., Any], source: str, target: str,
+                 quiet: bool = False) -> None:
+        self.func = func
+        self.source = source
+        self.target = target
+        self.quiet = quiet
+        self.differentiable = PAIRS[source, target]
+        # _call hidden from torch.compile, made on the first call that needs it
+        self._eager: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.source == "torch" and "torch._dynamo" in sys.modules:
+            # torch.compile is in use: it must not trace the bridge (nor the
+            # body's framework): a graph break, or under fullgraph=True,
+            # Dynamo's error giving this reason
+            eager = self._eager
+            if eager is None:
+                eager = self._eager = sys.modules["torch._dynamo"].disable(
+                    self._call, reason=_NOT_COMPILED)
+            return eager(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        kinds = _caller_arrays(self.source)
+        _backends.get(self.target, "wrap")  # installed? (an ImportError naming it)
+        leaves, tree = flatten((args, kwargs))
+        positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, kinds)]
+        call = Call(self, leaves, tree, positions)
+        if self.source == "numpy":
+            return call.plain()
+        return autodiff(self.source).call(call)
+
+
+class Call:
+    """One call of a bridge: its arguments, split into the caller's arrays (at
+    ``positions`` among the flattened ``leaves``) and everything else; after a
+    run, the structure of the body's output.
+    """
+
+    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "tree", "wrt")
+
+    def __init__(self, bridge: Bridge, leaves: list[Any], tree: Any,
+                 positions: list[int]) -> None:
+        self.bridge = bridge
+        self.leaves = leaves
+        self.tree = tree
+        self.positions = positions
+        # (output leaves, output tree, positions of the body's arrays among them)
+        self.out: tuple[list[Any], Any, list[int]] | None = None
+        # the body's pullback, from a differentiated forward to its backward
+        self.pull: Callable[[list[Any]], list[Any]] | None = None
+        # which of the caller's arrays the caller differentiates (None: every
+        # floating one); the others are constants of the pullback
+        self.wrt: list[bool] | None = None
+
+    def arrays(self) -> list[Any]:
+        """The caller's arrays among the arguments, in order."""
+        return [self.leaves[i] for i in self.positions]
+
+    def run(self, arrays: list[Any]) -> list[Any]:
+        """The body, given ``arrays`` (the body framework's) in place of the
+        caller's: the arrays of its output, flattened. Its output's structure
+        (the same on every run) is kept in ``out``.
+        """
+        leaves = list(self.leaves)
+        for i, array in zip(self.positions, arrays, strict=True):
+            leaves[i] = array
+        args, kwargs = unflatten(self.tree, leaves)
+        out_leaves, out_tree = flatten(self.bridge.func(*args, **kwargs))
+        body = _backends.get(self.bridge.target, "wrap")
+        positions = [i for i, leaf in enumerate(out_leaves)
+                     if isinstance(leaf, body.ARRAY_TYPES)]
+        self.out = (out_leaves, out_tree, positions)
+        return [out_leaves[i] for i in positions]
+
+    def result(self, arrays: list[Any]) -> Any:
+        """The body's output with ``arrays`` (the caller's) in place of its own."""
+        assert self.out is not None, "the body has not run"
+        out_leaves, out_tree, positions = self.out
+        leaves = list(out_leaves)
+        for i, array in zip(positions, arrays, strict=True):
+            leaves[i] = array
+        return unflatten(out_tree, leaves)
+
+    def to_body(self, array: Any, quiet: bool = False) -> Any:
+        """A caller's array as the body framework's, zero-copy where it can be
+        aliased, else a copy, reported unless ``quiet`` (a cotangent, whose
+        layout the caller's autodiff chose) or the bridge is quiet.
+        """
+        return lend(array, self.bridge.target, quiet or self.bridge.quiet)
+
+    def to_caller(self, array: Any, quiet: bool = False) -> Any:
+        """A body's array as the caller framework's, as :meth:`to_body`."""
+        return lend(array, self.bridge.source, quiet or self.bridge.quiet)
+
+    def plain(self) -> Any:
+        """The call without differentiation: views in, body, views out."""
+        outs = self.run([self.to_body(x) for x in self.arrays()])
+        return self.result([self.to_caller(y) for y in outs])
+
+    def body(self) -> ModuleType:
+        """The ``autodiff`` module of the body's framework."""
+        return autodiff(self.bridge.target)
+
+    def pullback(self, arrays: list[Any]
+                 ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
+        """The body on ``arrays`` (its framework's), and its pullback: the body
+        framework's ``pullback`` of :meth:`run`.
+        """
+        return self.body().pullback(self.run, arrays, self.wrt)
+
+    def derivative(self) -> Bridge:
+        """The body's vector-Jacobian product as a bridge of the same pair:
+        ``(arrays, cotangents) -> cotangents of arrays`` (None for arrays that
+        are not differentiated), written in the body's framework, so that the
+        caller can differentiate it again.
+        """
+        pullback = self.body().pullback
+        run, wrt = self.run, self.wrt
+
+        def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
+            return pullback(run, arrays, wrt)[1](cotangents)
+        return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
+
+
+def _caller_arrays(source: str) -> tuple[type, ...]:
+    """The types of the arguments that are the caller's arrays: its own, and for
+    JAX numpy's too (JAX takes them as its arrays: ``jnp``, ``grad``, ``jit``).
+    """
+    kinds = _backends.get(source, "wrap").ARRAY_TYPES
+    if source == "jax":
+        kinds = (*kinds, *_backends.get("numpy", "wrap").ARRAY_TYPES)
+    return kinds
+
+
+def lend(array: Any, framework: str, quiet: bool = False) -> Any:
+    """``array`` as ``framework``'s, through unitensor's conversions."""
+    t = _convert.asarray(array)
+    if not quiet:
+        return _convert.view(t, framework, None, "wrap")
+    try:
+        return _convert.view(t, framework, False, "wrap")
+    except BufferError:
+        return _convert.view(t, framework, True, "wrap")
+
+
+def autodiff(framework: str) -> ModuleType:
+    """The ``autodiff`` module of ``framework``'s backend (its part of wrap)."""
+    return importlib.import_module(f"{__package__}._backends.{framework}.autodiff")
+
+
+# -- argument trees: nested tuples, lists and dicts -----------------------------
+# A tree is described by nested tuples: None for a leaf, (type, children) for a
+# tuple, list or named tuple, (dict, keys, children) for a dict. Only these exact
+# containers are walked; anything else (a dict subclass, a dataclass) is a leaf.
+def flatten(tree: Any) -> tuple[list[Any], Any]:
+    """The leaves of ``tree`` in order, and its description."""
+    leaves: list[Any] = []
+
+    def walk(node: Any) -> Any:
+        kind = type(node)
+        if kind is tuple or kind is list or (
+                issubclass(kind, tuple) and hasattr(kind, "_fields")):
+            return (kind, [walk(child) for child in node])
+        if kind is dict:
+            return (dict, list(node), [walk(child) for child in node.values()])
+        leaves.append(node)
+        return None
+
+    return leaves, walk(tree)
+
+
+def unflatten(tree: Any, leaves: list[Any]) -> Any:
+    """The tree ``flatten`` described, with ``leaves`` in order."""
+    items = iter(leaves)
+
+    def build(node: Any) -> Any:
+        if node is None:
+            return next(items)
+        if node[0] is dict:
+            return dict(zip(node[1], (build(c) for c in node[2]), strict=True))
+        kind, children = node
+        values = [build(c) for c in children]
+        if kind is tuple or kind is list:
+            return kind(values)
+        return kind(*values)  # a named tuple
+
+    return build(tree)
