@@ -219,3 +219,52 @@ def test_dlpack_functions_and_views_refuse_with_buffer_error():
     with pytest.raises(BufferError, match=r"^jax\(\): copy: expected True or None, "
                        r"since a copy is needed: JAX on CPU copies memory"):
         ut.asarray(unaligned).jax(copy=False)
+
+
+# Found by tests/test_namespace_fuzz.py, each a class of its own.
+@pytest.mark.parametrize("call", [
+    lambda x: ut.sum(x, axis=x), lambda x: ut.std(x, correction=x),
+    lambda x: ut.eye(3, k=x), lambda x: ut.arange(0, stop=x),
+    lambda x: ut.fft.fft(x, norm=x), lambda x: ut.full(3, x)])
+def test_an_array_where_the_standard_takes_a_python_value_is_refused(call):
+    # before: compared elementwise inside a framework (a bool() error naming
+    # __bool__, or numpy's "truth value is ambiguous")
+    with pytest.raises(TypeError, match=r"^[\w.]+\(\): \w+: expected a Python value "
+                       r"\(the standard takes no array for \w+\), got an array of "
+                       r"shape \(4,\)$"):
+        call(tensor("numpy"))
+
+
+def test_fill_value_is_a_number():
+    with pytest.raises(TypeError, match=r"^full\(\): fill_value: expected a number"):
+        ut.full(3, object())
+    assert ut.full(2, np.float32(2.0)).numpy().tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("owner", ["numpy", "torch", "jax", "tensorflow"])
+def test_an_in_place_result_of_another_dtype_is_refused_in_the_format(owner):
+    # (array_api_strict refuses bool / bool itself: divide(): ... TypeError)
+    x = ut.asarray(make(owner, np.array([True, False])))
+    with pytest.raises(TypeError, match=r"^__itruediv__\(\): other: expected an "
+                       r"operand that keeps the array's dtype bool and shape \(2,\), "
+                       r"got one giving float\d\d \(2,\)$"):
+        x /= True
+
+
+def test_python_data_a_framework_refuses_is_mapped():
+    with ut.owner("torch"), pytest.raises(ValueError, match=r"^asarray\(\): "
+                                          r"arguments: .* torch's refusal: "):
+        ut.asarray(float("nan"), dtype=ut.int8)
+
+
+def test_len_of_a_0d_tensorflow_tensor_is_a_type_error():
+    import tensorflow as tf
+    with pytest.raises(TypeError, match=r"^__len__\(\): self: "):
+        len(ut.asarray(tf.constant(1.0)))
+
+
+def test_copy_is_checked_by_identity_not_equality():
+    x = tensor("numpy")
+    with pytest.raises(TypeError, match=r"^from_dlpack\(\): copy: expected True, "
+                       r"False or None, got an object of type"):
+        ut.from_dlpack(x, copy=x)

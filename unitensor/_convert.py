@@ -19,7 +19,7 @@ from ._config import new_array_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, check_int
 from ._dtypes import parse as parse_dtype
-from ._errors import arg_error, copy_or_refuse, copy_refused, describe
+from ._errors import arg_error, copy_or_refuse, copy_refused, describe, is_ours, refused
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
@@ -298,7 +298,13 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
     owner = new_array_owner(device)
     if dtype is not None or not isinstance(obj, _SCALARS):
         obj = _natives_in(obj, owner, dtype)
-    t = _make(owner, owner.from_python(obj, dtype))
+    try:
+        native = owner.from_python(obj, dtype)
+    except Exception as exc:  # e.g. torch's RuntimeError for nan as an integer
+        if is_ours(exc):
+            raise
+        raise refused(exc, owner.error_type(exc), "asarray", owner.NAME) from exc
+    t = _make(owner, native)
     return t if device is None and copy is None else _adjust(
         t, None, device, copy if copy is not True else None, "asarray")
 
@@ -351,7 +357,7 @@ def _copied_buffer(t: Tensor, buf: _core.Buffer, target: Adapter) -> _core.Buffe
 def _adjust(t: Tensor, dtype: DType | None, device: Any,
             copy: bool | None, func: str) -> Tensor:
     """Apply asarray's dtype/device/copy arguments to ``t``."""
-    if copy not in (None, True, False):
+    if copy is not None and copy is not True and copy is not False:  # no ==: arrays
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
     backend, native = t._backend, t._native
     changed = False

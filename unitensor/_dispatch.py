@@ -24,10 +24,12 @@ repeat the decision in C next time (``_fastpath.py``).
 
 from __future__ import annotations
 
+import ast
 import collections
 import contextlib
 import functools
 import math
+import numbers
 import operator
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -233,6 +235,9 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if position >= len(args) or type(args[position]) is not Tensor:
             _check_arrays(name, _ARRAY_PARAMETERS[name], args)
             break
+    scalars = _SCALAR_PARAMETERS.get(name)
+    if scalars is not None and (kwargs or scalars[0]):
+        _check_no_arrays(name, scalars, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -275,10 +280,14 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         if func is not None:
             try:
                 result = func(x1._native, x2)
-            except Exception:
-                return call(name, (x1, x2), {})
-            return _as_tensors(backend, result, name)
+            except Exception:  # the general path says why (outside this handler)
+                result = _FAILED
+            if result is not _FAILED:
+                return _as_tensors(backend, result, name)
     return call(name, (x1, x2), {})
+
+
+_FAILED = object()  # binary()'s direct call raised
 
 
 # -- arguments that must be arrays; refusals in the project's format -------------
@@ -313,6 +322,10 @@ def _qualified(row: Function) -> str:
     return row.name if row.group not in ("linalg", "fft") else f"{row.group}.{row.name}"
 
 
+# the positional parameters of each function, to name what a framework refused
+_POSITIONAL = {_qualified(row): tuple(
+    p.strip().partition("=")[0] for p in row.signature.partition("*")[0].split(",")
+    if p.strip() not in ("", "/")) for row in FUNCTIONS}
 _ARRAY_PARAMETERS = {_qualified(row): params for row in FUNCTIONS
                      if (params := _array_parameters(row))}
 _ALWAYS = 1 << 30  # a position no call reaches
@@ -321,10 +334,52 @@ _ALWAYS = 1 << 30  # a position no call reaches
 _ARRAY_POSITIONS = {name: tuple(_ALWAYS if kind in ("arrays", "*arrays") else position
                                 for position, _, kind in params)
                     for name, params in _ARRAY_PARAMETERS.items()}
-# the positional parameters of each function, to name what a framework refused
-_POSITIONAL = {_qualified(row): tuple(
-    p.strip().partition("=")[0] for p in row.signature.partition("*")[0].split(",")
-    if p.strip() not in ("", "/")) for row in FUNCTIONS}
+
+
+# Parameters that take arrays besides the array operands (clip's bounds, diff's
+# prepend/append, searchsorted's sorter, repeat's repeats) or other objects
+# (asarray's obj, dtypes, finfo's type): the others take Python values only.
+_ARRAYS_ALLOWED = frozenset({"min", "max", "prepend", "append", "sorter", "repeats",
+                             "obj", "from_", "to", "type", "dtype", "kind"})
+
+
+def _scalar_parameters(row: Function) -> tuple[tuple[tuple[int, str], ...],
+                                                 frozenset[str]]:
+    """The parameters that take no array (an axis, a shape, a correction, a
+    norm, ...): (position, name) where passed by position, and every name.
+    """
+    arrays = {name for _, name, _ in _array_parameters(row)}
+    positional = _POSITIONAL[_qualified(row)]
+    names = [p.strip().partition("=")[0].lstrip("*") for p in row.signature.split(",")]
+    scalar = [n for n in names if n not in ("", "/", "*") and n not in arrays
+              and n not in _ARRAYS_ALLOWED and not (row.name == "from_dlpack"
+                                                     and n == "x")]
+    return (tuple((i, n) for i, n in enumerate(positional) if n in scalar),
+            frozenset(scalar))  # by keyword: every one (stop=, step= of arange)
+
+
+def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
+                                                frozenset[str]],
+                     args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Refuse an array (of one element or more) where the standard takes a Python
+    value: frameworks would read it as something else, or fail deep inside.
+    """
+    positions, names = scalars
+    given = [(param, args[i]) for i, param in positions if i < len(args)]
+    given += [(k, v) for k, v in kwargs.items() if k in names]
+    for param, value in given:
+        kind = type(value)
+        if kind in _NEVER_ARRAYS or kind is list or kind is tuple:
+            continue
+        if (kind is Tensor or _native_backend(value) is not None) and getattr(
+                value, "ndim", 1) != 0:
+            raise arg_error(TypeError, func, param, "a Python value (the standard "
+                            f"takes no array for {param})",
+                            f"an array of shape {tuple(value.shape)}")
+        if param == "fill_value" and not isinstance(value, numbers.Number):
+            raise arg_error(TypeError, func, param, "a number (a Python bool, int, "
+                            "float or complex, or a framework's scalar)",
+                            describe(value))
 
 
 def _is_array(value: Any) -> bool:
@@ -365,6 +420,10 @@ def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
     if scalars == 2 and func not in ("where",):
         raise arg_error(TypeError, func, "x1, x2", "at least one array (the "
                         "standard's rule for Python scalars)", "two Python scalars")
+
+
+_SCALAR_PARAMETERS = {_qualified(row): found for row in FUNCTIONS
+                      if any(found := _scalar_parameters(row))}
 
 
 def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
@@ -571,7 +630,9 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
         return
     forced = _forced.get()
     if forced is not None and _compute(forced) is not backend:
-        result = _operand(binary(name, x, other), backend, func, x)
+        computed = binary(name, x, other)
+        _check_result(x, computed, func)
+        result = _operand(computed, backend, func, x)
         updated = backend.setitem(x._native, ..., result)
         if updated is not x._native:
             _rebind(x, updated, func)
@@ -584,15 +645,32 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
         else:  # the adapter's fix of the operation, written back in place
             fixed = implementation(backend, name)(native, operand)
             updated = backend.setitem(native, ..., fixed)
-    except Exception:
+    except Exception as exc:
+        failure: Exception | None = exc
+    else:
+        failure = None
+    if failure is not None:
         # The framework's own in-place operator cannot (torch's uint16/32/64):
-        # the general path computes it, written back if it keeps x's dtype.
+        # the general path computes it (raising its own refusal, outside the
+        # handler), written back if it keeps x's dtype and shape.
         result = binary(name, x, other)
-        if result.dtype is not x.dtype or result.shape != x.shape:
-            raise
+        try:
+            _check_result(x, result, func)
+        except TypeError as error:
+            raise error from failure
         updated = backend.setitem(native, ..., result._native)
     if updated is not native:  # an immutable framework made a new array
         _rebind(x, updated, func)
+
+
+def _check_result(x: Tensor, result: Tensor, func: str) -> None:
+    """Refuse writing back a result that is not of ``x``'s dtype and shape (the
+    operation, not only the promotion, decides: bool / bool is floating).
+    """
+    if result.dtype is not x.dtype or result.shape != x.shape:
+        raise arg_error(TypeError, func, "other", "an operand that keeps the "
+                        f"array's dtype {x.dtype.name} and shape {x.shape}",
+                        f"one giving {result.dtype.name} {result.shape}")
 
 
 def _check_writable(x: Tensor, func: str) -> None:
@@ -611,7 +689,8 @@ def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
     kind = type(other)
     if kind is not Tensor and kind not in _PYTHON_SCALARS:
         if _native_backend(other) is None:
-            return  # not an array: the operation itself refuses it
+            raise arg_error(TypeError, func, "other", _AN_ARRAY + " or a Python "
+                            "scalar", describe(other))
         other = _convert.asarray(other)
     try:
         dtype: DType | None = (with_scalar(x.dtype, other, func, "other")
@@ -717,9 +796,12 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         packed = positional + ([f"*{star}"] if star else [])
         args = f"({', '.join(packed)},)" if packed else "()"
         lines = ["    kw = {}"]
+        # (== only between values of the default's type: an array given there
+        # is passed on, to be refused by name, not compared elementwise)
         lines += [f"    if {name} is not {default}: kw[{name!r}] = {name}"
                   if default in ("None", "True", "False") else
-                  f"    if {name} != {default}: kw[{name!r}] = {name}"
+                  f"    if type({name}) is not {_type_name(default)} "
+                  f"or {name} != {default}: kw[{name!r}] = {name}"
                   for name, default in keywords]
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
@@ -771,6 +853,11 @@ def _binary(name: str) -> Callable[[Any, Any], Any]:
     def function(x1: Any, x2: Any, /) -> Any:
         return binary(name, x1, x2)
     return function
+
+
+def _type_name(default: str) -> str:
+    """The type of a default the table writes as a literal ('0', "'fro'")."""
+    return type(ast.literal_eval(default)).__name__
 
 
 def _takes_array(row: Function) -> bool:

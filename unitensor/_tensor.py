@@ -333,7 +333,7 @@ class Tensor(_fast.TensorBase):
         def T(self) -> Tensor: ...
 
     def __len__(self) -> int:
-        if not self._native.shape:
+        if len(self._native.shape) == 0:  # TF's TensorShape of a 0-d tensor is truthy
             raise arg_error(TypeError, "__len__", "self", "an array of at least one "
                             "dimension", "a 0-d array")
         return int(self._native.shape[0])
