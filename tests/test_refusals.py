@@ -268,3 +268,20 @@ def test_copy_is_checked_by_identity_not_equality():
     with pytest.raises(TypeError, match=r"^from_dlpack\(\): copy: expected True, "
                        r"False or None, got an object of type"):
         ut.from_dlpack(x, copy=x)
+
+
+def test_keyword_arrays_take_an_array_a_python_scalar_or_none():
+    x = tensor("numpy")
+    with pytest.raises(TypeError, match=r"^diff\(\): prepend: expected an array "):
+        ut.diff(x, prepend={"a": 1})  # before: an object array, then a BufferError
+    with pytest.raises(TypeError, match=r"^clip\(\): min: expected an array "):
+        ut.clip(x, min="a")
+    assert ut.diff(x, prepend=1.0).shape == (4,)
+
+
+def test_a_literal_where_a_second_array_belongs_is_refused():
+    # before: the C fast path handed 2**70 to numpy, which made an object array
+    with pytest.raises(TypeError, match=r"^tensordot\(\): x2: expected an array "):
+        ut.tensordot(tensor("numpy"), 2**70, axes=0)
+    with pytest.raises(TypeError, match=r"^take\(\): indices: expected an array "):
+        ut.take(tensor("numpy"), 1)

@@ -341,6 +341,8 @@ _ARRAY_POSITIONS = {name: tuple(_ALWAYS if kind in ("arrays", "*arrays") else po
 # (asarray's obj, dtypes, finfo's type): the others take Python values only.
 _ARRAYS_ALLOWED = frozenset({"min", "max", "prepend", "append", "sorter", "repeats",
                              "obj", "from_", "to", "type", "dtype", "kind"})
+# Keyword parameters that take an array or a Python scalar (and None), nothing else.
+_ARRAY_OR_SCALAR = frozenset({"min", "max", "prepend", "append", "sorter"})
 
 
 def _scalar_parameters(row: Function) -> tuple[tuple[tuple[int, str], ...],
@@ -354,8 +356,9 @@ def _scalar_parameters(row: Function) -> tuple[tuple[tuple[int, str], ...],
     scalar = [n for n in names if n not in ("", "/", "*") and n not in arrays
               and n not in _ARRAYS_ALLOWED and not (row.name == "from_dlpack"
                                                      and n == "x")]
+    either = [n for n in names if n in _ARRAY_OR_SCALAR]
     return (tuple((i, n) for i, n in enumerate(positional) if n in scalar),
-            frozenset(scalar))  # by keyword: every one (stop=, step= of arange)
+            frozenset(scalar + either))  # by keyword: every one (step= of arange)
 
 
 def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
@@ -369,6 +372,12 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
     given += [(k, v) for k, v in kwargs.items() if k in names]
     for param, value in given:
         kind = type(value)
+        if param in _ARRAY_OR_SCALAR:  # clip's bounds, diff's prepend/append
+            if kind not in _PYTHON_SCALARS and value is not None and not _is_array(
+                    value):
+                raise arg_error(TypeError, func, param, _AN_ARRAY + ", a Python "
+                                "scalar or None", describe(value))
+            continue
         if kind in _NEVER_ARRAYS or kind is list or kind is tuple:
             continue
         if (kind is Tensor or _native_backend(value) is not None) and getattr(
@@ -807,9 +816,15 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
         scope: dict[str, Any] = {"_call": call, "_check_elements": _check_elements}
         exec(source, scope)  # source built above from the table only
-        func = _fastpath.call_function(scope[row.name], qualified, keywords,
-                                       len(positional) if star is None else None,
-                                       _as_tensors)
+        func = scope[row.name]
+        # The C path takes x and literal arguments only: where a later argument
+        # must be an array (tensordot's x2, take's indices), it would only ever
+        # take a call to refuse, past the check that refuses it.
+        if not any(position > 0 and kind == "array"
+                   for position, _, kind in _array_parameters(row)):
+            func = _fastpath.call_function(func, qualified, keywords,
+                                           len(positional) if star is None else None,
+                                           _as_tensors)
         elements = ELEMENT_ARGUMENTS.get(qualified)
         if elements is not None:  # full(), arange(): Python ints must fit the dtype,
             # checked before the fast path (inline, the test that skips the ints
