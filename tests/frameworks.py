@@ -15,7 +15,8 @@ def make(framework: str, base: np.ndarray):
         import torch
         if base.dtype.name == "bfloat16":
             return torch.from_numpy(base.view(np.uint16).copy()).view(torch.bfloat16)
-        return torch.from_numpy(np.ascontiguousarray(base).copy())
+        # (np.array, not np.ascontiguousarray: that one makes 0-d data 1-d)
+        return torch.from_numpy(np.array(base, order="C", copy=True))
     if framework == "jax":
         import jax.numpy as jnp
         return jnp.asarray(base)
