@@ -285,3 +285,11 @@ def test_a_literal_where_a_second_array_belongs_is_refused():
         ut.tensordot(tensor("numpy"), 2**70, axes=0)
     with pytest.raises(TypeError, match=r"^take\(\): indices: expected an array "):
         ut.take(tensor("numpy"), 1)
+
+
+def test_torch_integer_division_by_zero_is_python_s_zero_division_error():
+    import torch
+    x = ut.asarray(torch.tensor([1, 2]))
+    error = raised(ut.floor_divide, x, ut.asarray(torch.tensor([0, 0])))
+    assert type(error) is ZeroDivisionError
+    assert str(error).startswith("floor_divide(): arguments: ")

@@ -347,6 +347,8 @@ _DTYPE_REFUSAL = re.compile(r"not implemented for '|can't be cast|dtype|scalar t
 def error_type(exc: Exception, /) -> type[Exception]:
     if isinstance(exc, RuntimeError) and _DTYPE_REFUSAL.search(str(exc)):
         return TypeError
+    if str(exc) == "ZeroDivisionError":  # integer division by zero, as Python's
+        return ZeroDivisionError
     return standard_type(exc)
 
 
