@@ -434,22 +434,60 @@ def _compare(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return op
 
 
+def _fast_path() -> tuple[Any, Any]:
+    """TF's C fast path for one op (``TFE_Py_FastPathExecute``, private API: what
+    TF's generated op wrappers call first) and its eager context module; Nones
+    where this TF lacks them.
+    """
+    try:
+        from tensorflow.python import pywrap_tfe
+        from tensorflow.python.eager import context
+    except ImportError:
+        return None, None
+    return getattr(pywrap_tfe, "TFE_Py_FastPathExecute", None), context
+
+
+_EXECUTE, _CONTEXT = _fast_path()
+
+
+def _fast(op: str, public: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """TF's op ``op`` on two tensors of one dtype through TF's C fast path
+    (~5 µs against ~25 µs for ``tf.math.add`` here), else (symbolic tensors, a
+    dtype without a kernel, any refusal) TF's public function ``public``, which
+    raises TF's own exceptions.
+    """
+    if _EXECUTE is None:
+        return public
+    execute, context = _EXECUTE, _CONTEXT.context
+
+    def function(x1: Tensor, x2: Tensor, /) -> Tensor:
+        try:
+            return execute(context(), op, None, x1, x2)
+        except Exception:
+            return public(x1, x2)
+    function.__name__ = public.__name__
+    return function
+
+
 _BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
-    "add": tf.math.add, "atan2": tf.math.atan2,
+    "add": _fast("AddV2", tf.math.add), "atan2": tf.math.atan2,
     "bitwise_and": _bitwise(tf.math.logical_and, tf.bitwise.bitwise_and),
     "bitwise_left_shift": _shift(True),
     "bitwise_or": _bitwise(tf.math.logical_or, tf.bitwise.bitwise_or),
     "bitwise_right_shift": _shift(False),
     "bitwise_xor": _bitwise(tf.math.logical_xor, tf.bitwise.bitwise_xor),
     "copysign": _copysign, "divide": _divide, "equal": tf.math.equal,
-    "floor_divide": _floor_divide, "greater": tf.math.greater,
-    "greater_equal": tf.math.greater_equal, "hypot": _hypot, "less": tf.math.less,
-    "less_equal": tf.math.less_equal, "logaddexp": _logaddexp,
-    "logical_and": tf.math.logical_and, "logical_or": tf.math.logical_or,
+    "floor_divide": _floor_divide, "greater": _fast("Greater", tf.math.greater),
+    "greater_equal": _fast("GreaterEqual", tf.math.greater_equal), "hypot": _hypot,
+    "less": _fast("Less", tf.math.less),
+    "less_equal": _fast("LessEqual", tf.math.less_equal), "logaddexp": _logaddexp,
+    "logical_and": _fast("LogicalAnd", tf.math.logical_and),
+    "logical_or": _fast("LogicalOr", tf.math.logical_or),
     "logical_xor": tf.math.logical_xor, "maximum": _extremum(tf.math.maximum),
-    "minimum": _extremum(tf.math.minimum), "multiply": tf.math.multiply,
+    "minimum": _extremum(tf.math.minimum),
+    "multiply": _fast("Mul", tf.math.multiply),
     "nextafter": tf.math.nextafter, "not_equal": tf.math.not_equal, "pow": _pow,
-    "remainder": _remainder, "subtract": tf.math.subtract}
+    "remainder": _remainder, "subtract": _fast("Sub", tf.math.subtract)}
 
 
 def _unary_function(name: str, op: Callable[[Tensor], Tensor]) -> Callable[..., Any]:
