@@ -22,6 +22,7 @@ changes every TF program in the process: never called here). This module is one:
 from __future__ import annotations
 
 import builtins
+import contextlib
 import math
 import operator
 import types
@@ -217,6 +218,16 @@ def _negative(x: Tensor) -> Tensor:
     return tf.math.negative(x)
 
 
+def _log(x: Tensor) -> Tensor:
+    """Complex log from a magnitude that neither underflows nor overflows (TF's
+    own gives NaN for |z| near 1e-250); real inputs: TF's.
+    """
+    if not x.dtype.is_complex:
+        return tf.math.log(x)
+    re, im = tf.math.real(x), tf.math.imag(x)
+    return tf.complex(tf.math.log(_hypot(re, im)), tf.math.atan2(im, re))
+
+
 def _log_base(base: float) -> Callable[[Tensor], Tensor]:
     def function(x: Tensor) -> Tensor:
         if x.dtype.is_complex:  # both parts scaled (a complex division makes NaNs
@@ -303,7 +314,7 @@ _UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "bitwise_invert": _bitwise_invert, "ceil": _integer_identity(tf.math.ceil),
     "conj": _conj, "cos": tf.math.cos, "cosh": tf.math.cosh, "exp": tf.math.exp,
     "expm1": _expm1, "floor": _integer_identity(tf.math.floor), "imag": _imag,
-    "isfinite": _isfinite, "isinf": _isinf, "isnan": _isnan, "log": tf.math.log,
+    "isfinite": _isfinite, "isinf": _isinf, "isnan": _isnan, "log": _log,
     "log1p": tf.math.log1p, "log2": _log_base(2.0), "log10": _log_base(10.0),
     "logical_not": tf.math.logical_not, "negative": _negative, "positive": _same,
     "real": _real, "reciprocal": _reciprocal, "round": _integer_identity(_round),
@@ -530,7 +541,10 @@ def clip(x: Tensor, /, min: Any = None, max: Any = None) -> Tensor:
 
 # -- creation -------------------------------------------------------------------------
 def _device(device: Any) -> Any:
-    return tf.device(device if device is not None else "/CPU:0")
+    """Where a creation function makes its array: ``device``, else TF's own
+    placement (its default device).
+    """
+    return tf.device(device) if device is not None else contextlib.nullcontext()
 
 
 def _shape_of(shape: Any) -> list[int]:
@@ -1074,7 +1088,9 @@ class Info:
                 "max dimensions": 64}
 
     def default_device(self) -> str:
-        return "/job:localhost/replica:0/task:0/device:CPU:0"
+        """TF's placement: its first GPU where it has one, else the CPU."""
+        gpus = tf.config.list_logical_devices("GPU")
+        return gpus[0].name if gpus else "/job:localhost/replica:0/task:0/device:CPU:0"
 
     def devices(self) -> list[str]:
         return [d.name for d in tf.config.list_logical_devices()
