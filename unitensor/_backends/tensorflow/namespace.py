@@ -991,6 +991,111 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     return tf.math.reduce_sum(_conj(a) * b, axis=axis)
 
 
+# -- linalg: the functions with a direct TF op ----------------------------------------
+def _adjoint(x: Tensor) -> Tensor:
+    return tf.linalg.adjoint(x) if x.dtype.is_complex else tf.linalg.matrix_transpose(x)
+
+
+def _real_of(x: Tensor) -> Tensor:
+    return tf.math.real(x) if x.dtype.is_complex else x
+
+
+def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
+    n, m = x.shape[-2], x.shape[-1]
+    if not -n < offset < m:
+        return tf.zeros([*x.shape[:-2], 0], x.dtype)
+    return tf.linalg.diag_part(x, k=offset)
+
+
+def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+    a, b = _common(x1, x2, "linalg.outer")
+    return a[:, None] * b[None, :]
+
+
+def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
+    return sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
+    a, b = _common(x1, x2, "linalg.cross")
+    if a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError(f"linalg.cross(): axis {axis} must have size 3")
+    a, b = broadcast_arrays(a, b)
+    axis %= a.ndim
+    # by components: tf.linalg.cross has no complex kernel
+    a0, a1, a2 = tf.unstack(a, axis=axis)
+    b0, b1, b2 = tf.unstack(b, axis=axis)
+    return tf.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0],
+                    axis=axis)
+
+
+def _floating(x: Tensor) -> Tensor:
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        raise tf.errors.NotFoundError(None, None, "linalg of integers")
+    return x
+
+
+def inv(x: Tensor, /) -> Tensor:
+    return tf.linalg.inv(_floating(x))
+
+
+def det(x: Tensor, /) -> Tensor:
+    return tf.linalg.det(_floating(x))
+
+
+def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
+    lower = tf.linalg.cholesky(_floating(x))
+    return _adjoint(lower) if upper else lower
+
+
+def eigh(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    values, vectors = tf.linalg.eigh(_floating(x))
+    return _real_of(values), vectors
+
+
+def eigvalsh(x: Tensor, /) -> Tensor:
+    return _real_of(tf.linalg.eigvalsh(_floating(x)))
+
+
+def svdvals(x: Tensor, /) -> Tensor:
+    return _real_of(tf.linalg.svd(_floating(x), compute_uv=False))
+
+
+def matrix_power(x: Tensor, n: int, /) -> Tensor:
+    if n < 0:
+        x, n = inv(x), -n
+    result = tf.broadcast_to(tf.eye(x.shape[-1], dtype=x.dtype), x.shape)
+    power = x
+    while n:
+        if n & 1:
+            result = matmul(result, power)
+        n >>= 1
+        if n:
+            power = matmul(power, power)
+    return result
+
+
+def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
+                ord: Any = 2) -> Tensor:
+    magnitude = tf.math.abs(x) if x.dtype.is_complex or x.dtype.is_floating \
+        else tf.math.abs(tf.cast(x, DEFAULT_FLOAT))
+    axes = _axes(axis, x.ndim)
+    if ord == math.inf:
+        return tf.math.reduce_max(magnitude, axis=axes, keepdims=keepdims)
+    if ord == -math.inf:
+        return tf.math.reduce_min(magnitude, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return tf.cast(tf.math.count_nonzero(magnitude, axis=axes, keepdims=keepdims),
+                       magnitude.dtype)
+    if ord == 1:
+        return tf.math.reduce_sum(magnitude, axis=axes, keepdims=keepdims)
+    if ord == 2:
+        return tf.math.sqrt(tf.math.reduce_sum(magnitude * magnitude, axis=axes,
+                                               keepdims=keepdims))
+    p = tf.constant(ord, magnitude.dtype)
+    return tf.math.reduce_sum(magnitude ** p, axis=axes, keepdims=keepdims) ** (1 / p)
+
+
 # -- indexing -------------------------------------------------------------------------
 def _normalised(indices: Tensor, size: Any) -> Tensor:
     indices = _cast(indices, tf.int64)
@@ -1126,6 +1231,10 @@ _HAND_WRITTEN = (
     "tensordot", "vecdot", "take", "take_along_axis")
 
 
+_LINALG_WRITTEN = ("diagonal", "outer", "trace", "cross", "inv", "det", "cholesky",
+                   "eigh", "eigvalsh", "svdvals", "matrix_power", "vector_norm")
+
+
 def _qualified(group: str, name: str) -> str:
     return f"{group}.{name}" if group in ("linalg", "fft") else name
 
@@ -1150,6 +1259,8 @@ def _build() -> tuple[types.SimpleNamespace, list[str]]:
         elif row.group == "linalg" and row.name in ("matmul", "matrix_transpose",
                                                     "tensordot", "vecdot"):
             func = top[row.name]
+        elif row.group == "linalg" and row.name in _LINALG_WRITTEN:
+            func = _or_numpy(qualified, globals()[row.name])
         else:
             func = through_numpy(qualified)
             not_yet.append(qualified)
