@@ -331,7 +331,27 @@ def _divide(x1: Tensor, x2: Tensor) -> Tensor:
             (x2 == 0) | ~_isfinite(x2) | ~_isfinite(x1))):
         # TF's complex division differs from the standard's (numpy's) special cases
         raise tf.errors.NotFoundError(None, None, "complex division special cases")
+    if x1.dtype.is_complex:
+        return _complex_divide(x1, x2)
     return tf.math.truediv(x1, x2)
+
+
+def _complex_divide(x1: Tensor, x2: Tensor) -> Tensor:
+    """Smith's complex division: TF's divides by |x2|**2, which underflows for
+    |x2| near 1e-154 (1e-308 / 2e-308 gave 0).
+    """
+    a, b = tf.math.real(x1), tf.math.imag(x1)
+    c, d = tf.math.real(x2), tf.math.imag(x2)
+    wide = tf.math.abs(c) >= tf.math.abs(d)
+    safe_c = tf.where(wide, c, tf.ones_like(c))
+    safe_d = tf.where(wide, tf.ones_like(d), d)
+    r1 = d / safe_c
+    den1 = c + d * r1
+    r2 = c / safe_d
+    den2 = c * r2 + d
+    re = tf.where(wide, (a + b * r1) / den1, (a * r2 + b) / den2)
+    im = tf.where(wide, (b - a * r1) / den1, (b * r2 - a) / den2)
+    return tf.complex(re, im)
 
 
 def _bitwise(logical: Callable[..., Tensor],
