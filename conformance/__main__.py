@@ -1,6 +1,6 @@
 """Run the conformance suite for each owner and print (or write) the results.
 
-    python -m conformance [--owners numpy,torch,jax,array_api_strict]
+    python -m conformance [--owners numpy,torch,jax,tensorflow,array_api_strict]
                           [--examples N] [--write docs/conformance.md]
                           [--official PATH]
 
@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OWNERS = ("numpy", "torch", "jax", "array_api_strict")
+OWNERS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
 BEGIN, END = "<!-- conformance:begin -->", "<!-- conformance:end -->"
 
 

@@ -127,8 +127,9 @@ def call(case: Case, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any
 
 
 # -- comparing ---------------------------------------------------------------------
-# The owner whose namespace computes: tensorflow-owned data computes in numpy.
-RESULT_OWNER = "numpy" if OWNER == "tensorflow" else OWNER
+# The owner whose namespace computes: every owner computes its own data (and
+# tensorflow too, since its namespace in unitensor/_backends/tensorflow/).
+RESULT_OWNER = OWNER
 
 
 def as_numpy(value: Any) -> np.ndarray:

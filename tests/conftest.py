@@ -17,8 +17,9 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
                                 "array_api_strict")
               if importlib.util.find_spec(name) is not None]
-# The owners that compute (TensorFlow-owned data computes in numpy).
-COMPUTING = [f for f in ("numpy", "torch", "jax", "array_api_strict")
+# The owners that compute their own data (every one: TensorFlow's in TF since its
+# namespace in unitensor/_backends/tensorflow/namespace.py).
+COMPUTING = [f for f in ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
              if f in FRAMEWORKS]
 
 

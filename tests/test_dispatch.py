@@ -73,9 +73,8 @@ def test_python_data_is_made_by_the_owner_block_existing_arrays_keep_theirs(fram
         assert [t.owner for t in made] == [framework] * len(made)
         assert ut.asarray(existing) is existing  # wrapped as they are, not converted
         assert ut.asarray(existing.native).owner == "numpy"
-        # creation functions compute in the owner (TensorFlow's: in numpy)
-        assert ut.zeros((2,)).owner == (
-            "numpy" if framework == "tensorflow" else framework)
+        # creation functions compute in the owner (TensorFlow too)
+        assert ut.zeros((2,)).owner == framework
     assert ut.asarray([1.0]).owner == "numpy"
 
 

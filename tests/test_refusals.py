@@ -190,7 +190,9 @@ def test_unitensors_own_errors_pass_through_unchanged():
 
 
 # copy=False where a copy is needed: the standard names the type per function.
-@pytest.mark.parametrize("owner", ["numpy", "torch", "tensorflow", "array_api_strict"])
+# TensorFlow is not here: its tensors are always row-major compact (.mT makes a
+# new tensor, computed by TF), so no reshape of one needs a copy.
+@pytest.mark.parametrize("owner", ["numpy", "torch", "array_api_strict"])
 def test_reshape_that_needs_a_copy_with_copy_false_is_a_value_error(owner):
     x = ut.asarray(make(owner, np.arange(6.0).reshape(2, 3))).mT
     error = raised(ut.reshape, x, (6,), copy=False)

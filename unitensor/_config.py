@@ -25,7 +25,7 @@ forced: ContextVar[Adapter | None] = ContextVar("unitensor_owner", default=None)
 
 def new_array_owner(device: object = None) -> Adapter:
     """The framework that makes arrays from no array: creation functions (which
-    compute in numpy for TensorFlow, _dispatch._compute) and Python data.
+    run by the owner, _dispatch._compute) and Python data.
 
     An open ``owner()`` block's; else ``device``'s: a Tensor's device knows its
     owner (``device=x.device`` creates where ``x`` lives) and a framework's own

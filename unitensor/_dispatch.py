@@ -13,8 +13,9 @@ The rule, in order:
 Operands owned by another framework are converted to the chosen one zero-copy
 (read-only memory may be aliased, since an operand is only read). Operands on
 different devices are an error naming both: never an implicit transfer.
-tensorflow has no Array API namespace, so a tensorflow owner computes in numpy on
-zero-copy views (results are numpy-owned).
+A backend whose adapter has no namespace (``namespace()`` is None) would compute in
+numpy on zero-copy views; every backend has one now (tensorflow's is written in
+its ``namespace.py``, against TF's own ops).
 
 Each backend's functions are looked up once per name: the adapter's fix for a
 deviation where it has one, else the backend's Array API namespace. Once the
@@ -634,7 +635,7 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     _check_writable(x, func)
     _check_keeps_dtype_and_shape(x, other, func)
     backend = x._backend
-    if backend.namespace() is None:  # TensorFlow's data computes in numpy
+    if backend.namespace() is None:  # a framework computing in numpy
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))
         return
     forced = _forced.get()

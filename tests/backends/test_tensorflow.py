@@ -1,6 +1,7 @@
-"""The TensorFlow adapter (unitensor/_backends/tensorflow.py): 64-byte aligned,
-row-major memory only (TF's kernels abort on less), computing in numpy, and its
-C++ import and routes with their fallbacks."""
+"""The TensorFlow adapter (unitensor/_backends/tensorflow/): 64-byte aligned,
+row-major memory only (TF's kernels abort on less), its C++ import and routes
+with their fallbacks, and its namespace: TF-owned data computes in TF, with the
+standard's promotion, and TF's global state untouched."""
 
 from __future__ import annotations
 
@@ -49,12 +50,130 @@ def test_unaligned_memory_never_reaches_tensorflow_uncopied():
     assert out.stdout.strip() == "ok"
 
 
-def test_tensorflow_owned_data_computes_in_numpy_zero_copy():
+def test_tensorflow_owned_data_computes_in_tensorflow():
     tf = pytest.importorskip("tensorflow")
     x = ut.asarray(tf.constant([1.0, 2.0, 3.0]))
-    result = ut.multiply(x, 2)
-    assert result.owner == "numpy"
-    assert result.numpy().tolist() == [2.0, 4.0, 6.0]
+    for result in (ut.multiply(x, 2), x * 2, 2 * x, ut.sum(x), x[1:], ut.sort(x),
+                   ut.matmul(x, x), ut.where(x > 1, x, 0.0), ut.cumulative_sum(x)):
+        assert result.owner == "tensorflow"
+        assert isinstance(result.tf(copy=False), tf.Tensor)
+    assert (x * 2).numpy().tolist() == [2.0, 4.0, 6.0]
+
+
+def test_functions_not_written_yet_compute_in_numpy_and_stay_tensorflow_owned():
+    """Most of linalg, fft and unique_* compute in numpy for now (NOT_YET),
+    on zero-copy views, and their results are TF tensors: no change of owner."""
+    tf = pytest.importorskip("tensorflow")
+    from unitensor._backends.tensorflow import namespace as tf_namespace
+    assert "linalg.solve" in tf_namespace.NOT_YET
+    assert "linalg.inv" not in tf_namespace.NOT_YET
+    assert "add" not in tf_namespace.NOT_YET
+    x = ut.asarray(tf.constant([[2.0, 0.0], [0.0, 4.0]], tf.float64))
+    solved = ut.linalg.solve(x, x)
+    assert solved.owner == "tensorflow"
+    np.testing.assert_array_equal(solved.numpy(), [[1.0, 0.0], [0.0, 1.0]])
+    inverse = ut.linalg.inv(x)  # written in TF
+    assert inverse.owner == "tensorflow"
+    np.testing.assert_array_equal(inverse.numpy(), [[0.5, 0.0], [0.0, 0.25]])
+    values = ut.unique_values(ut.asarray(tf.constant([3, 1, 3])))
+    assert values.owner == "tensorflow"
+    assert values.numpy().tolist() == [1, 3]
+
+
+def test_promotion_is_the_standards_operators_included():
+    tf = pytest.importorskip("tensorflow")
+    i8 = ut.asarray(tf.constant([1, 2], tf.int8))
+    i32 = ut.asarray(tf.constant([3, 4], tf.int32))
+    f32 = ut.asarray(tf.constant([1.0, 2.0], tf.float32))
+    f64 = ut.asarray(tf.constant([1.0, 2.0], tf.float64))
+    u8 = ut.asarray(tf.constant([1, 2], tf.uint8))
+    assert (i8 + i32).dtype == ut.int32
+    assert (u8 + i8).dtype == ut.int16
+    assert (f32 + f64).dtype == ut.float64
+    assert (f32 / f64).dtype == ut.float64
+    assert (f64 / f32).dtype == ut.float64  # reflected order
+    assert (2.5 * f32).dtype == ut.float32  # a Python float takes the array's
+    assert (1j * f32).dtype == ut.complex64
+    assert (i8 + 1).dtype == ut.int8
+    assert ut.divide(i32, i32).dtype == ut.float64
+    with pytest.raises(TypeError):
+        i32 + f32  # the standard promotes no integer with a float
+    y = ut.asarray(tf.constant([1.0, 2.0], tf.float64))
+    y += f32  # in place: keeps float64, rebinds
+    assert y.dtype == ut.float64
+    assert y.owner == "tensorflow"
+    assert y.numpy().tolist() == [2.0, 4.0]
+
+
+def test_unsigned_and_small_integers_exact_where_tf_has_no_kernel():
+    tf = pytest.importorskip("tensorflow")
+    big = ut.asarray(tf.constant([2**64 - 1, 3], tf.uint64))
+    assert ut.abs(big).numpy().tolist() == [2**64 - 1, 3]
+    assert ut.sign(big).numpy().tolist() == [1, 1]
+    assert (big ** 1).numpy().tolist() == [2**64 - 1, 3]
+    assert ut.max(big).numpy() == 2**64 - 1
+    m = ut.asarray(tf.constant([[1, 2], [3, 4]], tf.uint8))
+    product = m @ m
+    assert product.owner == "tensorflow"
+    assert product.dtype == ut.uint8
+    assert product.numpy().tolist() == [[7, 10], [15, 22]]
+
+
+def test_indexing_with_integer_arrays_and_masks():
+    tf = pytest.importorskip("tensorflow")
+    x = ut.asarray(tf.reshape(tf.range(12.0), (3, 4)))
+    rows = ut.asarray(tf.constant([2, 0, -1]))
+    assert x[rows].numpy()[:, 0].tolist() == [8.0, 0.0, 8.0]
+    cols = ut.asarray(tf.constant([1, 3, 0]))
+    assert x[rows, cols].numpy().tolist() == [9.0, 3.0, 8.0]
+    assert x[x > 9.0].numpy().tolist() == [10.0, 11.0]
+    assert ut.take(x, ut.asarray(tf.constant([1])), axis=1).shape == (3, 1)
+    assert all(r.owner == "tensorflow" for r in (x[rows], x[rows, cols], x[x > 9.0]))
+
+
+def test_tensorflow_owned_copy_then_write():
+    """Copy, then write: TF tensors are immutable, so the Tensor is rebound to the
+    update (int, slice, boolean-mask and integer-array keys), made by TF, and the
+    source is unchanged."""
+    tf = pytest.importorskip("tensorflow")
+    source = tf.constant([0.0, 1.0, 2.0, 3.0, 4.0])
+    c = ut.asarray(source, copy=True)
+    c[0] = 5.0
+    c[ut.asarray(tf.constant([False, True, False, False, False]))] = 7.0
+    c[ut.asarray(tf.constant([3]))] = 9.0
+    c[-1:] = ut.asarray(tf.constant([8.0]))
+    assert c.owner == "tensorflow"
+    np.testing.assert_array_equal(c.numpy(), [5.0, 7.0, 2.0, 9.0, 8.0])
+    np.testing.assert_array_equal(source.numpy(), [0.0, 1.0, 2.0, 3.0, 4.0])
+    m = ut.asarray(tf.zeros((2, 3)))
+    original = m.tf()
+    m[:, 1] = 1.0
+    m[1] = ut.asarray(tf.constant([4.0, 5.0, 6.0]))
+    assert m.numpy().tolist() == [[0.0, 1.0, 0.0], [4.0, 5.0, 6.0]]
+    assert original.numpy().tolist() == [[0.0] * 3] * 2
+
+
+def test_tensorflow_global_state_is_untouched():
+    """unitensor never calls experimental_enable_numpy_behavior: after it ran TF
+    operations, TF still refuses what plain TF refuses (a fresh interpreter)."""
+    code = (
+        "import tensorflow as tf, unitensor as ut\n"
+        "x = ut.asarray(tf.constant([1, 2], tf.int32))\n"
+        "y = ut.asarray(tf.constant([1.0, 2.0], tf.float64))\n"
+        "r = (x + 1, ut.sum(y), y / 2, ut.sort(y), x[ut.asarray(tf.constant([1]))],\n"
+        "     ut.astype(x, ut.float64) * y, ut.linalg.inv(ut.eye(2, dtype=ut.float64,\n"
+        "     device=y.device)))\n"
+        "assert all(t.owner == 'tensorflow' for t in r)\n"
+        "try:\n"
+        "    tf.constant(1, tf.int32) + tf.constant(1.0)\n"
+        "except (TypeError, tf.errors.InvalidArgumentError):\n"
+        "    print('raises')\n"
+        "else:\n"
+        "    print('numpy behaviour was enabled')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "raises"
 
 
 def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
@@ -85,17 +204,3 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     assert NUMPY.ROUTES["tensorflow"](tf.constant([1.0], tf.bfloat16)) is None
     x = ut.asarray(tf.constant([1.0, 2.0], tf.bfloat16))  # the general path
     assert x.numpy().dtype.name == "bfloat16"
-
-
-def test_tensorflow_owned_copy_then_write():
-    """Copy, then write: TF tensors are immutable, so the Tensor is rebound to the
-    update (basic, boolean-mask and integer-array keys) and the source is unchanged."""
-    tf = pytest.importorskip("tensorflow")
-    source = tf.constant([0.0, 1.0, 2.0, 3.0])
-    c = ut.asarray(source, copy=True)
-    c[0] = 5.0
-    c[ut.asarray(tf.constant([False, True, False, False]))] = 7.0
-    c[ut.asarray(tf.constant([3]))] = 9.0
-    assert c.owner == "tensorflow"
-    np.testing.assert_array_equal(c.numpy(), [5.0, 7.0, 2.0, 9.0])
-    np.testing.assert_array_equal(source.numpy(), [0.0, 1.0, 2.0, 3.0])

@@ -173,4 +173,13 @@ def device_name(device: Device) -> str:
 
 
 def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
+    """Python data, with the standard's default dtypes where ``dtype`` is None
+    (those the inspection API reports: float64, complex128, int64; TF's own
+    inference would give float32 and int32).
+    """
+    if dtype is None:
+        import numpy as np
+        array = np.asarray(obj)
+        if array.dtype.kind in "biufc":
+            return tf.constant(array)
     return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
