@@ -22,7 +22,7 @@ The properties:
 
 (a) The call returns what the standard says: a well-formed ``ut.Tensor`` (a unitensor
     DType, a Device, a shape of ints) owned by the framework the owner rule picks
-    (the left-most array operand's, tensorflow computing in numpy, else the forced
+    (the left-most array operand's, else the forced
     or default owner); the standard's tuple, list or named tuple of them; or a
     Python value (``can_cast``/``isdtype``: bool, ``result_type``: a DType,
     ``finfo``/``iinfo``: their objects, conversions: exactly bool/int/float/complex).
@@ -229,7 +229,7 @@ def values(dtype: str, shape: tuple[int, ...], fill: str, seed: int) -> np.ndarr
 
 
 def _compute(owner: str) -> str:
-    return "numpy" if owner == "tensorflow" else owner
+    return owner  # every owner computes (tensorflow too, since #15)
 
 
 class Case:
