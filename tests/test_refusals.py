@@ -296,3 +296,13 @@ def test_torch_integer_division_by_zero_is_python_s_zero_division_error():
     error = raised(ut.floor_divide, x, ut.asarray(torch.tensor([0, 0])))
     assert type(error) is ZeroDivisionError
     assert str(error).startswith("floor_divide(): arguments: ")
+
+
+def test_a_python_scalar_is_no_operand_of_a_linear_algebra_function():
+    x = tensor("numpy")
+    with pytest.raises(TypeError, match=r"^linalg\.outer\(\): x2: expected an array"):
+        ut.linalg.outer(x, 2**70)  # before: an object array from numpy
+    with pytest.raises(TypeError, match=r"^matmul\(\): x2: expected an array"):
+        ut.matmul(x, 2)
+    with pytest.raises(TypeError, match=r"^full\(\): fill_value: expected a number"):
+        ut.full(3, None)

@@ -274,7 +274,7 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         _check_int(name, x1, x2, "x2")
     elif kind1 is int and not 0 <= x1 <= HELD_BY_ALL:
         _check_int(name, x2, x1, "x1")
-    if (kind1 is Tensor and kind2 in _PYTHON_SCALARS
+    if (kind1 is Tensor and kind2 in _PYTHON_SCALARS and name in _TAKE_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
         backend = x1._backend
         func = _impls.get(backend, _EMPTY).get(name)
@@ -379,10 +379,9 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
                 raise arg_error(TypeError, func, param, _AN_ARRAY + ", a Python "
                                 "scalar or None", describe(value))
             continue
-        if kind in _NEVER_ARRAYS or kind is list or kind is tuple:
-            continue
-        if (kind is Tensor or _native_backend(value) is not None) and getattr(
-                value, "ndim", 1) != 0:
+        plain = kind in _NEVER_ARRAYS or kind is list or kind is tuple
+        if not plain and (kind is Tensor or _native_backend(value) is not None) and (
+                getattr(value, "ndim", 1) != 0):
             raise arg_error(TypeError, func, param, "a Python value (the standard "
                             f"takes no array for {param})",
                             f"an array of shape {tuple(value.shape)}")
@@ -432,6 +431,9 @@ def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
                         "standard's rule for Python scalars)", "two Python scalars")
 
 
+# the functions whose x1, x2 may be Python scalars (binary()'s shortcut)
+_TAKE_SCALARS = frozenset(name for name, params in _ARRAY_PARAMETERS.items()
+                          if any(kind == "array or scalar" for _, _, kind in params))
 _SCALAR_PARAMETERS = {_qualified(row): found for row in FUNCTIONS
                       if any(found := _scalar_parameters(row))}
 
