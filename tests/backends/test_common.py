@@ -31,3 +31,34 @@ def test_complex_expm1_special_cases(framework):
         out = ut.expm1(x).numpy()
     assert out[0] == complex(np.inf, 0.0)
     assert out[1] == complex(-1.0, 0.0)
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_expm1_of_zero_is_an_unsigned_zero(framework, dtype):
+    """expm1(±0 + 0j) is +0 + 0j (numpy gives -0 for a real part of -0; torch and
+    jax take their special elements from numpy's fixed function)."""
+    values = [complex(-0.0, 0.0), complex(0.0, 0.0), complex(-0.0, -0.0), 1 + 1j]
+    x = ut.asarray(np.array(values, dtype=dtype)).to(framework, copy=True)
+    for _ in range(2):  # the general path, then the C fast path it taught
+        out = ut.expm1(x).numpy(copy=True)
+        assert not np.signbit(out[:3].real).any()
+        assert np.signbit(out[:3].imag).tolist() == [False, False, True]
+        assert out[3] == pytest.approx(np.expm1(1 + 1j), rel=1e-5)
+    assert ut.expm1(ut.asarray(np.array([-0.0])).to(framework, copy=True)).dtype \
+        is ut.float64  # real inputs take the framework's own expm1
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_tanh_at_infinity_has_the_sign_of_the_imaginary_part(framework, dtype):
+    """tanh(±inf + yj), y finite, is ±1 + 0j with the sign of y (numpy follows
+    C99's 0 * sin(2y): tanh(inf + 2j) was 1 - 0j)."""
+    values = [complex(np.inf, 2.0), complex(np.inf, 1.0), complex(np.inf, -2.0),
+              complex(-np.inf, 2.0), complex(np.inf, 0.0)]
+    x = ut.asarray(np.array(values, dtype=dtype)).to(framework, copy=True)
+    for _ in range(2):
+        out = ut.tanh(x).numpy(copy=True)
+        assert out.real.tolist() == [1.0, 1.0, 1.0, -1.0, 1.0]
+        assert (out.imag == 0).all()
+        assert np.signbit(out.imag).tolist() == [False, False, True, False, False]
