@@ -293,7 +293,8 @@ class Tensor(_fast.TensorBase):
         Parameters
         ----------
         api_version : str, optional
-            A version of the standard the caller wants ('2024.12').
+            A version of the standard the caller wants ('2025.12'; the earlier
+            ones are accepted too, and answered by the same namespace).
 
         Returns
         -------
