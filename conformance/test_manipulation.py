@@ -79,8 +79,10 @@ def _moveaxis(data):
 
 
 def _permute_dims(data):
+    """A permutation of the axes, some counted from the end (2025.12)."""
     x = _x(data)
-    return (x, tuple(data.draw(st.permutations(range(x.ndim))))), {}
+    axes = data.draw(st.permutations(range(x.ndim)))
+    return (x, tuple(a - x.ndim if data.draw(st.booleans()) else a for a in axes)), {}
 
 
 def _repeat(data):
