@@ -591,7 +591,11 @@ def _promoted_value(x: Tensor, value: Any) -> Any:
     if promoted is not x.dtype:
         raise arg_error(TypeError, "__setitem__", "value", "an array whose dtype "
                         f"promotes to the array's dtype {x.dtype.name}", dtype.name)
-    return call("astype", (value, x.dtype), {})
+    # cast by x's own framework, whose array the write takes (tensorflow too,
+    # which computes in numpy: a numpy cast would be copied again to align it)
+    backend = x._backend
+    return _make(backend, backend.astype(_operand(value, backend, "__setitem__", x),
+                                         x.dtype))
 
 
 def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
