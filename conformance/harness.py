@@ -67,9 +67,16 @@ def elements(dtype: Any, small: bool = False) -> Any:
     if name == "bool":
         return {}
     if name.startswith("complex"):
-        return st.complex_numbers(max_magnitude=8.0 if small else 100.0,
-                                  allow_nan=False, allow_infinity=False,
-                                  width=64 if name == "complex64" else 128)
+        # Each part 0 or of magnitude 1e-6 or more: a subnormal part (jax flushes
+        # complex64's 1e-45 to 0 in any()) or one within 1e-100 of a branch point
+        # (jax's atan(1e-167 + 1j) is inf) tests precision the standard leaves to
+        # the implementation, not conformance.
+        bound = 8.0 if small else 100.0
+        part = st.floats(-bound, bound, allow_nan=False, allow_infinity=False,
+                         allow_subnormal=False,
+                         width=32 if name == "complex64" else 64).filter(
+                             lambda v: v == 0 or abs(v) >= 1e-6)
+        return st.builds(complex, part, part)
     if name.startswith(("int", "uint")):
         bits = int(name.lstrip("uint"))
         low = 0 if name.startswith("u") else -(2 ** min(bits - 2, 14))
