@@ -559,7 +559,8 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     backend = x._backend
     if type(value) is list or type(value) is tuple:  # torch takes no lists
         value = backend.from_python(value, x.dtype)
-    elif type(value) not in _PYTHON_SCALARS:
+    elif type(value) not in _PYTHON_SCALARS and not (
+            type(value) is Tensor and value.dtype is x.dtype):  # inline: common
         value = _promoted_value(x, value)
     native = x._native
     try:
