@@ -49,6 +49,7 @@ def test_the_table_covers_the_2025_12_standard():
     assert ut.__array_api_version__ == "2025.12"
     assert _standard.SUPPORTED_VERSIONS[-1] == "2025.12"
     assert _standard.NAMED_RESULTS["linalg.eig"] == ("eigenvalues", "eigenvectors")
+    assert not _standard.LIST_RESULTS  # meshgrid, broadcast_arrays: tuples
 
 
 def test_each_group_module_defines_exactly_its_rows():

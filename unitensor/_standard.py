@@ -229,6 +229,10 @@ NAMED_RESULTS: Final = {
     "linalg.svd": ("U", "S", "Vh"),
 }
 
+# Functions returning a list of arrays, not a tuple: none since 2025.12, which made
+# meshgrid's and broadcast_arrays' results tuples (2024.12 said lists).
+LIST_RESULTS: Final = frozenset[str]()
+
 # Creation functions whose Python numbers become the result's elements: the
 # parameters (a Python int among them must fit the result's integer dtype).
 ELEMENT_ARGUMENTS: Final = {"arange": ("start", "stop", "step"),
