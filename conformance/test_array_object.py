@@ -8,7 +8,7 @@ import operator
 import array_api_strict as xs
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import unitensor as ut
@@ -18,6 +18,7 @@ from .harness import (
     RESULT_OWNER,
     array,
     assert_same,
+    dtype_names,
     dtypes,
     name_of,
     to_subject,
@@ -148,6 +149,47 @@ def test_setitem(data):
         subject[to_subject(mask)] = to_subject(fill)
     assert_same(subject, x, "x after x[key] = v")
     assert subject.owner == OWNER
+
+
+@given(data=st.data())
+def test_setitem_promotes_array_values(data):
+    """x[key] = value with an array value of another dtype (2025.12): promoted to
+    x's dtype where the standard's table promotes it there (int8 into int32,
+    float32 into complex128), through basic keys and boolean masks."""
+    x = array(data, data.draw(dtypes("numeric")), min_dims=1, min_side=1, small=True)
+    lower = [n for n in dtype_names("numeric") if n != name_of(x.dtype)
+             and _promotes_to(getattr(xs, n), x.dtype)]
+    assume(lower)
+    dtype = getattr(xs, data.draw(st.sampled_from(lower)))
+    subject = to_subject(x)
+    key = _basic_index(data, x.shape, newaxis=False)
+    value = array(data, dtype, x[key].shape, small=True)
+    x[key] = value
+    subject[key] = to_subject(value)
+    mask = array(data, xs.bool, x.shape)
+    fill = array(data, dtype, (), small=True)
+    x[mask] = fill
+    subject[to_subject(mask)] = to_subject(fill)
+    assert_same(subject, x, "x after x[key] = value of another dtype")
+    assert subject.owner == OWNER
+
+
+def _promotes_to(dtype, target):
+    try:
+        return bool(xs.result_type(dtype, target) == target)
+    except TypeError:
+        return False
+
+
+def test_setitem_refuses_values_that_do_not_promote_to_its_dtype():
+    """A value the table does not promote to x's dtype (unspecified): a TypeError
+    naming it on every owner, as the in-place operators refuse it."""
+    x = ut.asarray([1, 2, 3], dtype=ut.int8)
+    for value in (ut.asarray([1.5]), ut.asarray([300], dtype=ut.int16)):
+        with pytest.raises(TypeError, match=r"__setitem__\(\): value: .* int8"):
+            x[:1] = value
+    assert x.owner == OWNER
+    assert [int(v) for v in x] == [1, 2, 3]
 
 
 @given(data=st.data())

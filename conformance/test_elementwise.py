@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array_api_strict as xs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -37,11 +38,22 @@ _BINARY = {
 
 
 def _clip() -> Case:
+    """Bounds: Python ints (on every real dtype: 2025.12's scalar promotion, an int
+    for a float array included), Python floats for float arrays, or arrays of x's
+    dtype; the upper bound not below the lower (unspecified)."""
     def draw(data):
         dtype = data.draw(dtypes("real"))
         x = array(data, dtype)
         least = 0 if name_of(dtype).startswith("uint") else -8  # representable
-        low, high = (data.draw(st.none() | st.integers(least, 8)) for _ in range(2))
+        bound = st.none() | st.integers(least, 8)
+        if name_of(dtype).startswith("float"):
+            bound |= st.floats(-8, 8, width=32)
+        if data.draw(st.booleans()):  # arrays of x's dtype, broadcasting with x
+            low = array(data, dtype, x.shape[data.draw(st.integers(0, x.ndim)):],
+                        small=True)
+            high = low + xs.asarray(data.draw(st.integers(0, 3)), dtype=dtype)
+            return (x,), {"min": low, "max": high}
+        low, high = (data.draw(bound) for _ in range(2))
         if low is not None and high is not None and low > high:
             low, high = high, low
         return (x,), {k: v for k, v in (("min", low), ("max", high)) if v is not None}

@@ -9,7 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import unitensor as ut
+
 from .harness import (
+    RESULT_OWNER,
     Case,
     array,
     as_numpy,
@@ -17,6 +20,7 @@ from .harness import (
     assert_same,
     dtypes,
     run,
+    tolerance,
 )
 
 
@@ -86,6 +90,34 @@ def _reconstructs(*fields):
     return compare
 
 
+def _same_eigenvalues(got, expected):
+    """Eigenvalues in any order (unspecified): each of one set has its match in
+    the other, within the tolerance. Complex, of x's precision (2025.12)."""
+    assert type(got) is ut.Tensor
+    assert got.owner == RESULT_OWNER
+    assert got.dtype.name == str(expected.dtype).rpartition(".")[2]
+    assert got.shape == tuple(expected.shape)
+    g, e = as_numpy(got), as_numpy(expected)
+    rtol, atol = tolerance(got.dtype.name)
+    scale = 100 * max(1.0, float(np.max(np.abs(e), initial=1.0)))
+    distance = np.abs(g[..., :, None] - e[..., None, :])
+    assert np.all(distance.min(axis=-1) <= atol * scale + rtol * 100 * np.abs(g)), (
+        f"eigenvalues {g} != {e}")
+    assert np.all(distance.min(axis=-2) <= atol * scale + rtol * 100 * np.abs(e)), (
+        f"eigenvalues {g} != {e}")
+
+
+def _eig(got, expected, args):
+    """linalg.eig: the standard's named tuple, its eigenvalues, and x v = v w."""
+    assert got._fields == expected._fields == ("eigenvalues", "eigenvectors")
+    _same_eigenvalues(got.eigenvalues, expected.eigenvalues)
+    assert got.eigenvectors.dtype.name == got.eigenvalues.dtype.name
+    assert got.eigenvectors.owner == got.eigenvalues.owner
+    x, w, v = as_numpy(args[0]), as_numpy(got.eigenvalues), as_numpy(got.eigenvectors)
+    assert_close(x @ v, v * w[..., None, :], got[0].dtype.name, "x v = v w",
+                 scale=100)
+
+
 def _cross(data):
     dtype = data.draw(dtypes("numeric"))
     shape = data.draw(st.sampled_from([(3,), (2, 3), (3, 2)]))
@@ -148,7 +180,10 @@ CASES = [
     Case("linalg.cross", _cross),
     Case("linalg.det", _one(_well_conditioned), _scaled(100)),
     Case("linalg.diagonal", _diagonal),
+    Case("linalg.eig", _one(_well_conditioned), _eig),
     Case("linalg.eigh", _one(_symmetric), _reconstructs("eigenvalues")),
+    Case("linalg.eigvals", _one(_well_conditioned),
+         lambda got, expected, args: _same_eigenvalues(got, expected)),
     Case("linalg.eigvalsh", _one(_symmetric), _scaled(100)),
     Case("linalg.inv", _one(_well_conditioned), _scaled(100)),
     Case("linalg.matmul", _pair("matmul")),
@@ -180,6 +215,21 @@ def test_linalg(case, data):
 
 
 def test_results_are_the_standards_named_tuples():
-    import unitensor as ut
     x = ut.asarray(np.eye(2))
     assert_same(ut.linalg.slogdet(x)._fields, ("sign", "logabsdet"))
+    result = ut.linalg.eig(x)
+    assert type(result).__name__ == "EigResult"
+    assert result._fields == ("eigenvalues", "eigenvectors")
+
+
+def test_eig_of_a_real_matrix_is_complex():
+    """A rotation's eigenvalues are ±i: complex of x's precision, whose owner ran
+    it (jax's eig runs on its CPU)."""
+    for dtype, complex_dtype in (("float32", "complex64"), ("float64", "complex128")):
+        if dtype not in ut.__array_namespace_info__().dtypes():
+            continue
+        x = ut.asarray([[0.0, -1.0], [1.0, 0.0]], dtype=getattr(ut, dtype))
+        w = ut.linalg.eigvals(x)
+        assert w.dtype is getattr(ut, complex_dtype)
+        assert sorted(complex(v).imag for v in w) == pytest.approx([-1.0, 1.0])
+        assert ut.linalg.eig(x).eigenvectors.dtype is w.dtype

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .harness import Case, array, dtypes, reduction, run, xps
+from .harness import Case, array, dtypes, name_of, reduction, run, xps
 
 
 def _arg(name: str):
@@ -26,10 +26,16 @@ def _nonzero(data):
 
 
 def _searchsorted(data):
+    """x2 an array, or (2025.12) a Python scalar: an int for any real x1, a float
+    for a floating one."""
     dtype = data.draw(dtypes("real"))
     x1 = xs.sort(array(data, dtype, (data.draw(st.integers(0, 5)),)))
     kwargs = {"side": data.draw(st.sampled_from(["left", "right"]))}
-    return (x1, array(data, dtype)), kwargs
+    scalars = st.integers(0, 8)
+    if "float" in name_of(dtype):
+        scalars |= st.floats(-8, 8, width=32)
+    x2 = data.draw(st.just(None) | scalars)
+    return (x1, array(data, dtype) if x2 is None else x2), kwargs
 
 
 def _where(data):

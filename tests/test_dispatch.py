@@ -105,7 +105,7 @@ def test_environment_variable_moves_a_whole_program():
 
 
 @pytest.mark.parametrize("framework", COMPUTING)
-def test_named_tuples_and_lists_are_the_standards(framework):
+def test_named_tuples_and_tuples_are_the_standards(framework):
     x = ut.asarray(np.array([[2.0, 1.0], [1.0, 3.0]])).to(framework, copy=True)
     eig = ut.linalg.eigh(x)
     assert eig._fields == ("eigenvalues", "eigenvectors")
@@ -113,8 +113,13 @@ def test_named_tuples_and_lists_are_the_standards(framework):
     assert eig.eigenvalues.owner == framework
     assert ut.linalg.svd(x)._fields == ("U", "S", "Vh")
     assert ut.unique_counts(x)._fields == ("values", "counts")
-    assert type(ut.meshgrid(x[0, :], x[1, :])) is list
-    assert type(ut.broadcast_arrays(x, x[0, :])) is list
+    eig = ut.linalg.eig(x)  # 2025.12
+    assert eig._fields == ("eigenvalues", "eigenvectors")
+    assert type(eig).__name__ == "EigResult"
+    assert eig.eigenvectors.owner == framework
+    # tuples, not lists, since 2025.12 (jax's own are lists)
+    assert type(ut.meshgrid(x[0, :], x[1, :])) is tuple
+    assert type(ut.broadcast_arrays(x, x[0, :])) is tuple
     assert type(ut.unstack(x)) is tuple
 
 
@@ -169,6 +174,58 @@ def test_python_ints_outside_the_dtype_are_refused_never_wrapped(framework):
         u + -1
     f = ut.asarray(np.arange(3, dtype=np.float32)).to(framework, copy=True)
     assert (f + big).dtype is ut.float32  # a float dtype takes any int
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_scalars_standing_for_arrays_take_the_array_operands_dtype(framework):
+    """clip's bounds, isin's x1 or x2 and searchsorted's x2 (2025.12) may be Python
+    scalars: ints must fit the array operand's dtype (jax's clip wrapped 1000 to
+    -24 in int8), before the fast path too; two scalars are no call."""
+    x = ut.asarray(np.array([1, 2, 100], dtype=np.int8)).to(framework, copy=True)
+    int8 = r"expected a Python int within int8's range \[-128, 127\], got -?1000 "
+    for _ in range(2):  # the second call as a fast path would take it
+        for action, start in ((lambda: ut.clip(x, max=1000), r"clip\(\): max"),
+                              (lambda: ut.clip(x, -1000), r"clip\(\): min"),
+                              (lambda: ut.isin(x, 1000), r"isin\(\): x2"),
+                              (lambda: ut.isin(1000, x), r"isin\(\): x1"),
+                              (lambda: ut.searchsorted(x, 1000),
+                               r"searchsorted\(\): x2")):
+            with pytest.raises(OverflowError, match=rf"^{start}: {int8}"):
+                action()
+        assert ut.clip(x, 2, 50).numpy().tolist() == [2, 2, 50]
+        assert ut.isin(x, 2, invert=True).numpy().tolist() == [True, False, True]
+        assert ut.isin(2, x).shape == ()
+        assert bool(ut.isin(2, x))
+        assert int(ut.searchsorted(x, 2)) == 1
+        assert int(ut.searchsorted(x, 2, side="right")) == 2
+    with pytest.raises(TypeError, match=r"^isin\(\): x1, x2: .* two Python scalars"):
+        ut.isin(1, 2)
+    with pytest.raises(TypeError, match=r"^searchsorted\(\): x1: expected an array"):
+        ut.searchsorted(1, x)
+    f = ut.asarray(np.array([0.5, 1.5, 2.5], dtype=np.float32)).to(framework, copy=True)
+    assert ut.clip(f, 1, 2).dtype is ut.float32  # int bounds for a float array
+    assert ut.searchsorted(f, 2).dtype is ut.searchsorted(f, f).dtype
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_setitem_promotes_an_array_value_to_the_arrays_dtype(framework):
+    """x[key] = value (2025.12): an int8 value into int32 through a boolean mask
+    (torch refused the mismatch), float32 into float64 through a slice; a value the
+    table does not promote to x's dtype is a TypeError and writes nothing."""
+    x = ut.asarray(np.array([1, 2, 3], dtype=np.int32)).to(framework, copy=True)
+    mask = ut.asarray(np.array([True, False, True])).to(framework, copy=True)
+    x[mask] = ut.asarray(np.array([7, 8], dtype=np.int8)).to(framework, copy=True)
+    assert x.dtype is ut.int32
+    assert x.numpy().tolist() == [7, 2, 8]
+    y = ut.asarray(np.zeros(3)).to(framework, copy=True)
+    y[1:] = ut.asarray(np.array([0.5, 1.5], dtype=np.float32)).to(framework, copy=True)
+    assert y.dtype is ut.float64
+    assert y.numpy().tolist() == [0.0, 0.5, 1.5]
+    for value in (np.array([0.5]), np.array([1], dtype=np.int64)):
+        with pytest.raises(TypeError, match=r"^__setitem__\(\): value: expected an "
+                           r"array whose dtype promotes to the array's dtype int32"):
+            x[:1] = ut.asarray(value).to(framework, copy=True)
+    assert x.numpy().tolist() == [7, 2, 8]
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)

@@ -88,7 +88,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import unitensor as ut
-from unitensor._standard import FUNCTIONS, LIST_RESULTS, NAMED_RESULTS
+from unitensor._standard import FUNCTIONS, NAMED_RESULTS
 
 DEFAULT_EXAMPLES = 8
 EXAMPLES = int(os.environ.get("UNITENSOR_FUZZ_EXAMPLES", str(DEFAULT_EXAMPLES)))
@@ -118,8 +118,9 @@ WRONG = ("None", "str", "list", "dict", "float", "2**70", "-1", "axis out of ran
          "nan", "True", "object()", "wrong dtype", "wrong shape", "other owner",
          "owner's own array")
 PYTHON_RESULTS = {"can_cast": bool, "isdtype": bool, "result_type": ut.DType,
+                  "broadcast_shapes": tuple,
                   "finfo": "finfo_object", "iinfo": "iinfo_object"}
-TUPLE_RESULTS = frozenset({"unstack", "nonzero"})
+TUPLE_RESULTS = frozenset({"unstack", "nonzero", "meshgrid", "broadcast_arrays"})
 # Compared with numpy's values where every argument is valid (property c).
 VALUE_GROUPS = frozenset({"elementwise", "statistical"})
 # The standard leaves these undefined on 0-d arrays (owners differ: no values to
@@ -360,6 +361,9 @@ def valid(case: Case, func: Func, param: str) -> Any:
             return pick.choice(((x,), (x, x), (x, case.tensor(shape=())),
                                 (x, case.tensor(owner=case.other_owner))))
         return pick.choice(([x, x], (x,), (x, case.tensor(owner=case.other_owner))))
+    if param == "shapes":  # broadcast_shapes(*shapes)
+        return pick.choice(((x.shape,), (x.shape, x.shape), (x.shape, ()),
+                            (x.shape, (1,) * nd), ((2, *x.shape), x.shape)))
     if param == "indexing":
         return pick.choice(("xy", "ij"))
     if param in ("from_", "type"):
@@ -608,10 +612,6 @@ def result_problem(func: Func, result: Any, owner: str | None) -> str | None:
         if fields != NAMED_RESULTS[func.qualified]:
             return f"a {type_name(result)}, not the named tuple {fields}"
         items = list(result)
-    elif func.name in LIST_RESULTS:
-        if type(result) is not list:
-            return f"a {type_name(result)}, not a list"
-        items = result
     elif func.name in TUPLE_RESULTS:
         if type(result) is not tuple:
             return f"a {type_name(result)}, not a tuple"

@@ -52,6 +52,7 @@ def test_python_conversions_and_attributes(framework):
     assert [row.shape for row in x] == [(2,), (2,)]
     assert x.__array_namespace__() is ut
     assert x.__array_namespace__(api_version="2023.12") is ut
+    assert x.__array_namespace__(api_version="2025.12") is ut
     with pytest.raises(ValueError, match="api_version"):
         x.__array_namespace__(api_version="2099.01")
     assert x.to_device("cpu") is x

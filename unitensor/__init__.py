@@ -1,6 +1,6 @@
 """unitensor: one Tensor type for every array framework, and zero-copy between them.
 
-The module is a complete Array API namespace (2024.12, with ``linalg``, ``fft``
+The module is a complete Array API namespace (2025.12, with ``linalg``, ``fft``
 and the inspection API): every function runs in the framework that owns its
 operands (see ``_dispatch.py`` for the rule). ``import unitensor`` imports no
 framework: each one loads the first time one of its arrays is seen or asked for.

@@ -45,8 +45,8 @@ from ._standard import (
     API_VERSION,
     ELEMENT_ARGUMENTS,
     FUNCTIONS,
-    LIST_RESULTS,
     NAMED_RESULTS,
+    SCALAR_ARGUMENTS,
     Function,
 )
 from ._tensor import Tensor, _make
@@ -185,14 +185,17 @@ def _operand(value: Any, backend: Adapter, func: str, anchor: Tensor | None) -> 
 
 
 def _as_tensors(backend: Adapter, result: Any, name: str = "") -> Any:
-    """The backend's results as Tensors: named tuples as the standard names them."""
+    """The backend's results as Tensors: named tuples as the standard names them,
+    every other sequence a tuple (2025.12: meshgrid and broadcast_arrays too, which
+    jax returns as lists).
+    """
     if type(result) is backend.ARRAY:
         return _make(backend, result)
     if isinstance(result, (tuple, list)):
         items = [_as_tensors(backend, item) for item in result]
         if name in NAMED_RESULTS:
             return _named_tuple(name)(*items)
-        return items if name in LIST_RESULTS else tuple(items)
+        return tuple(items)
     return _make(backend, backend.result(result))
 
 
@@ -299,7 +302,8 @@ _INDEXING = frozenset({"__getitem__", "__setitem__", "take", "take_along_axis"})
 
 def _array_parameters(row: Function) -> tuple[tuple[int, str, str], ...]:
     """Where ``row``'s arrays go: (position, parameter, kind), kind one of 'array',
-    'array or scalar' (elementwise functions and where take Python scalars too),
+    'array or scalar' (elementwise functions, where, and the parameters of
+    ``SCALAR_ARGUMENTS`` take Python scalars too),
     'arrays' (a sequence of arrays) and '*arrays' (every argument from there on).
     The standard's arrays are all positional.
     """
@@ -310,7 +314,8 @@ def _array_parameters(row: Function) -> tuple[tuple[int, str, str], ...]:
             kind = "array"
         elif name in ("x1", "x2"):
             kind = ("array or scalar" if row.group == "elementwise"
-                    or row.name == "where" else "array")
+                    or row.name == "where"
+                    or name in SCALAR_ARGUMENTS.get(row.name, ()) else "array")
         elif name in ("arrays", "*arrays"):
             kind = name
         else:
@@ -490,14 +495,20 @@ def _diagnosis(func: str, bound: dict[str, Any]) -> Exception | None:
     if shape is None:
         return None
     axis = bound["axis"]
-    ndim = len(shape) + (func in ("expand_dims", "stack"))
-    for item in axis if type(axis) is tuple else (axis,):
+    items = axis if type(axis) is tuple else (axis,)
+    # expand_dims places its axes in the result, of ndim + len(axis) dimensions
+    ndim = len(shape) + (len(items) if func == "expand_dims" else func == "stack")
+    kind = IndexError if func == "expand_dims" else ValueError  # the standard's
+    for item in items:
         if type(item) is not int:
             return arg_error(TypeError, func, "axis", "an int, a tuple of ints or "
                              "None", describe(axis))
         if not -ndim <= item < ndim:
-            return arg_error(ValueError, func, "axis", f"an axis in [{-ndim}, "
+            return arg_error(kind, func, "axis", f"an axis in [{-ndim}, "
                              f"{ndim - 1}] for an array of shape {shape}", str(item))
+    if func == "expand_dims" and len({item % ndim for item in items}) < len(items):
+        return arg_error(IndexError, func, "axis", "distinct axis positions in the "
+                         f"result of {ndim} dimensions", str(axis))
     return None
 
 
@@ -513,7 +524,8 @@ def _same_size(shape: tuple[int, ...] | None, new_shape: Any) -> bool:
 # operands named x1, x2 that do not broadcast elementwise
 _NOT_BROADCASTING = frozenset({
     "matmul", "linalg.matmul", "tensordot", "linalg.tensordot", "linalg.outer",
-    "linalg.solve", "searchsorted", "vecdot", "linalg.vecdot", "linalg.cross"})
+    "linalg.solve", "searchsorted", "vecdot", "linalg.vecdot", "linalg.cross",
+    "isin"})
 
 
 def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
@@ -533,6 +545,19 @@ def _check_int(func: str, array: Any, value: int, arg: str) -> None:
     dtype = _dtype_of(array)
     if dtype is not None:  # else two Python scalars: the owner decides
         check_int(dtype, value, func, arg)
+
+
+def _check_scalars(func: str, arrays: tuple[Any, ...], **values: Any) -> None:
+    """Refuse Python ints among ``values`` that the dtype of the function's array
+    operand (the first array of ``arrays``) cannot hold: such a scalar stands for an
+    array of that dtype (the standard's mixing of arrays and scalars).
+    """
+    dtype = next((d for a in arrays if (d := _dtype_of(a)) is not None), None)
+    if dtype is None:  # no array: the arguments' check refuses the call
+        return
+    for arg, value in values.items():
+        if type(value) is int:
+            check_int(dtype, value, func, arg)
 
 
 def _dtype_of(array: Any) -> DType | None:
@@ -612,6 +637,9 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     backend = x._backend
     if type(value) is list or type(value) is tuple:  # torch takes no lists
         value = backend.from_python(value, x.dtype)
+    elif type(value) not in _PYTHON_SCALARS and not (
+            type(value) is Tensor and value.dtype is x.dtype):  # inline: common
+        value = _promoted_value(x, value)
     native = x._native
     try:
         updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
@@ -623,6 +651,30 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
         raise error from exc
     if updated is not native:
         _rebind(x, updated, "__setitem__")
+
+
+def _promoted_value(x: Tensor, value: Any) -> Any:
+    """An array ``value`` of ``x[key] = value`` in ``x``'s dtype: promoted by the
+    standard's table (2025.12), where torch's masked and integer-array writes refuse
+    another dtype and numpy and jax would cast anything. A value the table does not
+    promote to ``x``'s dtype (float into int, int16 into int8), which the standard
+    leaves unspecified, is refused, as the in-place operators refuse it.
+    """
+    dtype = _dtype_of(value)
+    if dtype is None or dtype is x.dtype:
+        return value
+    try:
+        promoted: DType | None = promote(x.dtype, dtype)
+    except TypeError:
+        promoted = None  # the standard promotes no such pair
+    if promoted is not x.dtype:
+        raise arg_error(TypeError, "__setitem__", "value", "an array whose dtype "
+                        f"promotes to the array's dtype {x.dtype.name}", dtype.name)
+    # cast by x's own framework, whose array the write takes (tensorflow too,
+    # which computes in numpy: a numpy cast would be copied again to align it)
+    backend = x._backend
+    return _make(backend, backend.astype(_operand(value, backend, "__setitem__", x),
+                                         x.dtype))
 
 
 def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
@@ -817,7 +869,7 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
                   for name, default in keywords]
         lines.append(f"    return _call({qualified!r}, {args}, kw)")
         source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
-        scope: dict[str, Any] = {"_call": call, "_check_elements": _check_elements}
+        scope: dict[str, Any] = {"_call": call}
         exec(source, scope)  # source built above from the table only
         func = scope[row.name]
         # The C path takes x and literal arguments only: where a later argument
@@ -829,20 +881,28 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
                                            len(positional) if star is None else None,
                                            _as_tensors)
         elements = ELEMENT_ARGUMENTS.get(qualified)
-        if elements is not None:  # full(), arange(): Python ints must fit the dtype,
-            # checked before the fast path (inline, the test that skips the ints
-            # every integer dtype holds)
+        scalars = SCALAR_ARGUMENTS.get(qualified)
+        if elements is not None or scalars is not None:
+            # full(), arange(): Python ints must fit the result's dtype; clip(),
+            # isin(), searchsorted(): the array operand's. Checked before the fast
+            # path (inline, the test that skips the ints every integer dtype holds)
+            names = elements or scalars or ()
             unusual = " or ".join(f"type({name}) is int and not 0 <= {name} <= "
-                                  f"{HELD_BY_ALL}" for name in elements)
-            like = "x" if "x" in positional else "None"
-            values = ", ".join(f"{name}={name}" for name in elements)
+                                  f"{HELD_BY_ALL}" for name in names)
+            values = ", ".join(f"{name}={name}" for name in names)
+            if elements is not None:
+                like = "x" if "x" in positional else "None"
+                check = f"_check_elements({qualified!r}, {like}, dtype, {values})"
+            else:
+                arrays = "".join(f"{n}, " for n in positional if n in ("x", "x1", "x2"))
+                check = f"_check_scalars({qualified!r}, ({arrays}), {values})"
             passed = ", ".join([*positional, *(f"{n}={n}" for n, _ in keywords)])
             source = (f"def {row.name}({row.signature}):\n"
                       f"    if {unusual}:\n"
-                      f"        _check_elements({qualified!r}, {like}, dtype, "
-                      f"{values})\n"
+                      f"        {check}\n"
                       f"    return _fast({passed})\n")
-            scope = {"_fast": func, "_check_elements": _check_elements}
+            scope = {"_fast": func, "_check_elements": _check_elements,
+                     "_check_scalars": _check_scalars}
             exec(source, scope)  # source built above from the table only
             func = scope[row.name]
     func.__name__ = func.__qualname__ = row.name

@@ -52,13 +52,14 @@ class Info:
         native = self._info.default_device()
         return self._backend.device_from_native(native).owned_by(self._backend.NAME)
 
-    def devices(self) -> list[Device]:
-        """List the devices the owner can hold arrays on.
+    def devices(self) -> tuple[Device, ...]:
+        """Give the devices the owner can hold arrays on.
 
         Returns
         -------
-        list of Device
-            Each once; devices that hold no memory (torch's 'meta') left out.
+        tuple of Device
+            Each once (a tuple since 2025.12, a list before); devices that hold
+            no memory (torch's 'meta') left out.
         """
         found = []
         for native in self._info.devices():
@@ -67,7 +68,7 @@ class Info:
                 found.append(device.owned_by(self._backend.NAME))
             except ValueError:  # a device holding no memory, like torch's 'meta'
                 continue
-        return list(dict.fromkeys(found))  # strict's simulated devices are all cpu
+        return tuple(dict.fromkeys(found))  # strict's simulated devices are all cpu
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, DType]:
         """Give the owner's default dtypes.

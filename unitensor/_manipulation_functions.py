@@ -2,9 +2,58 @@
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 from . import _dispatch
+from ._errors import arg_error, describe
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """Broadcast shapes against one another (2025.12).
+
+    Shapes hold no data, so no framework takes part: the standard's broadcasting
+    rule, computed here, gives one answer whoever the default owner is.
+
+    Parameters
+    ----------
+    *shapes : tuple of int
+        The shapes (tuples of non-negative ints; ``torch.Size`` is one).
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape; ``()`` for no shapes.
+
+    Raises
+    ------
+    TypeError
+        A shape is not a tuple of ints.
+    ValueError
+        A size is negative, or the shapes do not broadcast together.
+    """
+    checked = []
+    for i, shape in enumerate(shapes):
+        if not isinstance(shape, tuple):
+            raise arg_error(TypeError, "broadcast_shapes", f"shapes[{i}]",
+                            "a tuple of ints", describe(shape))
+        try:
+            sizes = tuple(operator.index(n) for n in shape)
+        except TypeError:
+            raise arg_error(TypeError, "broadcast_shapes", f"shapes[{i}]",
+                            "a tuple of ints", str(shape)) from None
+        if any(n < 0 for n in sizes):
+            raise arg_error(ValueError, "broadcast_shapes", f"shapes[{i}]",
+                            "non-negative sizes", str(shape))
+        checked.append(sizes)
+    if not checked:
+        return ()
+    result = _dispatch._broadcast(checked)
+    if result is None:
+        raise arg_error(ValueError, "broadcast_shapes", "shapes", "shapes that "
+                        "broadcast together", " and ".join(map(str, checked)))
+    return result
+
 
 __all__ = _dispatch.define("manipulation", globals())
 

@@ -1,4 +1,4 @@
-"""The Array API standard (2024.12) as one table: each function, its group, signature.
+"""The Array API standard (2025.12) as one table: each function, its group, signature.
 
 The namespace is made from this table: each group module (``_elementwise.py``,
 ``linalg.py``, ...) defines the functions of its group, generated from these rows
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-API_VERSION: Final = "2024.12"
-SUPPORTED_VERSIONS: Final = ("2021.12", "2022.12", "2023.12", "2024.12")
+API_VERSION: Final = "2025.12"
+SUPPORTED_VERSIONS: Final = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 class Function(NamedTuple):
@@ -126,6 +126,7 @@ FUNCTIONS: Final = tuple(Function(*row) for row in (
     ("vecdot", "linear_algebra", "x1, x2, /, *, axis=-1"),
     # manipulation
     ("broadcast_arrays", "manipulation", "*arrays"),
+    ("broadcast_shapes", "manipulation", "*shapes"),
     ("broadcast_to", "manipulation", "x, /, shape"),
     ("concat", "manipulation", "arrays, /, *, axis=0"),
     ("expand_dims", "manipulation", "x, /, axis"),
@@ -147,6 +148,7 @@ FUNCTIONS: Final = tuple(Function(*row) for row in (
     ("searchsorted", "searching", "x1, x2, /, *, side='left', sorter=None"),
     ("where", "searching", "condition, x1, x2, /"),
     # set
+    ("isin", "set", "x1, x2, /, *, invert=False"),
     ("unique_all", "set", "x, /"),
     ("unique_counts", "set", "x, /"),
     ("unique_inverse", "set", "x, /"),
@@ -177,7 +179,9 @@ FUNCTIONS: Final = tuple(Function(*row) for row in (
     ("cross", "linalg", "x1, x2, /, *, axis=-1"),
     ("det", "linalg", "x, /"),
     ("diagonal", "linalg", "x, /, *, offset=0"),
+    ("eig", "linalg", "x, /"),
     ("eigh", "linalg", "x, /"),
+    ("eigvals", "linalg", "x, /"),
     ("eigvalsh", "linalg", "x, /"),
     ("inv", "linalg", "x, /"),
     ("matmul", "linalg", "x1, x2, /"),
@@ -218,6 +222,7 @@ NAMED_RESULTS: Final = {
     "unique_all": ("values", "indices", "inverse_indices", "counts"),
     "unique_counts": ("values", "counts"),
     "unique_inverse": ("values", "inverse_indices"),
+    "linalg.eig": ("eigenvalues", "eigenvectors"),
     "linalg.eigh": ("eigenvalues", "eigenvectors"),
     "linalg.qr": ("Q", "R"),
     "linalg.slogdet": ("sign", "logabsdet"),
@@ -229,8 +234,12 @@ NAMED_RESULTS: Final = {
 ELEMENT_ARGUMENTS: Final = {"arange": ("start", "stop", "step"),
                             "full": ("fill_value",), "full_like": ("fill_value",)}
 
-# Functions the standard (2024.12) says return a list of arrays, not a tuple.
-LIST_RESULTS: Final = frozenset({"broadcast_arrays", "meshgrid"})
+# Functions whose Python scalars stand for arrays of their array operand's dtype
+# (the standard's mixing of arrays and scalars; 2025.12 added isin and searchsorted's
+# scalars and spelled out clip's): the parameters (a Python int among them must fit
+# that dtype, as an elementwise operand must).
+SCALAR_ARGUMENTS: Final = {"clip": ("min", "max"), "isin": ("x1", "x2"),
+                           "searchsorted": ("x2",)}
 
 GROUPS: Final = tuple(dict.fromkeys(f.group for f in FUNCTIONS))
 

@@ -293,7 +293,8 @@ class Tensor(_fast.TensorBase):
         Parameters
         ----------
         api_version : str, optional
-            A version of the standard the caller wants ('2024.12').
+            A version of the standard the caller wants ('2025.12'; the earlier
+            ones are accepted too, and answered by the same namespace).
 
         Returns
         -------
@@ -350,12 +351,18 @@ class Tensor(_fast.TensorBase):
         try:
             return bool(self._native)
         except Exception as exc:
+            value = self._wide_unsigned()
+            if value is not None:
+                return bool(value)
             raise self._not_a_scalar("__bool__", exc) from exc
 
     def __int__(self) -> int:
         try:
             return int(self._native)
         except Exception as exc:
+            value = self._wide_unsigned()
+            if value is not None:
+                return value
             raise self._not_a_scalar("__int__", exc) from exc
 
     def __float__(self) -> float:
@@ -374,7 +381,21 @@ class Tensor(_fast.TensorBase):
         try:
             return operator.index(self._native)
         except Exception as exc:
+            value = self._wide_unsigned()
+            if value is not None:
+                return value
             raise self._not_a_scalar("__index__", exc) from exc
+
+    def _wide_unsigned(self) -> int | None:
+        """The one uint64 element of 2**63 or more, which torch's conversions
+        refuse (its scalars are int64), read through numpy; None for any other.
+        """
+        if self.dtype.name != "uint64" or self.size != 1:
+            return None
+        try:
+            return int(self.numpy(copy=True).reshape(()))
+        except Exception:  # memory numpy cannot read: the framework's refusal
+            return None
 
     def _not_a_scalar(self, func: str, exc: Exception) -> Exception:
         if self.size != 1:

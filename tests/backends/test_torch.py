@@ -147,3 +147,53 @@ def test_without_the_exchange_api_the_python_protocol_is_used(monkeypatch):
     back = TORCH.alias(NUMPY.export(np.arange(3.0)))
     assert back.tolist() == [0.0, 1.0, 2.0]
     assert ut.asarray(np.arange(2.0)).to("torch").native.tolist() == [0.0, 1.0]
+
+
+def test_torch_uint64_elements_beyond_int64_convert_to_python():
+    """int(), bool() and operator.index() of a uint64 element of 2**63 or more:
+    torch's conversions stop at int64 (the official suite's ~uint64(1))."""
+    import operator
+    big = 2**64 - 2
+    x = ut.asarray(np.array([big], dtype=np.uint64)).to("torch", copy=True)
+    assert int(x) == big
+    assert bool(x) is True
+    assert operator.index(x[0]) == big
+    assert int(~ut.asarray(np.array(1, dtype=np.uint64)).to("torch")) == big
+    with pytest.raises(ValueError, match=r"^__int__\(\): self: expected an array of "
+                                         "one element"):
+        int(ut.asarray(np.array([1, 2], dtype=np.uint64)).to("torch"))
+
+
+def test_torch_boolean_masks_with_a_zero_size_dimension_select_nothing():
+    """The standard matches a mask dimension of size 0 with any size; torch said
+    "the shape of the mask does not match". Other mismatches stay IndexError."""
+    x = ut.asarray(np.arange(6.0).reshape(2, 3)).to("torch", copy=True)
+    for mask_shape, shape in (((2, 0), (0,)), ((0,), (0, 3)), ((0, 0), (0,))):
+        mask = ut.asarray(np.zeros(mask_shape, dtype=bool)).to("torch")
+        assert x[mask].shape == shape
+        assert x[mask].dtype is ut.float64
+    with pytest.raises(IndexError):
+        x[ut.asarray(np.zeros((2, 2), dtype=bool)).to("torch")]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint16", "uint64", "bool", "float32"])
+def test_torch_writes_through_slices_with_negative_steps(dtype):
+    """x[::-1] = v: torch refuses negative steps in writes too; the key becomes
+    positive steps and the value is flipped along those axes (uint16/32/64 as their
+    signed bits, which torch can flip)."""
+    base = np.arange(24).reshape(2, 3, 4)
+    base = base % 2 == 0 if dtype == "bool" else base.astype(dtype)
+    keys = [(slice(None), slice(None, None, -1)), (Ellipsis, slice(3, 0, -2)),
+            (1, None, slice(None, None, -1), 2), (0, slice(0, 3, -1))]
+    for key in keys:
+        shape = base[key].shape
+        value = np.arange(int(np.prod(shape))).reshape(shape) + 5
+        value = value % 3 == 0 if dtype == "bool" else value.astype(dtype)
+        expected = base.copy()
+        expected[key] = value
+        x = ut.asarray(base).to("torch", copy=True)
+        x[key] = ut.asarray(value).to("torch", copy=True)
+        np.testing.assert_array_equal(x.numpy(), expected)
+        x[key] = 1  # a scalar needs no flip
+        expected[key] = 1
+        np.testing.assert_array_equal(x.numpy(), expected)

@@ -185,17 +185,58 @@ def sign_fixed(xp: ModuleType) -> Callable[..., Any]:
     return fixed
 
 
-def expm1_fixed(xp: ModuleType) -> Callable[..., Any]:
-    """Complex ``expm1`` with the standard's special cases (``exp(x) - 1`` has them)."""
+def expm1_fixed(xp: ModuleType,
+                complex_dtypes: frozenset[Any] | None = None) -> Callable[..., Any]:
+    """Complex ``expm1`` with the standard's special cases: ``exp(x) - 1`` at
+    infinities and NaN, and ``expm1(±0 ± 0j)`` is ``+0 ± 0j`` (numpy: ``-0`` for a
+    real part of ``-0``). ``complex_dtypes``: the namespace's complex dtype
+    objects, for the C fast path, which calls ``expm1`` itself for the others.
+    """
     expm1 = xp.expm1
 
     def fixed(x: Any, /) -> Any:
+        result = expm1(x)
         if not xp.isdtype(x.dtype, "complex floating"):
-            return expm1(x)
+            return result
         finite = xp.isfinite(x)
-        if xp.all(finite):
-            return expm1(x)
-        return xp.where(finite, expm1(x), xp.exp(x) - 1)
+        if not xp.all(finite):
+            result = xp.where(finite, result, xp.exp(x) - 1)
+        negative_zero = (x == 0) & xp.signbit(xp.real(result))
+        if xp.any(negative_zero):  # -conj flips the real part's sign alone
+            result = xp.where(negative_zero, -xp.conj(result), result)
+        return result
+    return _complex_only(fixed, expm1, complex_dtypes)
+
+
+def tanh_fixed(xp: ModuleType,
+               complex_dtypes: frozenset[Any] | None = None) -> Callable[..., Any]:
+    """Complex ``tanh`` whose ``tanh(±inf + yj)``, y finite, is ``±1 + 0j`` with
+    the sign of ``y`` (the standard's case and its conjugate symmetry; numpy
+    follows C99's ``0 * sin(2y)``, whose sign is that of ``sin(2y)``).
+    """
+    tanh = xp.tanh
+
+    def fixed(x: Any, /) -> Any:
+        result = tanh(x)
+        if not xp.isdtype(x.dtype, "complex floating"):
+            return result
+        wrong = (xp.isinf(xp.real(x)) & xp.isfinite(xp.imag(x))
+                 & (xp.signbit(xp.imag(result)) != xp.signbit(xp.imag(x))))
+        if xp.any(wrong):  # conj flips the imaginary part's sign alone
+            result = xp.where(wrong, xp.conj(result), result)
+        return result
+    return _complex_only(fixed, tanh, complex_dtypes)
+
+
+def _complex_only(fixed: Callable[..., Any], native: Callable[..., Any],
+                  complex_dtypes: frozenset[Any] | None) -> Callable[..., Any]:
+    """Mark ``fixed`` as a fix only complex inputs need, where the dtypes are
+    known: the C fast path calls ``native`` for the others (``_fastpath.learn``).
+    """
+    if complex_dtypes is not None:
+        # mypy has no type for a function with attributes.
+        fixed.real_path = native  # type: ignore[attr-defined]
+        fixed.complex_dtypes = complex_dtypes  # type: ignore[attr-defined]
     return fixed
 
 

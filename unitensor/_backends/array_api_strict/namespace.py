@@ -12,13 +12,24 @@ from array_api_strict._array_object import Array
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._common import expm1_fixed, floor_divide_fixed, sign_fixed
+from .._common import expm1_fixed, floor_divide_fixed, sign_fixed, tanh_fixed
 from .interop import _TO_STRICT
 
 ARRAY = Array
+
+
+def _isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
+    """array-api-strict's isin ignores ``invert`` (2.6.1): the test, negated here."""
+    found = xs.isin(x1, x2)
+    return xs.logical_not(found) if invert else found
+
+
 # array-api-strict computes with numpy and inherits its special-case deviations.
+_COMPLEX = frozenset({xs.complex64, xs.complex128})
 FIXES: dict[str, Callable[..., Any]] = {"floor_divide": floor_divide_fixed(xs, np),
-                            "expm1": expm1_fixed(xs), "sign": sign_fixed(xs)}
+                            "expm1": expm1_fixed(xs, _COMPLEX),
+                            "tanh": tanh_fixed(xs, _COMPLEX), "sign": sign_fixed(xs),
+                            "isin": _isin}
 
 
 def namespace() -> object:

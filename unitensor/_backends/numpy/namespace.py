@@ -11,7 +11,7 @@ import numpy as np
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._common import expm1_fixed, floor_divide_fixed
+from .._common import expm1_fixed, floor_divide_fixed, tanh_fixed
 from .interop import numpy_dtype
 
 ARRAY = np.ndarray
@@ -21,9 +21,11 @@ ARRAY = np.ndarray
 # ``clip``'s signature, ...) are fixed by array-api-compat, which re-exports
 # numpy's own functions wherever they already conform: most calls go straight
 # to numpy.
+_COMPLEX = frozenset({np.dtype("complex64"), np.dtype("complex128")})
 FIXES: dict[str, Callable[..., Any]] = {
     "floor_divide": floor_divide_fixed(compat_numpy, np),
-    "expm1": expm1_fixed(compat_numpy)}
+    "expm1": expm1_fixed(compat_numpy, _COMPLEX),
+    "tanh": tanh_fixed(compat_numpy, _COMPLEX)}
 
 # Two operands of one dtype: numpy's own function where array-api-compat's only
 # forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).

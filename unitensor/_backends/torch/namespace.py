@@ -131,7 +131,15 @@ def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
 
 
 def _getitem(x: torch.Tensor, key: Any) -> torch.Tensor:
-    """torch refuses slices with negative steps: those axes are flipped first."""
+    """torch refuses slices with negative steps: those axes are flipped first. And
+    a boolean mask dimension of size 0, which the standard matches with any size
+    (torch: "the shape of the mask does not match"), selects nothing.
+    """
+    mask = key[0] if type(key) is tuple and len(key) == 1 else key
+    if (isinstance(mask, torch.Tensor) and mask.dtype == torch.bool
+            and 0 < mask.ndim <= x.ndim and 0 in mask.shape
+            and all(m in (0, n) for m, n in zip(mask.shape, x.shape, strict=False))):
+        return x.new_empty((0, *x.shape[mask.ndim:]))
     items = key if isinstance(key, tuple) else (key,)
     if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
         return x[key]
@@ -352,14 +360,50 @@ def error_type(exc: Exception, /) -> type[Exception]:
     return standard_type(exc)
 
 
+def _positive_steps(x: torch.Tensor, key: Any) -> tuple[Any, tuple[int, ...]]:
+    """torch refuses slices with negative steps in writes too: each becomes the
+    positive-step slice of the same elements, and the result axes it made (to flip
+    the value along) are returned with the key. Keys with arrays are left as they
+    are (torch's refusal).
+    """
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
+        return key, ()
+    if not all(k is None or k is Ellipsis or type(k) in (int, slice) for k in items):
+        return key, ()
+    consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
+    new_key, flips, dim, out = [], [], 0, 0
+    for k in items:
+        if k is Ellipsis:
+            dim += x.ndim - consumed
+            out += x.ndim - consumed
+        elif k is None:
+            out += 1
+        elif type(k) is int:
+            dim += 1
+        else:
+            if k.step is not None and k.step < 0:
+                chosen = range(*k.indices(x.shape[dim]))
+                k = (slice(chosen[-1], chosen[0] + 1, -k.step) if chosen
+                     else slice(0, 0))
+                flips.append(out)
+            dim += 1
+            out += 1
+        new_key.append(k)
+    return tuple(new_key), tuple(flips)
+
+
 def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:
-    if x.dtype in _SAME_BITS:  # no masked_fill/index_put for uint16/32/64:
+    key, flips = _positive_steps(x, key)
+    target = x
+    if x.dtype in _SAME_BITS:  # no masked_fill/index_put/flip for uint16/32/64:
         bits = torch.iinfo(_SAME_BITS[x.dtype]).bits  # write the same bits as signed
         if isinstance(value, torch.Tensor):
             value = value.to(x.dtype).view(_SAME_BITS[x.dtype])
         elif isinstance(value, int) and value >= 2 ** (bits - 1):
             value -= 2 ** bits
-        x.view(_SAME_BITS[x.dtype])[key] = value
-        return x
-    x[key] = value
+        target = x.view(_SAME_BITS[x.dtype])
+    if flips and isinstance(value, torch.Tensor):
+        value = torch.flip(value.broadcast_to(target[key].shape), flips)
+    target[key] = value
     return x
