@@ -306,3 +306,26 @@ def test_a_python_scalar_is_no_operand_of_a_linear_algebra_function():
         ut.matmul(x, 2)
     with pytest.raises(TypeError, match=r"^full\(\): fill_value: expected a number"):
         ut.full(3, None)
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_diff_of_a_huge_order_is_empty_on_every_owner(owner):
+    x = tensor(owner, (0, 1, 4, 9))
+    # before: numpy, jax and array_api_strict never returned; torch raised
+    result = ut.diff(x, n=2**70)
+    assert result.shape == (0,)
+    assert result.owner == owner
+    prepend = ut.zeros(300, dtype=x.dtype, device=x.device)
+    assert ut.diff(x, n=200, prepend=prepend).shape == (104,)
+
+
+def test_python_ints_beyond_64_bits_are_refused_where_they_would_make_objects():
+    x = tensor("numpy", (0, 1, 2))
+    with pytest.raises(OverflowError, match=r"^arange\(\): step: expected a Python "
+                       r"int within the range of int64 or uint64, got 2361"):
+        ut.arange(0, 10, 2**71)  # before: numpy's object array, refused as such
+    with pytest.raises(OverflowError, match=r"^diff\(\): prepend: expected a Python "
+                       r"int within int64's range"):
+        ut.diff(x, prepend=2**70)
+    top = ut.arange(2**63, 2**63 + 2, dtype=ut.uint64)  # uint64's own range stays
+    assert top.numpy().tolist() == [2**63, 2**63 + 1]

@@ -578,6 +578,10 @@ def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
     """
     if any(type(v) is not int and v is not None for v in values.values()):
         return  # a float: a floating result
+    for arg, value in values.items():  # frameworks compute in (u)int64, or objects
+        if value is not None and not -2**63 <= value < 2**64:
+            raise arg_error(OverflowError, func, arg, "a Python int within the "
+                            "range of int64 or uint64", describe(value))
     if dtype is not None:
         dtype = parse_dtype(dtype, func)  # np.int8 as ut.int8
     elements = _arange_ends(**values) if func == "arange" else values
@@ -592,6 +596,19 @@ def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
     for arg, element in elements.items():
         if dtype is not None and not holds(dtype, element):
             check_int(dtype, values[arg], func, arg)  # that bound is outside too
+
+
+def _diff_count(x: Any, axis: Any, n: int, prepend: Any, append: Any) -> int:
+    """``diff``'s ``n`` no larger than the length it differences: beyond it the
+    result is as empty as at it, and some frameworks loop ``n`` times to find that.
+    """
+    shape = getattr(x, "shape", None)
+    if type(axis) is not int or type(shape) is not tuple or not (
+            -len(shape) <= axis < len(shape)) or shape[axis] is None:
+        return n  # refused, or left to the owner, as before
+    length = shape[axis] + sum(1 if getattr(e, "size", None) is None else e.size
+                               for e in (prepend, append) if e is not None)
+    return min(n, length)
 
 
 def _arange_ends(start: int, stop: int | None, step: int) -> dict[str, int]:
@@ -901,8 +918,12 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
                       f"    if {unusual}:\n"
                       f"        {check}\n"
                       f"    return _fast({passed})\n")
+            if qualified == "diff":  # numpy and jax loop n times: 2**70 never ends
+                source = source.replace("    return", "    if type(n) is int and n > "
+                                        f"{HELD_BY_ALL}:\n        n = _diff_count(x, "
+                                        "axis, n, prepend, append)\n    return")
             scope = {"_fast": func, "_check_elements": _check_elements,
-                     "_check_scalars": _check_scalars}
+                     "_check_scalars": _check_scalars, "_diff_count": _diff_count}
             exec(source, scope)  # source built above from the table only
             func = scope[row.name]
     func.__name__ = func.__qualname__ = row.name
