@@ -19,7 +19,15 @@ from ._config import new_array_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, check_int
 from ._dtypes import parse as parse_dtype
-from ._errors import arg_error, copy_or_refuse, copy_refused, describe, is_ours, refused
+from ._errors import (
+    arg_error,
+    copy_or_refuse,
+    copy_refused,
+    describe,
+    is_ours,
+    refused,
+    renamed,
+)
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
@@ -301,12 +309,22 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
     try:
         native = owner.from_python(obj, dtype)
     except Exception as exc:  # e.g. torch's RuntimeError for nan as an integer
-        if is_ours(exc):
+        error = _refusal("asarray", owner, exc)
+        if error is None:
             raise
-        raise refused(exc, owner.error_type(exc), "asarray", owner.NAME) from exc
+        raise error from exc
     t = _make(owner, native)
     return t if device is None and copy is None else _adjust(
         t, None, device, copy if copy is not True else None, "asarray")
+
+
+def _refusal(func: str, owner: Adapter, exc: Exception) -> Exception | None:
+    """What to raise for ``exc`` from ``owner`` inside ``func`` (raised from it):
+    a framework's exception mapped, ours naming ``func``; None to pass it on.
+    """
+    if is_ours(exc):
+        return renamed(func, exc)
+    return refused(exc, owner.error_type(exc), func, owner.NAME)
 
 
 def _natives_in(obj: Any, owner: Adapter, dtype: DType | None, depth: int = 0) -> Any:
@@ -364,7 +382,13 @@ def _adjust(t: Tensor, dtype: DType | None, device: Any,
     if dtype is not None and dtype != backend.dtype(native):
         if copy is False:
             raise copy_refused(func, "copy", f"the dtype changes to {dtype.name}")
-        native, changed = backend.astype(native, dtype), True
+        try:
+            native, changed = backend.astype(native, dtype), True
+        except Exception as exc:  # JAX without x64 asked for a 64-bit dtype
+            error = _refusal(func, backend, exc)
+            if error is None:
+                raise
+            raise error from exc
     if device is not None:
         target = parse(device, func)
         if target != backend.device(native):

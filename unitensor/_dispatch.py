@@ -39,7 +39,7 @@ from . import _backends, _config, _convert, _fastpath
 from ._device import Device
 from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
 from ._dtypes import parse as parse_dtype
-from ._errors import arg_error, describe, is_ours, refused
+from ._errors import arg_error, describe, is_ours, refused, renamed
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import (
     API_VERSION,
@@ -248,10 +248,11 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     elif name == "astype" and len(args) > 1 and type(args[1]) is not DType:
         args = (args[0], parse_dtype(args[1], name), *args[2:])
     backend, anchor = _choose(args, kwargs)
-    native_args = [_operand(a, backend, name, anchor) for a in args]
-    native_kwargs = {k: _operand(v, backend, name, anchor) for k, v in kwargs.items()}
     func = implementation(backend, name)
     try:
+        native_args = [_operand(a, backend, name, anchor) for a in args]
+        native_kwargs = {k: _operand(v, backend, name, anchor)
+                         for k, v in kwargs.items()}
         result = func(*native_args, **native_kwargs)
     except Exception as exc:
         error = _refusal(name, backend, exc, args, kwargs)
@@ -451,8 +452,10 @@ def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
     type (``error_type``). None where ``exc`` is unitensor's own already.
     Only failures pay for this.
     """
-    if is_ours(exc) or isinstance(exc, Warning):  # a warning made an error: ours
+    if isinstance(exc, Warning):  # a warning made an error: ours
         return None
+    if is_ours(exc):
+        return renamed(func, exc)
     error = (_devices_differ(func, (*args, *kwargs.values()))
              or _diagnosis(func, dict(zip(_POSITIONAL.get(func, ()), args,
                                           strict=False)) | kwargs))
@@ -571,31 +574,30 @@ def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
     """Refuse Python ints that would make elements the result's dtype cannot hold:
     ``full``'s ``fill_value``, ``arange``'s first and last elements (reported by
     the bound that lets them out; the bounds need not fit: ``arange(0, 300, 100)``
-    is uint8 values).
+    is uint8 values, but each, and the step, within 64 bits).
 
     That dtype is ``dtype``; else ``like``'s (``full_like``); else, where every
     value is an int, the owner's default integer dtype (the standard's inference).
     """
     if any(type(v) is not int and v is not None for v in values.values()):
         return  # a float: a floating result
-    for arg, value in values.items():  # frameworks compute in (u)int64, or objects
-        if value is not None and not -2**63 <= value < 2**64:
-            raise arg_error(OverflowError, func, arg, "a Python int within the "
-                            "range of int64 or uint64", describe(value))
     if dtype is not None:
         dtype = parse_dtype(dtype, func)  # np.int8 as ut.int8
     elements = _arange_ends(**values) if func == "arange" else values
-    if all(0 <= v <= HELD_BY_ALL for v in elements.values()):
-        return
-    if dtype is None and like is not None:
-        dtype = _dtype_of(like)
-    elif dtype is None:
-        backend = _choose((), {})[0]
-        defaults = backend.namespace().__array_namespace_info__().default_dtypes()
-        dtype = backend.dtype_from_native(defaults["integral"])
-    for arg, element in elements.items():
-        if dtype is not None and not holds(dtype, element):
-            check_int(dtype, values[arg], func, arg)  # that bound is outside too
+    if not all(0 <= v <= HELD_BY_ALL for v in elements.values()):
+        if dtype is None and like is not None:
+            dtype = _dtype_of(like)
+        elif dtype is None:
+            backend = _choose((), {})[0]
+            defaults = backend.namespace().__array_namespace_info__().default_dtypes()
+            dtype = backend.dtype_from_native(defaults["integral"])
+        for arg, element in elements.items():
+            if dtype is not None and not holds(dtype, element):
+                check_int(dtype, values[arg], func, arg)  # that bound is outside too
+    for arg, value in values.items():  # arange's step: numpy makes objects of it
+        if func == "arange" and value is not None and not -2**63 <= value < 2**64:
+            raise arg_error(OverflowError, func, arg, "a Python int within the "
+                            "range of int64 or uint64", describe(value))
 
 
 def _diff_count(x: Any, axis: Any, n: int, prepend: Any, append: Any) -> int:

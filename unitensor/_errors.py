@@ -93,6 +93,19 @@ def arg_error(exc: type[_E], func: str, arg: str, accepted: str,
     return exc(f"{func}(): {arg}: expected {accepted}, got {received}")
 
 
+# Conversions that functions make on the way (jax_dtype for a dtype= JAX does not
+# hold, an operand going to the owner): their errors name the user's function.
+_CONVERSIONS = frozenset({"numpy", "torch", "jax", "tf", "cupy", "to"})
+
+
+def renamed(func: str, exc: Exception) -> Exception | None:
+    """Our ``exc`` naming ``func`` where it names a conversion; None to pass it on
+    (it names the user's function already).
+    """
+    head, _, rest = str(exc).partition("(): ")
+    return type(exc)(f"{func}(): {rest}") if head in _CONVERSIONS else None
+
+
 def is_ours(exc: BaseException) -> bool:
     """Whether ``exc`` is an error unitensor made (so it passes on unchanged)."""
     return type(exc) in STANDARD_TYPES and _OURS.match(str(exc)) is not None
