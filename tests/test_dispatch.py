@@ -339,3 +339,16 @@ def test_any_frameworks_dtype_object_means_the_same_on_every_owner(framework):
                        r"dtype such as unitensor.float32, its name, or a framework's "
                        r"dtype, got 'floaty' of type 'str'$"):
         ut.zeros(2, dtype="floaty")
+
+
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_matrix_rank_and_pinv_take_rtol_as_an_array(framework):
+    # the standard: rtol is a float or an array (the official suite sends arrays;
+    # before, refused as an array where a Python value belongs)
+    with ut.owner(framework):
+        x = ut.stack([ut.eye(3) * ut.asarray([1.0, 1e-3, 0.0]), ut.eye(3)])
+        for rtol in (1e-2, ut.asarray(1e-2), ut.asarray([1e-2, 1e-2])):
+            assert ut.linalg.matrix_rank(x, rtol=rtol).numpy().tolist() == [1, 3]
+            inverse = ut.linalg.pinv(x, rtol=rtol)
+            assert inverse.owner == framework
+            assert inverse.numpy()[0].tolist() == np.diag([1.0, 0.0, 0.0]).tolist()

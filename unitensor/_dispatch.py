@@ -344,12 +344,13 @@ _ARRAY_POSITIONS = {name: tuple(_ALWAYS if kind in ("arrays", "*arrays") else po
 
 
 # Parameters that take arrays besides the array operands (clip's bounds, diff's
-# prepend/append, searchsorted's sorter, repeat's repeats) or other objects
-# (asarray's obj, dtypes, finfo's type): the others take Python values only.
+# prepend/append, searchsorted's sorter, repeat's repeats, matrix_rank's and pinv's
+# rtol) or other objects (asarray's obj, dtypes, finfo's type): the others take
+# Python values only.
 _ARRAYS_ALLOWED = frozenset({"min", "max", "prepend", "append", "sorter", "repeats",
-                             "obj", "from_", "to", "type", "dtype", "kind"})
+                             "rtol", "obj", "from_", "to", "type", "dtype", "kind"})
 # Keyword parameters that take an array or a Python scalar (and None), nothing else.
-_ARRAY_OR_SCALAR = frozenset({"min", "max", "prepend", "append", "sorter"})
+_ARRAY_OR_SCALAR = frozenset({"min", "max", "prepend", "append", "sorter", "rtol"})
 
 
 def _scalar_parameters(row: Function) -> tuple[tuple[tuple[int, str], ...],
