@@ -1,0 +1,97 @@
+"""dask: lazy arrays whose memory exists only once the graph is computed.
+
+Quirks handled here:
+- A dask array has no memory of its own: ``export`` computes the graph (one
+  ``compute()``) into a numpy array and exports that, read-only (a write into
+  the computed values would not reach the graph). ``_convert.buffer_of`` keeps
+  the Buffer on the Tensor's ``Aliases`` record, so ``.numpy()``, ``.torch()``,
+  ``.jax()``, ``.tf()``, ``__dlpack__``, ``float()`` and ``bool()`` of one
+  Tensor compute its graph once, whatever asks and however often.
+- Memory from elsewhere becomes a dask array without a copy: ``da.from_array``
+  keeps the numpy array (or a numpy view of the Buffer) in the graph and its
+  chunks are slices (views) of it. ``name=False`` skips dask's hashing of the
+  whole array (a pass over its memory) for a random key.
+- Sizes that depend on the data (after a boolean mask, ``unique_*``,
+  ``nonzero``) are NaN in dask's ``shape``; ``shape`` here reads them as None,
+  as the standard says.
+- Chunks are numpy arrays on the CPU (dask arrays of cupy chunks are not taken
+  yet).
+"""
+
+from __future__ import annotations
+
+import dask.array as da
+import numpy as np
+
+from ... import _core
+from ..._device import CPU, Device
+from ..._dtypes import DType
+from ..._errors import arg_error
+from .._common import cpu_only_reason, numpy_dtype_table
+from ..numpy import interop as numpy_interop
+
+NATIVE_DTYPES = numpy_dtype_table(np)
+ARRAY_TYPES = (da.Array,)
+
+
+def device(x: da.Array) -> Device:
+    return CPU
+
+
+def readonly(x: da.Array) -> bool:
+    return True
+
+
+def shape(x: da.Array) -> tuple[int | None, ...]:
+    """``x.shape`` with dask's NaN (a size known only after computing) as None."""
+    return tuple(None if n != n else int(n) for n in x.shape)
+
+
+def materialise(x: da.Array) -> np.ndarray:
+    """The computed values of ``x``: one ``compute()`` of its graph."""
+    return np.asarray(x.compute())
+
+
+def export(x: da.Array) -> _core.Buffer:
+    buf = numpy_interop.export(materialise(x))
+    buf.mark_readonly()
+    return buf
+
+
+def from_numpy(x: np.ndarray) -> da.Array:
+    """A dask array over ``x``'s memory (its chunks are views of ``x``)."""
+    return da.from_array(x, chunks="auto" if x.ndim else (), name=False,
+                         asarray=False)
+
+
+ROUTES = {"numpy": from_numpy}
+
+
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+    return cpu_only_reason(buf, "dask (numpy chunks)")
+
+
+def alias(buf: _core.Buffer) -> da.Array:
+    return from_numpy(numpy_interop.alias(buf))
+
+
+def copy(x: da.Array) -> da.Array:
+    # dask arrays are immutable: a graph that copies each chunk is a new array
+    # that shares nothing with ``x``'s sources once computed.
+    return da.map_blocks(np.copy, x, dtype=x.dtype)
+
+
+def astype(x: da.Array, dtype: DType) -> da.Array:
+    return x.astype(numpy_interop.numpy_dtype(dtype))
+
+
+def to_device(x: da.Array, device: Device) -> da.Array:
+    if device == CPU:
+        return x
+    raise arg_error(ValueError, "to_device", "device", "cpu for dask arrays (of "
+                    "numpy chunks)", repr(str(device)))
+
+
+def from_python(obj: object, dtype: DType | None) -> da.Array:
+    return from_numpy(numpy_interop.from_python(obj, dtype))
+
