@@ -28,7 +28,7 @@ from ._dispatch import owner
 from ._errors import arg_error, describe
 from ._tensor import Tensor
 
-__all__ = ["FRAMEWORKS", "compute", "map_blocks"]
+__all__ = ["FRAMEWORKS", "chunked", "compute", "map_blocks"]
 
 #: the frameworks a chunk can be handed to by :func:`map_blocks`
 FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
@@ -95,6 +95,30 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
     result = da.map_blocks(block, *natives, chunks=chunks, drop_axis=drop_axis,
                            new_axis=new_axis, **options, **kwargs)
     return asarray(result)
+
+
+def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
+    """A dask-owned Tensor over ``x``'s memory, in chunks of your choice, zero-copy.
+
+    Parameters
+    ----------
+    x : Tensor or array
+        CPU memory of any framework (a dask-owned Tensor is rechunked instead).
+    chunks : int, tuple or "auto"
+        As ``dask.array``: a chunk shape, sizes per axis, or "auto" (dask's
+        ``array.chunk-size``, 128 MiB by default).
+
+    Returns
+    -------
+    Tensor
+        dask-owned; each chunk is a view of ``x``'s memory (a later write into
+        ``x`` is seen when the graph computes). ``da.from_array`` would copy.
+    """
+    from ._backends.dask.interop import from_numpy
+    t = asarray(x)
+    if t.owner == "dask":
+        return asarray(t.native.rechunk(chunks))
+    return asarray(from_numpy(t.numpy(), chunks))
 
 
 def compute(*tensors: Tensor) -> tuple[Tensor, ...]:

@@ -7,10 +7,9 @@ Quirks handled here:
   the Buffer on the Tensor's ``Aliases`` record, so ``.numpy()``, ``.torch()``,
   ``.jax()``, ``.tf()``, ``__dlpack__``, ``float()`` and ``bool()`` of one
   Tensor compute its graph once, whatever asks and however often.
-- Memory from elsewhere becomes a dask array without a copy: ``da.from_array``
-  keeps the numpy array (or a numpy view of the Buffer) in the graph and its
-  chunks are slices (views) of it. ``name=False`` skips dask's hashing of the
-  whole array (a pass over its memory) for a random key.
+- Memory from elsewhere becomes a dask array without a copy (``from_numpy``):
+  its chunks are slices (views) of the numpy array (or of a numpy view of the
+  Buffer), under a random key (no pass over the memory to hash it).
 - Sizes that depend on the data (after a boolean mask, ``unique_*``,
   ``nonzero``) are NaN in dask's ``shape``; ``shape`` here reads them as None,
   as the standard says.
@@ -20,8 +19,13 @@ Quirks handled here:
 
 from __future__ import annotations
 
+import itertools
+import uuid
+from typing import Any
+
 import dask.array as da
 import numpy as np
+from dask.array.core import normalize_chunks, slices_from_chunks
 
 from ... import _core
 from ..._device import CPU, Device
@@ -58,10 +62,19 @@ def export(x: da.Array) -> _core.Buffer:
     return buf
 
 
-def from_numpy(x: np.ndarray) -> da.Array:
-    """A dask array over ``x``'s memory (its chunks are views of ``x``)."""
-    return da.from_array(x, chunks="auto" if x.ndim else (), name=False,
-                         asarray=False)
+def from_numpy(x: np.ndarray, chunks: Any = "auto") -> da.Array:
+    """A dask array over ``x``'s memory: its chunks are views of ``x``.
+
+    Not ``da.from_array``, which copies any array with a ``copy`` method first
+    (dask 2026) and hashes the whole array to name it: the graph is built here
+    as ``from_array`` builds it for numpy arrays, from views, under a random name.
+    """
+    chunks = normalize_chunks(chunks, x.shape, dtype=x.dtype)
+    name = f"unitensor-{uuid.uuid4().hex}"
+    keys = itertools.product((name,), *(range(len(c)) for c in chunks))
+    graph = {key: x[index] if index else x[...]
+             for key, index in zip(keys, slices_from_chunks(chunks), strict=True)}
+    return da.Array(graph, name, chunks, meta=np.empty((0,) * x.ndim, x.dtype))
 
 
 ROUTES = {"numpy": from_numpy}
