@@ -39,7 +39,9 @@ def lazy(shape=(8, 6), chunks=(4, 3), seed=0):
 def test_dask_array_is_dask_owned_and_calls_build_graphs_without_computing():
     data, x = lazy()
     assert x.owner == "dask"
-    assert x.shape == (8, 6) and x.dtype == ut.float64 and str(x.device) == "cpu"
+    assert x.shape == (8, 6)
+    assert x.dtype == ut.float64
+    assert str(x.device) == "cpu"
     with computations() as count:
         y = ut.sum(ut.sin(x) * 2 + x, axis=0)
         z = ut.matmul(x.T, x)
@@ -87,7 +89,8 @@ def test_setitem_and_inplace_rebind_to_a_new_graph():
     y = ut.asarray(x.native)  # another Tensor over the same dask array
     x[1] = 50.0
     x += 1
-    assert x.owner == "dask" and isinstance(x.native, da.Array)
+    assert x.owner == "dask"
+    assert isinstance(x.native, da.Array)
     expected = data + 1
     expected[1] = 51.0
     np.testing.assert_array_equal(x.numpy(), expected)
@@ -162,7 +165,8 @@ def test_compute_many_in_one_pass_then_views_compute_nothing():
 def test_unknown_sizes_are_none_never_nan():
     data, x = lazy(shape=(12,), chunks=5)
     masked = x[x > 0]
-    assert masked.shape == (None,) and masked.size is None
+    assert masked.shape == (None,)
+    assert masked.size is None
     assert ut.unique_values(x).shape == (None,)
     assert ut.nonzero(x > 0)[0].shape == (None,)
     assert ut.stack([masked, masked]).shape == (2, None)
@@ -236,16 +240,19 @@ def test_map_blocks_runs_each_chunk_in_the_chosen_framework(framework, x64):
         owners.append(block.owner)
         return scaled_sine(block, factor=3.0)
     y = ut.dask.map_blocks(f, x, framework=framework, copy=True, dtype="float64")
-    assert y.owner == "dask" and owners == []  # lazy
+    assert y.owner == "dask"
+    assert owners == []
     np.testing.assert_allclose(y.numpy(), np.sin(data) * 3.0)
-    assert set(owners) == {framework} and len(owners) >= 4
+    assert set(owners) == {framework}
+    assert len(owners) >= 4
 
 
 def test_map_blocks_hands_torch_the_chunks_own_memory():
     torch = pytest.importorskip("torch")
     data = np.arange(64 * 8, dtype=np.float64).reshape(64, 8)
     x = ut.dask.chunked(data, (16, 8))  # zero-copy (da.from_array would copy)
-    assert x.owner == "dask" and x.native.chunks == ((16,) * 4, (8,))
+    assert x.owner == "dask"
+    assert x.native.chunks == ((16,) * 4, (8,))
     start, end = data.ctypes.data, data.ctypes.data + data.nbytes
     pointers = []
 
@@ -274,3 +281,64 @@ def test_import_unitensor_dask_needs_no_dask_until_used():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+# -- 6. a real cluster --------------------------------------------------------------
+def standardise(x):
+    """Framework-agnostic: written against the standard only."""
+    xp = x.__array_namespace__()
+    return (x - xp.mean(x, axis=0)) / xp.std(x, axis=0)
+
+
+@pytest.mark.slow
+def test_local_cluster_with_two_worker_processes_computes_the_same_values():
+    pytest.importorskip("torch")
+    distributed = pytest.importorskip("distributed")
+    data = np.random.default_rng(3).standard_normal((4000, 50))
+    expected = (data - data.mean(axis=0)) / data.std(axis=0)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        files = client.run(lambda: __import__("unitensor").__file__)
+        assert len(files) == 2  # two worker processes, running this unitensor
+        assert set(files.values()) == {ut.__file__}
+        x = ut.dask.chunked(data, (500, 50))
+        graph = standardise(x)  # the namespace on dask-owned Tensors
+        per_chunk = ut.dask.map_blocks(np.negative, x, framework="numpy")
+        in_torch = ut.dask.map_blocks(standardise, ut.dask.chunked(data, (4000, 10)),
+                                      framework="torch", dtype=ut.float64)
+        with computations() as count:  # local scheduler callbacks: none run here
+            np.testing.assert_allclose(graph.numpy(), expected)
+            np.testing.assert_allclose(in_torch.numpy(), expected)
+        assert count[0] == 0  # the cluster computed them, not the local scheduler
+        np.testing.assert_allclose(per_chunk.numpy(), -data)
+
+
+@pytest.mark.slow
+def test_out_of_core_array_four_times_a_workers_memory_limit():
+    distributed = pytest.importorskip("distributed")
+    # 2 workers of 400 MiB each; the array is 1.6 GiB of float64 (200 chunks of
+    # 8 MiB), made chunk by chunk on the workers and reduced as it goes: no worker
+    # ever holds more than a few chunks.
+    limit = 400 * 2**20
+    n = 200 * 2**20
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  memory_limit=limit, dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        with ut.owner("dask"):
+            x = ut.arange(n, dtype=ut.float64)  # 0, 1, ..., lazily
+        x = ut.asarray(x.native.rechunk(2**20))
+        assert x.size * 8 == 1600 * 2**20 == 4 * limit
+        total = ut.sum(ut.sqrt(x) * ut.sqrt(x))  # sum of 0..n-1, out of core
+        mean_square = ut.mean(x * x)
+        ut.dask.compute(total, mean_square)
+        assert float(total) == pytest.approx(n * (n - 1) / 2, rel=1e-9)
+        assert float(mean_square) == pytest.approx((n - 1) * (2 * n - 1) / 6,
+                                                   rel=1e-9)
+        # each worker's process memory as its monitor sampled it (every 0.5 s)
+        samples = client.run(lambda dask_worker: dask_worker.monitor.range_query(
+            start=0)["memory"])
+        assert len(samples) == 2
+        for memory in samples.values():
+            assert len(memory) >= 2
+            assert max(memory) < limit

@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-import array_api_compat.dask.array as compat
+import array_api_compat.dask.array as _compat
 import dask.array as da
 import numpy as np
 
@@ -23,6 +23,7 @@ from ..._standard import FUNCTIONS
 from ..numpy.interop import numpy_dtype
 
 ARRAY = da.Array
+compat: Any = _compat  # array-api-compat's dask namespace (untyped for mypy)
 
 
 
@@ -154,7 +155,7 @@ def _matrix_power(x: da.Array, n: int, /) -> da.Array:
     if n == 0:
         eye = da.eye(x.shape[-1], dtype=x.dtype, chunks=x.chunks[-1])
         return da.broadcast_to(eye, x.shape)
-    result = None
+    result: da.Array | None = None
     power = x
     while n:
         if n & 1:
@@ -162,6 +163,7 @@ def _matrix_power(x: da.Array, n: int, /) -> da.Array:
         n >>= 1
         if n:
             power = compat.matmul(power, power)
+    assert result is not None  # n > 0 here
     return result
 
 
