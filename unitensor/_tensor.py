@@ -71,9 +71,7 @@ class Tensor(_fast.TensorBase):
 
     @property
     def shape(self) -> tuple[int | None, ...]:
-        """The length of each axis; None where it is known only once computed
-        (a dask-owned array after a boolean mask, ``unique_*`` or ``nonzero``).
-        """
+        """The length of each axis (None: known only once a dask graph computes)."""
         return self._backend.shape(self._native)
 
     @property
@@ -83,7 +81,7 @@ class Tensor(_fast.TensorBase):
 
     @property
     def size(self) -> int | None:
-        """The number of elements; None where a length is unknown (see ``shape``)."""
+        """The number of elements (None where a length of ``shape`` is)."""
         n = 1
         for d in self._backend.shape(self._native):
             if d is None:

@@ -153,7 +153,7 @@ def _matrix_power(x: da.Array, n: int, /) -> da.Array:
     if n < 0:
         x, n = _inv(x), -n
     if n == 0:
-        eye = da.eye(x.shape[-1], dtype=x.dtype, chunks=x.chunks[-1])
+        eye = da.eye(x.shape[-1], dtype=x.dtype, chunks=max(x.chunks[-1]))
         return da.broadcast_to(eye, x.shape)
     result: da.Array | None = None
     power = x
@@ -175,8 +175,9 @@ def _cross(x1: da.Array, x2: da.Array, /, *, axis: int = -1) -> da.Array:
         raise ValueError(f"axis {axis} is out of range for {ndim} dimensions")
     if x1.shape[axis] != 3:
         raise ValueError(f"cross needs size 3 along axis {axis}, got {x1.shape}")
-    a = [compat.take(x1, compat.asarray([i]), axis=axis) for i in range(3)]
-    b = [compat.take(x2, compat.asarray([i]), axis=axis) for i in range(3)]
+    before = (slice(None),) * (axis % ndim)
+    a = [x1[(*before, slice(i, i + 1))] for i in range(3)]
+    b = [x2[(*before, slice(i, i + 1))] for i in range(3)]
     return compat.concat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                           a[0] * b[1] - a[1] * b[0]], axis=axis)
 
