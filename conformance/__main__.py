@@ -26,7 +26,7 @@ from pathlib import Path
 from unitensor._standard import API_VERSION  # the table: imports no framework
 
 ROOT = Path(__file__).resolve().parent.parent
-OWNERS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
+OWNERS = ("numpy", "torch", "jax", "tensorflow", "dask", "array_api_strict")
 BEGIN, END = "<!-- conformance:begin -->", "<!-- conformance:end -->"
 
 

@@ -21,6 +21,10 @@ FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
 # namespace in unitensor/_backends/tensorflow/namespace.py).
 COMPUTING = [f for f in ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
              if f in FRAMEWORKS]
+# Owners whose arrays are graphs computed on demand (dask): not in the lists above,
+# whose tests expect memory (zero-copy matrices, pointers); tests/test_dask.py
+# holds them to the rest, and the conformance suite runs them as any owner.
+LAZY = [f for f in ("dask",) if importlib.util.find_spec(f) is not None]
 
 
 def has_cuda() -> bool:

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 FRAMEWORKS = ("torch", "jax", "jaxlib", "tensorflow", "cupy", "array_api_strict",
-              "numpy")
+              "numpy", "dask", "distributed")
 
 
 def test_import_unitensor_imports_no_framework():
@@ -17,7 +17,7 @@ def test_import_unitensor_imports_no_framework():
 
 def test_framework_loads_only_when_its_array_is_seen():
     code = ("import sys, numpy, unitensor as ut; ut.asarray(numpy.zeros(2)).numpy(); "
-            "print(' '.join(m for m in ('torch', 'jax', 'tensorflow') "
+            "print(' '.join(m for m in ('torch', 'jax', 'tensorflow', 'dask') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True)

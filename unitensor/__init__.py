@@ -67,19 +67,20 @@ if TYPE_CHECKING:  # the functions the star imports bring (define() makes them)
     from collections.abc import Callable
     from typing import Any
 
-    from . import memory
+    from . import dask, memory
 
     def __getattr__(name: str) -> Callable[..., Any]: ...
 else:
     def __getattr__(name: str) -> object:
-        """``ut.memory``, imported on first use.
+        """``ut.memory`` and ``ut.dask``, imported on first use.
 
         Not imported with the package, so that ``python -m unitensor.memory`` runs
-        the module once (runpy warns when the package has already imported it).
+        the module once (runpy warns when the package has already imported it),
+        and so that ``import unitensor`` imports no dask.
         """
-        if name == "memory":
+        if name in ("memory", "dask"):
             import importlib
-            return importlib.import_module(f"{__name__}.memory")
+            return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __version__ = "0.1.0"
@@ -94,7 +95,7 @@ newaxis = None
 __all__ = [
     "AliasWarning", "CopyWarning", "DType", "Device", "Tensor", "__array_api_version__",
     "__array_namespace_info__", "bfloat16", "bool", "complex64", "complex128", "e",
-    "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
+    "dask", "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
     "int16", "int32", "int64", "linalg", "memory", "nan", "newaxis", "owner", "pi",
     "set_default_owner", "uint8", "uint16", "uint32", "uint64", "wrap",
     *_creation, *_data_types, *_elementwise, *_indexing, *_linear_algebra,

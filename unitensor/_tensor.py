@@ -70,9 +70,9 @@ class Tensor(_fast.TensorBase):
         return self._backend.device(self._native).owned_by(self._backend.NAME)
 
     @property
-    def shape(self) -> tuple[int, ...]:
-        """The length of each axis."""
-        return tuple(self._native.shape)
+    def shape(self) -> tuple[int | None, ...]:
+        """The length of each axis (None: known only once a dask graph computes)."""
+        return self._backend.shape(self._native)
 
     @property
     def ndim(self) -> int:
@@ -80,10 +80,12 @@ class Tensor(_fast.TensorBase):
         return len(self._native.shape)
 
     @property
-    def size(self) -> int:
-        """The number of elements."""
+    def size(self) -> int | None:
+        """The number of elements (None where a length of ``shape`` is)."""
         n = 1
-        for d in self._native.shape:
+        for d in self._backend.shape(self._native):
+            if d is None:
+                return None
             n *= int(d)
         return n
 
@@ -337,7 +339,10 @@ class Tensor(_fast.TensorBase):
         if len(self._native.shape) == 0:  # TF's TensorShape of a 0-d tensor is truthy
             raise arg_error(TypeError, "__len__", "self", "an array of at least one "
                             "dimension", "a 0-d array")
-        return int(self._native.shape[0])
+        length = self.shape[0]
+        if length is None:
+            raise unknown_size("__len__", self)
+        return int(length)
 
     def __iter__(self) -> Iterator[Tensor]:
         # Explicit, because JAX clamps out-of-range indices instead of raising the
@@ -349,7 +354,7 @@ class Tensor(_fast.TensorBase):
     # format (numpy raises ValueError for many elements, torch RuntimeError).
     def __bool__(self) -> bool:
         try:
-            return bool(self._native)
+            return bool(self._scalar())
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:
@@ -358,7 +363,7 @@ class Tensor(_fast.TensorBase):
 
     def __int__(self) -> int:
         try:
-            return int(self._native)
+            return int(self._scalar())
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:
@@ -367,24 +372,34 @@ class Tensor(_fast.TensorBase):
 
     def __float__(self) -> float:
         try:
-            return float(self._native)
+            return float(self._scalar())
         except Exception as exc:
             raise self._not_a_scalar("__float__", exc) from exc
 
     def __complex__(self) -> complex:
         try:
-            return complex(self._native)
+            return complex(self._scalar())
         except Exception as exc:
             raise self._not_a_scalar("__complex__", exc) from exc
 
     def __index__(self) -> int:
         try:
-            return operator.index(self._native)
+            return operator.index(self._scalar())
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:
                 return value
             raise self._not_a_scalar("__index__", exc) from exc
+
+    def _scalar(self) -> Any:
+        """What ``bool()``, ``float()``, ... convert: the owner's array, or for a
+        lazy owner (dask) its computed memory, computed once and kept (the view
+        ``.numpy()`` makes).
+        """
+        if self._backend.LAZY:
+            size = self.size  # many elements: the owner refuses without computing
+            return self._native if size is not None and size > 1 else self.numpy()
+        return self._native
 
     def _wide_unsigned(self) -> int | None:
         """The one uint64 element of 2**63 or more, which torch's conversions
@@ -410,6 +425,17 @@ class Tensor(_fast.TensorBase):
     # numpy's operators defer to ours (a ``numpy_array + tensor`` is a Tensor),
     # while numpy functions still accept a Tensor through __array__.
     __array_priority__ = 1000
+
+
+def unknown_size(func: str, t: Tensor) -> ValueError:
+    """The error for a function that needs a size ``t``'s owner (dask) knows only
+    once computed.
+    """
+    return arg_error(ValueError, func, "self", f"an array of known shape ({t.owner} "
+                     "knows a size that depends on the data, after a boolean mask, "
+                     "unique_* or nonzero, only once computed: ut.asarray(x.numpy()) "
+                     f"or {t.owner}'s compute_chunk_sizes() on x.native first)",
+                     f"shape {t.shape}")
 
 
 def _restore(owner: str, native: Any, readonly: bool) -> Tensor:

@@ -22,7 +22,8 @@ from .._errors import arg_error, describe
 if TYPE_CHECKING:
     from ._adapter import Adapter
 
-NAMES: Final = ("numpy", "torch", "jax", "tensorflow", "cupy", "array_api_strict")
+NAMES: Final = ("numpy", "torch", "jax", "tensorflow", "cupy", "dask",
+                 "array_api_strict")
 _facts: dict[str, ModuleType] = {
     name: importlib.import_module(f"{__name__}.{name}") for name in NAMES}
 # top-level module -> framework name: the one table of module prefixes.

@@ -34,6 +34,11 @@ class Interop(Protocol):
     #: True where the framework's arrays never change (jax, tensorflow): a write
     #: rebinds the Tensor to an updated array (the package's facts; default False)
     IMMUTABLE: bool
+    #: True where the framework's arrays are graphs computed on demand (dask):
+    #: ``export`` computes, and conversions to Python (``float()``, ``bool()``,
+    #: ...) read the exported memory, which the Tensor keeps (the package's
+    #: facts; default False)
+    LAZY: bool
     #: the framework's dtype objects -> unitensor's dtypes: the one dtype table of
     #: the framework (``dtype()`` and ``dtype_from_native()`` read it by default)
     NATIVE_DTYPES: Mapping[Any, DType]
@@ -59,6 +64,11 @@ class Interop(Protocol):
 
     def dtype(self, x: Any, /) -> DType:
         """unitensor's dtype of the framework's array ``x``."""
+
+    def shape(self, x: Any, /) -> tuple[int | None, ...]:
+        """The shape of ``x``, None for a size not known before computing
+        (dask, after a boolean mask). Default: ``tuple(x.shape)``.
+        """
 
     def device(self, x: Any, /) -> Device:
         """unitensor's device of the framework's array ``x``."""
@@ -206,6 +216,10 @@ def _not_read_only(x: Any, /) -> bool:
     return False
 
 
+def _shape_as_is(x: Any, /) -> tuple[int | None, ...]:
+    return tuple(x.shape)
+
+
 def _no_byte_order_fix(x: Any, /) -> None:
     return None
 
@@ -226,7 +240,8 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 
 DEFAULTS: dict[str, object] = {
-    "IMMUTABLE": False, "ROUTES": {}, "readonly": _not_read_only,
+    "IMMUTABLE": False, "LAZY": False, "ROUTES": {}, "readonly": _not_read_only,
+    "shape": _shape_as_is,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
     "error_type": standard_type,

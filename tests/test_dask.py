@@ -1,0 +1,344 @@
+"""dask as an owner (#18): lazy graphs, computed once, honest shapes, chunks in any
+framework, a real cluster. Real dask only; computations are counted with a dask
+callback (``Callback(start=...)`` runs once per compute of a graph).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import unitensor as ut
+
+da = pytest.importorskip("dask.array")
+from dask.callbacks import Callback  # noqa: E402
+
+
+@contextlib.contextmanager
+def computations():
+    """Count dask's computations (one per scheduler run) inside the block."""
+    count = [0]
+
+    def start(dsk):
+        count[0] += 1
+    with Callback(start=start):
+        yield count
+
+
+def lazy(shape=(8, 6), chunks=(4, 3), seed=0):
+    data = np.random.default_rng(seed).standard_normal(shape)
+    return data, ut.asarray(da.from_array(data, chunks=chunks))
+
+
+# -- 1. the owner ------------------------------------------------------------------
+def test_dask_array_is_dask_owned_and_calls_build_graphs_without_computing():
+    data, x = lazy()
+    assert x.owner == "dask"
+    assert x.shape == (8, 6)
+    assert x.dtype == ut.float64
+    assert str(x.device) == "cpu"
+    with computations() as count:
+        y = ut.sum(ut.sin(x) * 2 + x, axis=0)
+        z = ut.matmul(x.T, x)
+        w = ut.sort(x, axis=1)
+        v = x[1:5, ::2]
+    assert count[0] == 0
+    for t in (y, z, w, v):
+        assert t.owner == "dask"
+        assert isinstance(t.native, da.Array)
+    np.testing.assert_allclose(y.numpy(), np.sum(np.sin(data) * 2 + data, axis=0))
+    np.testing.assert_allclose(z.numpy(), data.T @ data)
+    np.testing.assert_array_equal(w.numpy(), np.sort(data, axis=1))
+    np.testing.assert_array_equal(v.numpy(), data[1:5, ::2])
+
+
+def test_owner_block_creates_dask_arrays():
+    with ut.owner("dask"):
+        z = ut.zeros((3, 4))
+        a = ut.arange(5)
+        p = ut.asarray([[1.0, 2.0]])
+    assert (z.owner, a.owner, p.owner) == ("dask", "dask", "dask")
+    assert isinstance(z.native, da.Array)
+    np.testing.assert_array_equal(a.numpy(), np.arange(5))
+    # device=x.device creates where x lives
+    _, x = lazy()
+    assert ut.ones(2, device=x.device).owner == "dask"
+
+
+def test_numpy_operand_of_a_dask_call_is_wrapped_without_copying():
+    _, x = lazy(shape=(4,), chunks=2)
+    source = np.arange(4.0)
+    y = x + ut.asarray(source)  # the left-most operand's owner: dask
+    assert y.owner == "dask"
+    with computations() as count:
+        y2 = x + source  # a plain numpy array too
+    assert count[0] == 0
+    expected = x.numpy() + np.arange(4.0) + np.array([0, 100.0, 0, 0])
+    source[1] += 100  # the graph holds source's memory itself, not a copy
+    np.testing.assert_array_equal(y.numpy(), expected)
+    np.testing.assert_array_equal(y2.numpy(), expected)
+
+
+def test_setitem_and_inplace_rebind_to_a_new_graph():
+    data, x = lazy(shape=(6,), chunks=3)
+    y = ut.asarray(x.native)  # another Tensor over the same dask array
+    x[1] = 50.0
+    x += 1
+    assert x.owner == "dask"
+    assert isinstance(x.native, da.Array)
+    expected = data + 1
+    expected[1] = 51.0
+    np.testing.assert_array_equal(x.numpy(), expected)
+    np.testing.assert_array_equal(y.numpy(), data)  # untouched
+
+
+# -- 2. materialised once ---------------------------------------------------------
+def test_every_conversion_computes_the_graph_once_per_tensor(x64):
+    pytest.importorskip("torch")
+    data, x = lazy(shape=(4, 4), chunks=2)
+    y = ut.exp(x) + 1
+    with computations() as count, warnings.catch_warnings():
+        # numpy's memory is seldom 64-byte aligned: JAX may copy (reported)
+        warnings.simplefilter("ignore", ut.CopyWarning)
+        a = y.numpy()
+        assert y.numpy() is a
+        t = y.torch()
+        y.torch()
+        j = y.jax()
+        np.from_dlpack(y)
+        y.__dlpack__(max_version=(1, 0))
+    assert count[0] == 1
+    np.testing.assert_allclose(a, np.exp(data) + 1)
+    np.testing.assert_allclose(t.numpy(), a)
+    np.testing.assert_allclose(np.asarray(j), a)
+    assert not a.flags.writeable  # computed values: writes would not reach the graph
+
+
+def test_scalar_conversions_compute_once_and_many_elements_compute_nothing():
+    data, x = lazy()
+    s = ut.sum(x)
+    b = ut.any(x > 0)
+    with computations() as count:
+        assert float(s) == pytest.approx(data.sum())
+        assert float(s) == pytest.approx(data.sum())
+        assert complex(s) == pytest.approx(data.sum())
+        assert bool(b) is True
+        assert bool(b) is True
+    assert count[0] == 2
+    with computations() as count, pytest.raises(ValueError, match=r"__bool__\(\)"):
+        bool(x)
+    assert count[0] == 0
+
+
+def test_tensorflow_view_computes_once():
+    pytest.importorskip("tensorflow")
+    _, x = lazy(shape=(16, 16), chunks=8)
+    y = x * 3
+    with computations() as count, warnings.catch_warnings():
+        warnings.simplefilter("ignore", ut.CopyWarning)  # TF's 64-byte alignment
+        first = y.tf()
+        y.tf()
+        y.numpy()
+    assert count[0] == 1
+    np.testing.assert_allclose(first.numpy(), y.numpy())
+
+
+def test_compute_many_in_one_pass_then_views_compute_nothing():
+    data, x = lazy()
+    a, b = ut.sum(x), ut.mean(x, axis=0)
+    with computations() as count:
+        ut.dask.compute(a, b)
+        float(a)
+        b.numpy()
+    assert count[0] == 1
+    np.testing.assert_allclose(b.numpy(), data.mean(axis=0))
+    with pytest.raises(TypeError, match=r"compute\(\): tensors\[0\]"):
+        ut.dask.compute(np.zeros(2))
+
+
+# -- 3. honest shapes ----------------------------------------------------------------
+def test_unknown_sizes_are_none_never_nan():
+    data, x = lazy(shape=(12,), chunks=5)
+    masked = x[x > 0]
+    assert masked.shape == (None,)
+    assert masked.size is None
+    assert ut.unique_values(x).shape == (None,)
+    assert ut.nonzero(x > 0)[0].shape == (None,)
+    assert ut.stack([masked, masked]).shape == (2, None)
+    np.testing.assert_array_equal(masked.numpy(), data[data > 0])
+
+
+@pytest.mark.parametrize(("func", "call"), [
+    ("reshape", lambda m, x: ut.reshape(m, (-1, 1))),
+    ("sort", lambda m, x: ut.sort(m)),
+    ("add", lambda m, x: m + x),
+    ("flip", lambda m, x: ut.flip(m)),
+    ("__len__", lambda m, x: len(m)),
+])
+def test_functions_needing_a_known_size_say_so(func, call):
+    _, x = lazy(shape=(12,), chunks=5)
+    masked = x[x > 0]
+    with pytest.raises(ValueError, match=rf"{func}\(\): \w+: expected an array of "
+                       r"known shape \(dask .*got .*\(None,\)"):
+        call(masked, x)
+
+
+# -- 4. linalg, sorting and searching -----------------------------------------------
+def test_linalg_chunked_where_dask_has_it_per_matrix_for_stacks():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((6, 3, 3))
+    a = a @ a.transpose(0, 2, 1) + 3 * np.eye(3)
+    x = ut.asarray(da.from_array(a, chunks=(2, 3, 3)))
+    np.testing.assert_allclose(ut.linalg.det(x).numpy(), np.linalg.det(a))
+    np.testing.assert_allclose(ut.linalg.eigvalsh(x).numpy(), np.linalg.eigvalsh(a))
+    np.testing.assert_allclose(ut.linalg.inv(x).numpy(), np.linalg.inv(a))
+    np.testing.assert_allclose(ut.linalg.matrix_power(x, 3).numpy(),
+                               np.linalg.matrix_power(a, 3))
+    assert ut.linalg.eigvals(x).dtype == ut.complex128
+    tall = rng.standard_normal((40, 3))
+    q, r = ut.linalg.qr(ut.asarray(da.from_array(tall, chunks=(10, 3))))
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), tall)
+    assert len(q.native.chunks[0]) == 4  # dask's tall-and-skinny QR, chunked
+
+
+def test_linalg_without_out_of_core_algorithm_names_dask():
+    x = ut.asarray(da.from_array(np.eye(6), chunks=3))
+    with pytest.raises(ValueError, match=r"linalg.det\(\): x: expected matrices "
+                       r"each held in one chunk \(dask has no out-of-core"):
+        ut.linalg.det(x)
+
+
+def test_searching_and_reductions_stay_chunked():
+    data, x = lazy(shape=(40,), chunks=10)
+    s = ut.asarray(da.from_array(np.sort(data), chunks=10))
+    found = ut.searchsorted(s, x)
+    assert found.owner == "dask"
+    np.testing.assert_array_equal(found.numpy(), np.searchsorted(np.sort(data), data))
+    assert len(ut.argmax(x).native.dask) > 1
+    assert int(ut.argmax(x)) == int(np.argmax(data))
+    assert len(ut.cumulative_sum(x).native.chunks[0]) == 4
+
+
+# -- 5. per-chunk work in any framework ------------------------------------------------
+def scaled_sine(block, factor=2.0):
+    xp = block.__array_namespace__()
+    return xp.sin(block) * factor
+
+
+@pytest.mark.parametrize("framework", ["torch", "jax", "numpy"])
+def test_map_blocks_runs_each_chunk_in_the_chosen_framework(framework, x64):
+    pytest.importorskip(framework)
+    data, x = lazy(shape=(64, 16), chunks=(16, 16))
+    owners = []
+
+    def f(block):
+        owners.append(block.owner)
+        return scaled_sine(block, factor=3.0)
+    y = ut.dask.map_blocks(f, x, framework=framework, copy=True, dtype="float64")
+    assert y.owner == "dask"
+    assert owners == []
+    np.testing.assert_allclose(y.numpy(), np.sin(data) * 3.0)
+    assert set(owners) == {framework}
+    assert len(owners) >= 4
+
+
+def test_map_blocks_hands_torch_the_chunks_own_memory():
+    torch = pytest.importorskip("torch")
+    data = np.arange(64 * 8, dtype=np.float64).reshape(64, 8)
+    x = ut.dask.chunked(data, (16, 8))  # zero-copy (da.from_array would copy)
+    assert x.owner == "dask"
+    assert x.native.chunks == ((16,) * 4, (8,))
+    start, end = data.ctypes.data, data.ctypes.data + data.nbytes
+    pointers = []
+
+    def f(block):
+        pointers.append(block.torch().data_ptr())
+        assert isinstance(block.native, torch.Tensor)
+        return block + 1
+    y = ut.dask.map_blocks(f, x, framework="torch", dtype=ut.float64)
+    np.testing.assert_array_equal(y.numpy(), data + 1)
+    # each chunk is a view of data, aliased by torch: pointers inside its memory
+    assert sorted(pointers) == [start + i * 16 * 8 * 8 for i in range(4)]
+    assert all(start <= p < end for p in pointers)
+
+
+def test_map_blocks_refusals():
+    _, x = lazy()
+    with pytest.raises(ValueError, match=r"map_blocks\(\): framework: expected one"):
+        ut.dask.map_blocks(scaled_sine, x, framework="mxnet")
+    with pytest.raises(TypeError, match=r"map_blocks\(\): func: expected a callable"):
+        ut.dask.map_blocks(3, x)
+
+
+def test_import_unitensor_dask_needs_no_dask_until_used():
+    code = ("import sys, unitensor as ut; assert 'dask' not in sys.modules; "
+            "ut.dask; print('dask' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+# -- 6. a real cluster --------------------------------------------------------------
+def standardise(x):
+    """Framework-agnostic: written against the standard only."""
+    xp = x.__array_namespace__()
+    return (x - xp.mean(x, axis=0)) / xp.std(x, axis=0)
+
+
+@pytest.mark.slow
+def test_local_cluster_with_two_worker_processes_computes_the_same_values():
+    pytest.importorskip("torch")
+    distributed = pytest.importorskip("distributed")
+    data = np.random.default_rng(3).standard_normal((4000, 50))
+    expected = (data - data.mean(axis=0)) / data.std(axis=0)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        files = client.run(lambda: __import__("unitensor").__file__)
+        assert len(files) == 2  # two worker processes, running this unitensor
+        assert set(files.values()) == {ut.__file__}
+        x = ut.dask.chunked(data, (500, 50))
+        graph = standardise(x)  # the namespace on dask-owned Tensors
+        per_chunk = ut.dask.map_blocks(np.negative, x, framework="numpy")
+        in_torch = ut.dask.map_blocks(standardise, ut.dask.chunked(data, (4000, 10)),
+                                      framework="torch", dtype=ut.float64)
+        with computations() as count:  # local scheduler callbacks: none run here
+            np.testing.assert_allclose(graph.numpy(), expected)
+            np.testing.assert_allclose(in_torch.numpy(), expected)
+        assert count[0] == 0  # the cluster computed them, not the local scheduler
+        np.testing.assert_allclose(per_chunk.numpy(), -data)
+
+
+@pytest.mark.slow
+def test_out_of_core_array_four_times_a_workers_memory_limit():
+    distributed = pytest.importorskip("distributed")
+    # 2 workers of 400 MiB each; the array is 1.6 GiB of float64 (200 chunks of
+    # 8 MiB), made chunk by chunk on the workers and reduced as it goes: no worker
+    # ever holds more than a few chunks.
+    limit = 400 * 2**20
+    n = 200 * 2**20
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  memory_limit=limit, dashboard_address=None) as c, \
+            distributed.Client(c) as client:
+        with ut.owner("dask"):
+            x = ut.arange(n, dtype=ut.float64)  # 0, 1, ..., lazily
+        x = ut.asarray(x.native.rechunk(2**20))
+        assert x.size * 8 == 1600 * 2**20 == 4 * limit
+        total = ut.sum(ut.sqrt(x) * ut.sqrt(x))  # sum of 0..n-1, out of core
+        mean_square = ut.mean(x * x)
+        ut.dask.compute(total, mean_square)
+        assert float(total) == pytest.approx(n * (n - 1) / 2, rel=1e-9)
+        assert float(mean_square) == pytest.approx((n - 1) * (2 * n - 1) / 6,
+                                                   rel=1e-9)
+        # each worker's process memory as its monitor sampled it (every 0.5 s)
+        samples = client.run(lambda dask_worker: dask_worker.monitor.range_query(
+            start=0)["memory"])
+        assert len(samples) == 2
+        for memory in samples.values():
+            assert len(memory) >= 2
+            assert max(memory) < limit

@@ -1,0 +1,110 @@
+"""dask: lazy arrays whose memory exists only once the graph is computed.
+
+Quirks handled here:
+- A dask array has no memory of its own: ``export`` computes the graph (one
+  ``compute()``) into a numpy array and exports that, read-only (a write into
+  the computed values would not reach the graph). ``_convert.buffer_of`` keeps
+  the Buffer on the Tensor's ``Aliases`` record, so ``.numpy()``, ``.torch()``,
+  ``.jax()``, ``.tf()``, ``__dlpack__``, ``float()`` and ``bool()`` of one
+  Tensor compute its graph once, whatever asks and however often.
+- Memory from elsewhere becomes a dask array without a copy (``from_numpy``):
+  its chunks are slices (views) of the numpy array (or of a numpy view of the
+  Buffer), under a random key (no pass over the memory to hash it).
+- Sizes that depend on the data (after a boolean mask, ``unique_*``,
+  ``nonzero``) are NaN in dask's ``shape``; ``shape`` here reads them as None,
+  as the standard says.
+- Chunks are numpy arrays on the CPU (dask arrays of cupy chunks are not taken
+  yet).
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from typing import Any
+
+import dask.array as da
+import numpy as np
+from dask.array.core import normalize_chunks, slices_from_chunks
+
+from ... import _core
+from ..._device import CPU, Device
+from ..._dtypes import DType
+from ..._errors import arg_error
+from .._common import cpu_only_reason, numpy_dtype_table
+from ..numpy import interop as numpy_interop
+
+NATIVE_DTYPES = numpy_dtype_table(np)
+ARRAY_TYPES = (da.Array,)
+
+
+def device(x: da.Array) -> Device:
+    return CPU
+
+
+def readonly(x: da.Array) -> bool:
+    return True
+
+
+def shape(x: da.Array) -> tuple[int | None, ...]:
+    """``x.shape`` with dask's NaN (a size known only after computing) as None."""
+    return tuple(None if n != n else int(n) for n in x.shape)
+
+
+def materialise(x: da.Array) -> np.ndarray:
+    """The computed values of ``x``: one ``compute()`` of its graph."""
+    return np.asarray(x.compute())
+
+
+def export(x: da.Array) -> _core.Buffer:
+    buf = numpy_interop.export(materialise(x))
+    buf.mark_readonly()
+    return buf
+
+
+def from_numpy(x: np.ndarray, chunks: Any = "auto") -> da.Array:
+    """A dask array over ``x``'s memory: its chunks are views of ``x``.
+
+    Not ``da.from_array``, which copies any array with a ``copy`` method first
+    (dask 2026) and hashes the whole array to name it: the graph is built here
+    as ``from_array`` builds it for numpy arrays, from views, under a random name.
+    """
+    chunks = normalize_chunks(chunks, x.shape, dtype=x.dtype)
+    name = f"unitensor-{uuid.uuid4().hex}"
+    keys = itertools.product((name,), *(range(len(c)) for c in chunks))
+    graph = {key: x[index] if index else x[...]
+             for key, index in zip(keys, slices_from_chunks(chunks), strict=True)}
+    return da.Array(graph, name, chunks, meta=np.empty((0,) * x.ndim, x.dtype))
+
+
+ROUTES = {"numpy": from_numpy}
+
+
+def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
+    return cpu_only_reason(buf, "dask (numpy chunks)")
+
+
+def alias(buf: _core.Buffer) -> da.Array:
+    return from_numpy(numpy_interop.alias(buf))
+
+
+def copy(x: da.Array) -> da.Array:
+    # dask arrays are immutable: a graph that copies each chunk is a new array
+    # that shares nothing with ``x``'s sources once computed.
+    return da.map_blocks(np.copy, x, dtype=x.dtype)
+
+
+def astype(x: da.Array, dtype: DType) -> da.Array:
+    return x.astype(numpy_interop.numpy_dtype(dtype))
+
+
+def to_device(x: da.Array, device: Device) -> da.Array:
+    if device == CPU:
+        return x
+    raise arg_error(ValueError, "to_device", "device", "cpu for dask arrays (of "
+                    "numpy chunks)", repr(str(device)))
+
+
+def from_python(obj: object, dtype: DType | None) -> da.Array:
+    return from_numpy(numpy_interop.from_python(obj, dtype))
+

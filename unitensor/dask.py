@@ -1,0 +1,192 @@
+"""Work on dask-owned Tensors: per-chunk functions in any framework, and computing.
+
+``ut.dask`` is imported on first use (``import unitensor`` imports no framework);
+it needs dask (``pip install unitensor[dask]``).
+
+- :func:`map_blocks` runs a framework-agnostic function (written against
+  ``x.__array_namespace__()``) on each chunk of dask-owned Tensors, in the
+  framework you choose: each chunk's numpy memory is handed to torch, jax, ...
+  without a copy (``Tensor.to``), and the function's result is handed back to
+  dask without a copy (``Tensor.numpy``).
+- :func:`compute` computes several dask-owned Tensors in one pass over their
+  graphs (shared parts once), and keeps each result on its Tensor, so that
+  ``.numpy()``, ``float()``, ... afterwards compute nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import dask
+import dask.array as da
+import numpy as np
+
+from ._convert import asarray
+from ._dispatch import owner
+from ._errors import arg_error, describe
+from ._tensor import Tensor
+
+__all__ = ["FRAMEWORKS", "chunked", "compute", "map_blocks"]
+
+#: the frameworks a chunk can be handed to by :func:`map_blocks`
+FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
+
+
+def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torch",
+               dtype: Any = None, chunks: Any = None, drop_axis: Any = None,
+               new_axis: Any = None, copy: bool | None = None,
+               **kwargs: Any) -> Tensor:
+    """Run ``func`` on each chunk of ``arrays``, in ``framework``; lazily.
+
+    Parameters
+    ----------
+    func : callable
+        Takes one Tensor per array (owned by ``framework``, over the chunk's
+        memory) and ``kwargs``; returns a Tensor or an array of any framework.
+        Written against ``x.__array_namespace__()``, it runs in any framework.
+    *arrays : Tensor or array
+        dask-owned Tensors (others are made dask arrays, zero-copy where they are
+        numpy's), chunked alike or broadcastable as ``dask.array.map_blocks``
+        aligns them.
+    framework : str
+        Where each chunk is computed: one of :data:`FRAMEWORKS` (default torch).
+    dtype : DType, str or a framework's dtype, optional
+        The result's dtype; by default what ``func`` returns on empty chunks.
+    chunks, drop_axis, new_axis : optional
+        As ``dask.array.map_blocks``: where ``func`` changes a chunk's shape.
+    copy : bool, optional
+        How each chunk reaches ``framework``: None (default) zero-copy where it
+        can alias the chunk, else a copy with a :class:`CopyWarning` (JAX takes
+        only 64-byte aligned memory); True always copies; False refuses copies.
+    **kwargs
+        Passed to ``func`` on every chunk.
+
+    Returns
+    -------
+    Tensor
+        dask-owned; nothing is computed until its values are asked for.
+
+    Raises
+    ------
+    ValueError
+        ``framework`` is not one of :data:`FRAMEWORKS`.
+    TypeError
+        ``func`` is not callable, or an array is no array.
+    """
+    if not callable(func):
+        raise arg_error(TypeError, "map_blocks", "func", "a callable", describe(func))
+    if framework not in FRAMEWORKS:
+        raise arg_error(ValueError, "map_blocks", "framework",
+                        f"one of {FRAMEWORKS}", describe(framework))
+    if not arrays:
+        raise arg_error(TypeError, "map_blocks", "arrays", "at least one array",
+                        "none")
+    natives = [_dask_native(a, i) for i, a in enumerate(arrays)]
+    block = functools.partial(_run_block, func, framework, copy)
+    options: dict[str, Any] = {}
+    if dtype is not None:
+        from ._dtypes import parse
+        np_dtype = np.dtype(parse(dtype, "map_blocks").name)
+        ndim = max(x.ndim for x in natives) - len(_axes(drop_axis)) + len(
+            _axes(new_axis))
+        options = {"dtype": np_dtype, "meta": np.empty((0,) * ndim, np_dtype)}
+    result = da.map_blocks(block, *natives, chunks=chunks, drop_axis=drop_axis,
+                           new_axis=new_axis, **options, **kwargs)
+    return asarray(result)
+
+
+def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
+    """A dask-owned Tensor over ``x``'s memory, in chunks of your choice, zero-copy.
+
+    Parameters
+    ----------
+    x : Tensor or array
+        CPU memory of any framework (a dask-owned Tensor is rechunked instead).
+    chunks : int, tuple or "auto"
+        As ``dask.array``: a chunk shape, sizes per axis, or "auto" (dask's
+        ``array.chunk-size``, 128 MiB by default).
+
+    Returns
+    -------
+    Tensor
+        dask-owned; each chunk is a view of ``x``'s memory (a later write into
+        ``x`` is seen when the graph computes). ``da.from_array`` would copy.
+    """
+    from ._backends.dask.interop import from_numpy
+    t = asarray(x)
+    if t.owner == "dask":
+        return asarray(t.native.rechunk(chunks))
+    return asarray(from_numpy(t.numpy(), chunks))
+
+
+def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """Compute dask-owned Tensors in one pass, keeping each result on its Tensor.
+
+    Parts of the graphs the Tensors share are computed once. Afterwards,
+    ``.numpy()``, ``.torch()``, ``float()``, ``__dlpack__`` ... of each compute
+    nothing more.
+
+    Parameters
+    ----------
+    *tensors : Tensor
+        dask-owned Tensors (Tensors of other owners are already computed and
+        are returned as they are).
+
+    Returns
+    -------
+    tuple of Tensor
+        The same Tensors.
+
+    Raises
+    ------
+    TypeError
+        An argument is not a Tensor.
+    """
+    pending = []
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise arg_error(TypeError, "compute", f"tensors[{i}]", "a Tensor",
+                            describe(t))
+        aliases = t._aliases
+        if t._backend.LAZY and (aliases is None or aliases.buffer is None):
+            pending.append(t)
+    if pending:
+        from ._backends.numpy import interop as numpy_interop
+        values = dask.compute(*(t._native for t in pending))
+        for t, value in zip(pending, values, strict=True):
+            buf = numpy_interop.export(np.asarray(value))
+            buf.mark_readonly()  # as export() of the dask adapter: see interop.py
+            t._shared().buffer = buf
+    return tensors
+
+
+# -- inside each task: one chunk, one framework -------------------------------------
+def _run_block(func: Callable[..., Any], framework: str, copy: bool | None,
+               *blocks: Any, **kwargs: Any) -> np.ndarray:
+    """``func`` on one chunk per array, in ``framework``; its result as numpy."""
+    tensors = [asarray(b).to(framework, copy=copy) if isinstance(b, np.ndarray)
+               else b for b in blocks]
+    result = asarray(func(*tensors, **kwargs))
+    return np.asarray(result.numpy())
+
+
+def _dask_native(value: Any, index: int) -> da.Array:
+    if isinstance(value, Tensor) and value.owner == "dask":
+        return value.native
+    if isinstance(value, da.Array):
+        return value
+    try:
+        with owner("dask"):
+            t = asarray(value)
+        return t.to("dask").native
+    except TypeError as exc:
+        raise arg_error(TypeError, "map_blocks", f"arrays[{index}]", "an array",
+                        describe(value)) from exc
+
+
+def _axes(axes: int | Sequence[int] | None) -> tuple[int, ...]:
+    if axes is None:
+        return ()
+    return (axes,) if isinstance(axes, int) else tuple(axes)
