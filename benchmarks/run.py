@@ -360,6 +360,9 @@ import statistics, sys, time, numpy as np, torch, sklearn, unitensor as ut
 from sklearn.decomposition import PCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 n, reps = int(sys.argv[1]), int(sys.argv[2])
+# one thread: what unitensor adds, not how the machine schedules torch's thread pool
+# (on a shared 2-core machine that swings either side by 30 % from run to run)
+torch.set_num_threads(1)
 rng = np.random.default_rng(0)
 x = torch.from_numpy(rng.standard_normal((n, 100)).astype(np.float32))
 y = torch.from_numpy((rng.random(n) * 5).astype(np.int64))
