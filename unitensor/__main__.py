@@ -28,9 +28,9 @@ FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
 SHAPE = (256, 1024)  # 1 MiB of float32
 
 
-def installed() -> list[str]:
+def installed(names: tuple[str, ...] = FRAMEWORKS) -> list[str]:
     """The frameworks this interpreter can import, in unitensor's order."""
-    return [name for name in FRAMEWORKS if importlib.util.find_spec(name) is not None]
+    return [name for name in names if importlib.util.find_spec(name) is not None]
 
 
 def make(framework: str, base: np.ndarray) -> Any:
@@ -114,7 +114,7 @@ def computation(frameworks: list[str]) -> None:
     expected = (base - base.mean(axis=0)) / base.std(axis=0)
     print("\nOne computation (standardize columns), written once against the Array API,"
           "\non unitensor Tensors of data from each framework:")
-    for name in frameworks:
+    for name in frameworks + installed(("dask",)):  # dask: lazy, in no matrix
         t = ut.asarray(make(name, base))
         result = standardize(t)
         error = float(np.max(np.abs(result.numpy() - expected)))
