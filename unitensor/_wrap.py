@@ -177,7 +177,8 @@ class Call:
     run, the structure of the body's output.
     """
 
-    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "tree", "wrt")
+    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "reverse", "tree",
+                 "wrt")
 
     def __init__(self, bridge: Bridge, leaves: list[Any], tree: Any,
                  positions: list[int]) -> None:
@@ -192,6 +193,8 @@ class Call:
         # which of the caller's arrays the caller differentiates (None: every
         # floating one); the others are constants of the pullback
         self.wrt: list[bool] | None = None
+        # whether the caller will run a backward: the forward keeps the pullback
+        self.reverse = True
 
     def arrays(self) -> list[Any]:
         """The caller's arrays among the arguments, in order."""
@@ -261,6 +264,32 @@ class Call:
         def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
             return pullback(run, arrays, wrt)[1](cotangents)
         return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
+
+    def forward_derivative(self) -> Bridge:
+        """The body's Jacobian-vector product as a bridge of the same pair:
+        ``(arrays, tangents) -> tangents of the outputs`` (None for outputs that
+        are not differentiated), written in the body's framework, so that the
+        caller can transform it again (a jvp of a vjp: a hessian).
+        """
+        jvp = self.body().jvp
+        run, wrt = self.run, self.wrt
+
+        def f(arrays: list[Any], tangents: list[Any]) -> list[Any]:
+            return jvp(run, arrays, tangents, wrt)
+        return Bridge(f, self.bridge.source, self.bridge.target, quiet=True)
+
+    def batched(self, dims: tuple[int | None, ...]) -> Bridge:
+        """The body over a batch as a bridge of the same pair: ``arrays`` with a
+        batch axis at ``dims`` (None: not batched) -> the outputs with one in
+        front, in one call of the body framework's vmap.
+        """
+        vmap = self.body().vmap
+        run = self.run
+
+        def f(arrays: list[Any]) -> list[Any]:
+            return vmap(run, arrays, dims)
+        return Bridge(f, self.bridge.source, self.bridge.target,
+                      quiet=self.bridge.quiet)
 
 
 def _caller_arrays(source: str) -> tuple[type, ...]:

@@ -39,7 +39,11 @@ def call(c: Call) -> Any:
     xs = c.arrays()
     tracked = [_tracked(x) for x in xs]
     if not any(tracked):
-        return c.plain()
+        try:
+            return c.plain()
+        except RuntimeError:  # a tensor without memory: torch's legacy vmap?
+            _refuse_legacy_vmap(xs)
+            raise
     if not c.bridge.differentiable:
         raise arg_error(TypeError, "wrap", "args", "tensors torch does not "
                         f"differentiate (a {c.bridge.target} body is not "
@@ -47,6 +51,7 @@ def call(c: Call) -> Any:
                         "x.detach())", "a tensor that requires grad or carries a "
                         "tangent")
     c.wrt = [t and _inexact(x) for t, x in zip(tracked, xs, strict=True)]
+    c.reverse = torch.is_grad_enabled() and any(x.requires_grad for x in xs)
     return c.result(list(_Bridged.apply(c, *xs)))
 
 
@@ -56,11 +61,13 @@ def _tracked(x: torch.Tensor) -> bool:
     """
     if x.requires_grad and torch.is_grad_enabled():
         return True
-    # Both checks read torch's private state, only while a mode is active.
-    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(x).tangent is not None:
+    # Both checks read torch's private state, only while a mode is active; the
+    # functorch one first (unpack_dual has no batching rule).
+    if torch._C._functorch.peek_interpreter_stack() is not None and bool(
+            torch._C._functorch.is_functorch_wrapped_tensor(x)):
         return True
-    return torch._C._functorch.peek_interpreter_stack() is not None and bool(
-        torch._C._functorch.is_functorch_wrapped_tensor(x))
+    return forward_ad._current_level >= 0 and (
+        forward_ad.unpack_dual(x).tangent is not None)
 
 
 class _Bridged(torch.autograd.Function):
@@ -70,7 +77,11 @@ class _Bridged(torch.autograd.Function):
 
     @staticmethod
     def forward(c: Call, *xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        outs, c.pull = c.pullback([c.to_body(x) for x in xs])
+        arrays = [c.to_body(x) for x in xs]
+        if c.reverse:  # keep the pullback for backward: no second run there
+            outs, c.pull = c.pullback(arrays)
+        else:  # forward mode or vmap only
+            outs = c.run(arrays)
         return tuple(c.to_caller(y) for y in outs)
 
     @staticmethod
@@ -80,20 +91,64 @@ class _Bridged(torch.autograd.Function):
         ctx.pull = c.pull
         c.pull = None  # the Call may be called again (vjp): the graph keeps it
         ctx.save_for_backward(*inputs[1:])
+        ctx.save_for_forward(*inputs[1:])
         ctx.mark_non_differentiable(*(y for y in output if not _inexact(y)))
 
     @staticmethod
     def backward(ctx: Any, *cts: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         c: Call = ctx.call
-        if any(t.is_complex() for t in (*cts, *ctx.saved_tensors)):
+        xs = ctx.saved_tensors
+        if any(t.is_complex() for t in (*cts, *xs)):
             raise _complex_refused()
-        if torch.is_grad_enabled():  # create_graph=True: a differentiable backward
-            grads = c.derivative()(list(ctx.saved_tensors), list(cts))
+        if ctx.pull is None or torch.is_grad_enabled() or any(
+                _tracked(t) for t in (*cts, *xs)):
+            # create_graph=True, a torch.func transformation of the backward
+            # (jacrev's vmap, a hessian's jvp), or no pullback kept: the body's
+            # vjp as a bridge again, which those can transform
+            grads = c.derivative()(list(xs), list(cts))
         else:  # cotangents in torch's layout (stride 0 from a sum): quiet copies
-            body_cts = [c.to_body(ct, quiet=True) for ct in cts]
+            try:
+                body_cts = [c.to_body(ct, quiet=True) for ct in cts]
+            except RuntimeError:
+                _refuse_legacy_vmap(cts)
+                raise
             grads = [None if g is None else c.to_caller(g, quiet=True)
                      for g in ctx.pull(body_cts)]
         return (None, *grads)
+
+
+    @staticmethod
+    def jvp(ctx: Any, _: None, *tangents: torch.Tensor) -> tuple[Any, ...]:
+        c: Call = ctx.call
+        xs = ctx.saved_tensors
+        if any(t.is_complex() for t in xs):
+            raise _complex_refused()
+        # the body's jvp, as a bridge again: a transformation above this one
+        # (a vmap for jacfwd, a grad for a hessian) transforms it in turn
+        return tuple(c.forward_derivative()(list(xs), list(tangents)))
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], c: Call, *xs: torch.Tensor
+             ) -> tuple[tuple[torch.Tensor, ...], tuple[int, ...]]:
+        # one batched call of the body (jax.vmap), as a bridge again
+        outs = c.batched(tuple(in_dims[1:]))(list(xs))
+        return tuple(outs), (0,) * len(outs)
+
+
+def _refuse_legacy_vmap(ts: Any) -> None:
+    """torch's legacy vmap (``torch._vmap_internals``, which gradcheck's
+    ``check_batched_grad`` uses) batches without functorch's interpreters, so
+    no vmap rule runs: its batched tensors have no memory to lend.
+    """
+    # the legacy key is not in torch._C.DispatchKey: read the set's repr (this
+    # runs only after a conversion failed)
+    def keys(t: torch.Tensor) -> list[str]:
+        return str(torch._C._dispatch_keys(t)).partition("(")[2].rstrip(")").split(", ")
+    if any("Batched" in keys(t) for t in ts):
+        raise arg_error(NotImplementedError, "wrap", "args", "tensors of "
+                        "torch.func.vmap (torch's legacy vmap, "
+                        "torch._vmap_internals, is not supported)",
+                        "a batched tensor of the legacy vmap")
 
 
 def _complex_refused() -> NotImplementedError:
@@ -143,6 +198,52 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
 
 def _or_zeros(grad: torch.Tensor | None, x: torch.Tensor) -> torch.Tensor:
     return torch.zeros_like(x) if grad is None else grad
+
+
+def _over_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+                  inexact_in: list[bool], inexact_out: list[bool]
+                  ) -> tuple[Callable[..., tuple[Any, ...]], tuple[Any, ...]]:
+    """``run`` as a function of the inexact ``xs`` only (the others fixed) to
+    the inexact outputs only, as torch.func takes it; and those inexact ``xs``.
+    """
+    over = [i for i, m in enumerate(inexact_in) if m]
+
+    def f(*inexact: Any) -> tuple[Any, ...]:
+        full = list(xs)
+        for i, x in zip(over, inexact, strict=True):
+            full[i] = x
+        return tuple(y for y, m in zip(run(full), inexact_out, strict=True) if m)
+
+    return f, tuple(xs[i] for i in over)
+
+
+def jvp(run: Callable[[list[Any]], list[Any]], xs: list[Any], tangents: list[Any],
+        inexact_in: list[bool], inexact_out: list[bool]) -> list[Any]:
+    """The tangents of ``run``'s inexact outputs at ``xs``, given ``tangents``
+    of its inexact inputs: ``torch.func.jvp``, so that it composes with torch's
+    other transformations (a jvp of a vjp, a vmap of a jvp).
+    """
+    f, primals = _over_inexact(run, xs, inexact_in, inexact_out)
+    return list(torch.func.jvp(f, primals, tuple(tangents))[1])
+
+
+def vjp(run: Callable[[list[Any]], list[Any]], xs: list[Any], cotangents: list[Any],
+        inexact_in: list[bool], inexact_out: list[bool]) -> list[Any]:
+    """The cotangents of ``run``'s inexact inputs at ``xs`` (zeros for unused
+    ones), given ``cotangents`` of its inexact outputs: ``torch.func.vjp``.
+    """
+    f, primals = _over_inexact(run, xs, inexact_in, inexact_out)
+    return list(torch.func.vjp(f, *primals)[1](tuple(cotangents)))
+
+
+def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+         dims: tuple[int | None, ...]) -> list[Any]:
+    """``run`` over a batch, in one call: ``torch.func.vmap`` with the batch axis
+    of each of ``xs`` at ``dims`` (None: not batched), in front of each output.
+    """
+    def f(*arrays: Any) -> tuple[Any, ...]:
+        return tuple(run(list(arrays)))
+    return list(torch.func.vmap(f, in_dims=dims, out_dims=0)(*xs))
 
 
 def eval_shape(run: Callable[[list[Any]], list[Any]],
