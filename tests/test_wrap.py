@@ -323,13 +323,51 @@ def test_torch_compile_runs_the_bridge_eagerly_with_a_graph_break():
     torch._dynamo.reset()
 
 
-def test_torch_complex_gradients_are_refused_not_wrong():
-    body = ut.wrap("torch", "jax")(lambda z: z * z)
-    z = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)
-    y = body(z)
-    torch.testing.assert_close(y.detach(), z.detach() ** 2)
-    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*complex"):
-        y.abs().sum().backward()
+COMPLEX_W = (0.3 - 1j, 2 + 0.1j, -1 + 0.5j)
+
+
+def _complex_bodies(xp):
+    """A holomorphic function and one that is not, written in ``xp``."""
+    conj = xp.conj if xp is jnp else torch.conj
+    real = xp.real if xp is jnp else torch.real
+
+    def holomorphic(z, w):
+        return z * z * w + xp.exp(z)
+
+    def not_holomorphic(z, w):
+        return conj(z) * z * w + real(z) * z
+    return {"holomorphic": holomorphic, "not holomorphic": not_holomorphic}
+
+
+@torch_jit_script_deprecated
+@pytest.mark.parametrize("kind", ["holomorphic", "not holomorphic"])
+def test_torch_complex_derivatives_follow_torch_s_convention(kind, x64):
+    body = ut.wrap("torch", "jax")(_complex_bodies(jnp)[kind])
+    native = _complex_bodies(torch)[kind]
+    z = torch.tensor([1 + 2j, -0.5 + 0.3j, 0.2 - 0.7j], dtype=torch.complex128,
+                     requires_grad=True)
+    w = torch.tensor(COMPLEX_W, dtype=torch.complex128)
+
+    def loss(f):  # a real loss: torch's gradient is the conjugate Wirtinger one
+        return lambda z: (f(z, w).abs() ** 2).sum() + f(z, w).real.sum()
+
+    torch.testing.assert_close(torch.autograd.grad(loss(body)(z), z)[0],
+                               torch.autograd.grad(loss(native)(z), z)[0])
+    t = torch.tensor([0.1 + 0.4j, 1 - 1j, 0.5j], dtype=torch.complex128)
+    for got, want in zip(  # second order, forward over reverse
+            torch.func.jvp(torch.func.grad(loss(body)), (z.detach(),), (t,)),
+            torch.func.jvp(torch.func.grad(loss(native)), (z.detach(),), (t,)),
+            strict=True):
+        torch.testing.assert_close(got, want)
+    for got, want in zip(torch.func.jvp(lambda z: body(z, w), (z.detach(),), (t,)),
+                         torch.func.jvp(lambda z: native(z, w), (z.detach(),), (t,)),
+                         strict=True):
+        torch.testing.assert_close(got, want)
+    assert torch.autograd.gradcheck(lambda z: body(z, w), (z,), check_forward_ad=True,
+                                    check_batched_grad=False,
+                                    check_batched_forward_grad=False)
+    assert torch.autograd.gradgradcheck(lambda z: body(z, w), (z,),
+                                        check_batched_grad=False)
 
 
 def test_torch_without_grad_is_a_plain_call():
@@ -619,12 +657,34 @@ def test_jax_caller_gets_the_body_s_exception_under_jvp_and_vmap():
         jax.vmap(body)(jnp.ones((2, 2)))
 
 
-def test_jax_complex_gradients_are_refused_not_wrong():
-    body = ut.wrap("jax", "torch")(lambda z: (z * z).abs().sum())
-    z = jnp.array([1 + 1j, 2 - 1j], dtype=jnp.complex64)
-    np.testing.assert_allclose(body(z), jnp.sum(jnp.abs(z * z)), rtol=1e-6)
-    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*complex"):
-        jax.grad(body)(z)
+@torch_jit_script_deprecated
+@pytest.mark.parametrize("kind", ["holomorphic", "not holomorphic"])
+def test_jax_complex_derivatives_follow_jax_s_convention(kind, x64):
+    from jax.test_util import check_grads
+    body = ut.wrap("jax", "torch")(_complex_bodies(torch)[kind])
+    native = _complex_bodies(jnp)[kind]
+    z = jnp.array([1 + 2j, -0.5 + 0.3j, 0.2 - 0.7j])
+    w = jnp.array(COMPLEX_W)
+
+    def loss(f):  # a real loss: JAX's gradient is the conjugate of torch's
+        return lambda z: (jnp.abs(f(z, w)) ** 2).sum() + f(z, w).real.sum()
+
+    t = jnp.array([0.1 + 0.4j, 1 - 1j, 0.5j])
+    for transform in (jax.grad, lambda f: jax.jit(jax.grad(f)),
+                      lambda f: lambda z: jax.jvp(jax.grad(f), (z,), (t,))):
+        for got, want in zip(jax.tree_util.tree_leaves(transform(loss(body))(z)),
+                             jax.tree_util.tree_leaves(transform(loss(native))(z)),
+                             strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    for got, want in zip(jax.jvp(lambda z: body(z, w), (z,), (t,)),
+                         jax.jvp(lambda z: native(z, w), (z,), (t,)), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    if kind == "holomorphic":
+        for jac in (jax.jacfwd, jax.jacrev):
+            np.testing.assert_allclose(
+                jac(lambda z: body(z, w), holomorphic=True)(z),
+                jac(lambda z: native(z, w), holomorphic=True)(z), rtol=1e-12)
+    check_grads(lambda z: body(z, w), (z,), order=2, modes=["fwd", "rev"])
 
 
 def test_jax_integer_inputs_pytrees_and_keywords(x64):

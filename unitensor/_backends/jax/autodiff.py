@@ -79,13 +79,6 @@ def _aval(x: Any) -> jax.core.ShapedArray:
     return jax.core.ShapedArray(tuple(x.shape), x.dtype)
 
 
-def _complex_refused() -> NotImplementedError:
-    return arg_error(NotImplementedError, "wrap", "args", "real floating arrays "
-                     "to differentiate (complex derivatives across a "
-                     "bridge: not yet, torch and jax conjugate them differently)",
-                     "complex arrays")
-
-
 class _Fn:
     """A function over the body framework's arrays, with the avals of its inputs
     and (found lazily) of its outputs. ``root``: the bridged call it derives
@@ -258,9 +251,6 @@ def _jvp_rule(primals: tuple[Any, ...], tangents: tuple[Any, ...], *, fn: _Fn
               ) -> tuple[list[Any], list[Any]]:
     outs = _bridge_p.bind(*primals, fn=fn)
     fn.learn(outs)
-    if any(jnp.issubdtype(a.dtype, jnp.complexfloating)
-           for a in (*fn.in_avals, *fn.out_avals())):
-        raise _complex_refused()
     inexact_in = fn.inexact_in()
     zero_out = [ad.Zero(a.to_tangent_aval()) for a in fn.out_avals()]
     if all(type(t) is ad.Zero or not m
@@ -333,11 +323,13 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     outs, vjp = jax.vjp(over, *(xs[i] for i in over_xs))
 
     def pull(cts: list[Any]) -> list[Any]:
-        cts = [ct if _inexact(y) and ct is not None else _zero_cotangent(y)
+        # the caller's cotangents follow torch's convention for complex
+        # numbers, the conjugates of JAX's: conjugated in and out
+        cts = [_conj(ct) if _inexact(y) and ct is not None else _zero_cotangent(y)
                for y, ct in zip(outs, cts, strict=True)]
         grads: list[Any] = [None] * len(xs)
         for i, grad in zip(over_xs, vjp(cts), strict=True):
-            grads[i] = grad
+            grads[i] = _conj(grad)
         return grads
 
     return outs, pull
@@ -374,6 +366,10 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
 
 def _inexact(x: Any) -> bool:
     return bool(jnp.issubdtype(x.dtype, jnp.inexact))
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
 
 
 def _zero_cotangent(y: Any) -> Any:

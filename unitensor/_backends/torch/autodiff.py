@@ -98,8 +98,6 @@ class _Bridged(torch.autograd.Function):
     def backward(ctx: Any, *cts: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         c: Call = ctx.call
         xs = ctx.saved_tensors
-        if any(t.is_complex() for t in (*cts, *xs)):
-            raise _complex_refused()
         if ctx.pull is None or torch.is_grad_enabled() or any(
                 _tracked(t) for t in (*cts, *xs)):
             # create_graph=True, a torch.func transformation of the backward
@@ -121,8 +119,6 @@ class _Bridged(torch.autograd.Function):
     def jvp(ctx: Any, _: None, *tangents: torch.Tensor) -> tuple[Any, ...]:
         c: Call = ctx.call
         xs = ctx.saved_tensors
-        if any(t.is_complex() for t in xs):
-            raise _complex_refused()
         # the body's jvp, as a bridge again: a transformation above this one
         # (a vmap for jacfwd, a grad for a hessian) transforms it in turn
         return tuple(c.forward_derivative()(list(xs), list(tangents)))
@@ -151,55 +147,11 @@ def _refuse_legacy_vmap(ts: Any) -> None:
                         "a batched tensor of the legacy vmap")
 
 
-def _complex_refused() -> NotImplementedError:
-    return arg_error(NotImplementedError, "wrap", "args", "real floating arrays "
-                     "to differentiate (complex gradients across a bridge: not yet, "
-                     "torch and jax conjugate them differently)", "complex arrays")
-
-
 def _inexact(x: torch.Tensor) -> bool:
     return x.is_floating_point() or x.is_complex()
 
 
 # -- torch as the body -----------------------------------------------------------
-def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
-             wrt: list[bool] | None = None
-             ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
-    """``run(xs)`` and its pullback: cotangents of the outputs (None where there
-    is none) -> cotangents of ``xs`` (None for integer and bool inputs and those
-    ``wrt`` leaves out, zeros for inputs the outputs do not depend on).
-
-    A tensor that already requires grad (a derivative being differentiated
-    again) stays in its graph, and the pullback is then recorded too.
-    """
-    marked = [_inexact(x) and (wrt is None or wrt[i]) for i, x in enumerate(xs)]
-    ins = [x if not m or x.requires_grad else x.detach().requires_grad_()
-           for x, m in zip(xs, marked, strict=True)]
-    with torch.enable_grad():
-        outs = run(ins)
-    over = [x for x, m in zip(ins, marked, strict=True) if m]
-
-    def pull(cts: list[Any]) -> list[Any]:
-        pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
-                 if ct is not None and y.requires_grad]
-        grads: list[Any] = [None] * len(over)
-        if pairs and over:
-            higher = any(x.requires_grad for x in xs) or any(
-                ct.requires_grad for _, ct in pairs)
-            grads = list(torch.autograd.grad(
-                [y for y, _ in pairs], over, [ct for _, ct in pairs],
-                allow_unused=True, create_graph=higher))
-        found = iter(grads)
-        return [_or_zeros(next(found), x) if m else None
-                for x, m in zip(ins, marked, strict=True)]
-
-    return outs, pull
-
-
-def _or_zeros(grad: torch.Tensor | None, x: torch.Tensor) -> torch.Tensor:
-    return torch.zeros_like(x) if grad is None else grad
-
-
 def _over_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
                   inexact_in: list[bool], inexact_out: list[bool]
                   ) -> tuple[Callable[..., tuple[Any, ...]], tuple[Any, ...]]:
@@ -233,7 +185,15 @@ def vjp(run: Callable[[list[Any]], list[Any]], xs: list[Any], cotangents: list[A
     ones), given ``cotangents`` of its inexact outputs: ``torch.func.vjp``.
     """
     f, primals = _over_inexact(run, xs, inexact_in, inexact_out)
-    return list(torch.func.vjp(f, *primals)[1](tuple(cotangents)))
+    # JAX's complex cotangents are the conjugates of torch's (torch's gradient
+    # of a real loss is the conjugate Wirtinger derivative): conjugated in and
+    # out, the pullback is JAX's
+    pull = torch.func.vjp(f, *primals)[1]
+    return [_conj(g) for g in pull(tuple(_conj(ct) for ct in cotangents))]
+
+
+def _conj(x: torch.Tensor) -> torch.Tensor:
+    return x.conj().resolve_conj() if x.is_complex() else x  # not a conj-bit view
 
 
 def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
