@@ -188,8 +188,27 @@ def vjp(run: Callable[[list[Any]], list[Any]], xs: list[Any], cotangents: list[A
     # JAX's complex cotangents are the conjugates of torch's (torch's gradient
     # of a real loss is the conjugate Wirtinger derivative): conjugated in and
     # out, the pullback is JAX's
+    cts = tuple(_conj(ct) for ct in cotangents)
+    if torch._C._functorch.peek_interpreter_stack() is None:
+        # no torch transformation around (the common case: a gradient, not a
+        # jvp or a vmap of one): torch.autograd.grad, cheaper than torch.func
+        # an input that already requires grad (this vjp inside the vjp of an
+        # outer one) stays in its graph, and the gradient is then recorded
+        ins = tuple(x if x.requires_grad else x.detach().requires_grad_()
+                    for x in primals)
+        with torch.enable_grad():
+            outs = f(*ins)
+            pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
+                     if y.requires_grad]
+            higher = any(x.requires_grad for x in primals) or any(
+                ct.requires_grad for _, ct in pairs)
+            grads = torch.autograd.grad(
+                [y for y, _ in pairs], ins, [ct for _, ct in pairs],
+                allow_unused=True, create_graph=higher) if pairs else (None,) * len(ins)
+        return [_conj(torch.zeros_like(x) if g is None else g)
+                for x, g in zip(ins, grads, strict=True)]
     pull = torch.func.vjp(f, *primals)[1]
-    return [_conj(g) for g in pull(tuple(_conj(ct) for ct in cotangents))]
+    return [_conj(g) for g in pull(cts)]
 
 
 def _conj(x: torch.Tensor) -> torch.Tensor:
@@ -222,6 +241,13 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
                      "find its output shapes for jax.jit)")
         raise
     return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
+
+
+def from_xla(buffer: Any) -> torch.Tensor:
+    """A view of a buffer XLA lends to a callback (compact, aligned: torch
+    aliases it as it is).
+    """
+    return torch.utils.dlpack.from_dlpack(buffer)
 
 
 def write(dst: torch.Tensor, src: torch.Tensor) -> None:
