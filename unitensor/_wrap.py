@@ -7,9 +7,9 @@ reach the body as zero-copy views (unitensor's conversions, with their copy rule
 and the body's arrays come back as views. This module holds what every pair
 shares: the table of pairs, the argument trees, the conversions and the plain
 call. Each framework's part lives in its backend's ``autodiff`` module, as a
-caller (how it records a bridged call for differentiation: torch an
-``autograd.Function``, jax a ``custom_vjp``) and as a body (its pullback, and
-for torch the output shapes on meta tensors).
+caller (how it records a bridged call for transformation: torch an
+``autograd.Function``, jax a primitive) and as a body (its derivatives and
+batched form, and for torch the output shapes on meta tensors).
 
 Every call builds its own :class:`Call`; nothing is registered per wrapped
 function and no module-level state changes per call. A derivative is again a
@@ -51,10 +51,13 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     The caller's arrays reach the body as zero-copy views of the caller's
     memory, and the body's arrays come back as views (unitensor's copy rule:
     memory the other framework cannot alias is copied with a
-    :class:`CopyWarning`). Gradients flow through the call: a torch caller
-    records it for ``backward()`` / ``torch.autograd.grad`` (double backward
-    included), a jax caller for ``jax.grad``, ``jax.value_and_grad`` and
-    ``jax.jit``.
+    :class:`CopyWarning`). Derivatives flow through the call, in reverse and
+    forward mode, at any order, and it can be batched: a torch caller can use
+    ``backward()``, ``torch.autograd.grad``, ``forward_ad`` and ``torch.func``
+    (``grad``, ``jvp``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``); a jax
+    caller every JAX transformation (``jit``, ``grad``, ``jvp``, ``jacfwd``,
+    ``jacrev``, ``hessian``, ``vmap``). Complex derivatives follow the caller's
+    convention.
 
     Parameters
     ----------

@@ -2,14 +2,14 @@
 
 As the caller, a call with concrete arrays and no transformation is a plain call
 (views in, views out). Under a transformation (the arguments are tracers) the
-call is a ``jax.custom_vjp`` made for this call: its forward runs the body (on
-concrete arrays directly; on tracers, i.e. under ``jax.jit``, inside
-``jax.experimental.buffer_callback``, which hands the body XLA's own buffers);
-its backward calls the body's vector-Jacobian product as a bridge again, so a
-gradient can be differentiated again. ``jax.jvp`` and ``jax.vmap`` are refused by
-JAX itself (a custom_vjp has no forward mode; the callback has no batching rule).
+call is one primitive, ``unitensor_wrap``, whose JVP, transpose and batching
+rules bind it again on the body's derivatives and batched form (computed by the
+body's framework), so every JAX transformation composes with it at any order.
+Concrete arrays run on views; under ``jax.jit`` the body runs in
+``jax.experimental.buffer_callback``, which hands it XLA's own buffers.
 
-As the body, a jax function's pullback is ``jax.vjp``.
+As the body, a jax function's derivatives are ``jax.vjp`` and ``jax.jvp``, and its
+batched form ``jax.vmap``.
 """
 
 from __future__ import annotations

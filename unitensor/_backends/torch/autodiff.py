@@ -1,17 +1,18 @@
 """PyTorch's part of ``wrap()``: torch calling another framework, and a torch body.
 
-As the caller, a bridged call that torch differentiates is one
-``autograd.Function`` (``_Bridged``): its forward runs the body and keeps the
-body's pullback; its backward calls that pullback, or, under
-``create_graph=True``, calls the body's vector-Jacobian product as a bridge
-again, so the backward is itself differentiable. Forward mode
-(``torch.autograd.forward_ad``, ``torch.func.jvp``) and ``torch.func.vmap`` are
-refused by torch itself, with its own error (the Function has no ``jvp`` and no
-``vmap`` rule), never with a silent zero tangent.
+As the caller, a bridged call that torch differentiates or batches is one
+``autograd.Function`` (``_Bridged``): its forward runs the body (keeping the
+body's pullback when a backward will run); its backward calls that pullback, or,
+under ``create_graph=True`` or a ``torch.func`` transformation, calls the body's
+vector-Jacobian product as a bridge again; its ``jvp`` rule calls the body's
+Jacobian-vector product and its ``vmap`` rule one batched call of the body, both
+as bridges again. So every derivative can itself be transformed: any order, any
+composition of ``torch.func`` transformations.
 
-As the body, a torch function's pullback is ``torch.autograd.grad`` over its
-inputs, and its output shapes (which ``jax.jit`` needs before it runs) come from
-one run on meta tensors.
+As the body, a torch function's derivatives are ``torch.func.jvp``,
+``torch.func.vjp`` (``torch.autograd.grad`` outside torch transformations) and
+``torch.func.vmap``, and its output shapes (which ``jax.jit`` needs before it
+runs) come from one run on meta tensors.
 """
 
 from __future__ import annotations
