@@ -174,16 +174,133 @@ def test_torch_func_grad_and_vjp_work():
         -3 * torch.sin(x))
 
 
+# -- torch caller, jax body: forward mode and vmap --------------------------------
+def _torch_pair():
+    @ut.wrap("torch", "jax")
+    def body(x, y):
+        return jnp.sin(x) * y ** 2 + x * y
+
+    def native(x, y):
+        return torch.sin(x) * y ** 2 + x * y
+
+    return body, native
+
+
+def _torch_args():
+    gen = torch.Generator().manual_seed(1)
+    x = torch.rand(3, dtype=torch.float64, generator=gen)
+    y = torch.rand(3, dtype=torch.float64, generator=gen)
+    return x, y
+
+
+_F = torch.func
+TORCH_TRANSFORMS = {
+    "jvp": lambda f, x, y: _F.jvp(f, (x, y), (y, x)),
+    "jacfwd": lambda f, x, y: _F.jacfwd(f, argnums=(0, 1))(x, y),
+    "jacrev": lambda f, x, y: _F.jacrev(f, argnums=(0, 1))(x, y),
+    "hessian": lambda f, x, y: _F.hessian(lambda x, y: f(x, y).sum())(x, y),
+    "jacrev(jacrev)": lambda f, x, y: _F.jacrev(_F.jacrev(f))(x, y),
+    "jvp(grad)": lambda f, x, y: _F.jvp(_F.grad(lambda x, y: f(x, y).sum()),
+                                        (x, y), (y, x)),
+    "vmap": lambda f, x, y: _F.vmap(f, in_dims=(0, None))(torch.stack([x, y, x * 2]),
+                                                          y),
+    "vmap(in_dims=1)": lambda f, x, y: _F.vmap(f, in_dims=(1, 0))(
+        torch.stack([x, y]), torch.stack([y, x + 1], 1)),
+    "vmap(grad)": lambda f, x, y: _F.vmap(_F.grad(lambda x, y: f(x, y).sum()),
+                                          in_dims=(0, None))(torch.stack([x, y]), y),
+    "vmap(vmap)": lambda f, x, y: _F.vmap(_F.vmap(f))(
+        torch.stack([torch.stack([x, y])] * 2), torch.stack([torch.stack([y, x])] * 2)),
+    "vmap(jvp)": lambda f, x, y: _F.vmap(lambda t: _F.jvp(f, (x, y), (t, y))[1])(
+        torch.stack([x, y])),
+}
+
+
 @torch_jit_script_deprecated
-def test_torch_forward_mode_and_vmap_are_clear_errors_not_zeros():
-    body = ut.wrap("torch", "jax")(jnp.sin)
-    x = torch.tensor([0.5, 1.0])
-    with pytest.raises(NotImplementedError, match="jvp"):
-        torch.func.jvp(body, (x,), (torch.ones(2),))
+@pytest.mark.parametrize("name", list(TORCH_TRANSFORMS))
+def test_torch_transformations_match_native_torch(name, x64):
+    body, native = _torch_pair()
+    x, y = _torch_args()
+    got = torch.utils._pytree.tree_leaves(TORCH_TRANSFORMS[name](body, x, y))
+    want = torch.utils._pytree.tree_leaves(TORCH_TRANSFORMS[name](native, x, y))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        torch.testing.assert_close(g, w)
+
+
+@torch_jit_script_deprecated
+def test_torch_forward_ad_dual_tensors_match_native_torch(x64):
     from torch.autograd import forward_ad
-    with forward_ad.dual_level(), pytest.raises(NotImplementedError, match="jvp"):
-        body(forward_ad.make_dual(x, torch.ones(2)))
-    with pytest.raises(RuntimeError, match="vmap"):
+    body, native = _torch_pair()
+    x, y = _torch_args()
+    with forward_ad.dual_level():
+        got = forward_ad.unpack_dual(body(forward_ad.make_dual(x, y), x))
+        want = forward_ad.unpack_dual(native(forward_ad.make_dual(x, y), x))
+    torch.testing.assert_close(got.primal, want.primal)
+    torch.testing.assert_close(got.tangent, want.tangent)
+
+
+@torch_jit_script_deprecated
+def test_torch_forward_and_reverse_mode_match_finite_differences(x64):
+    body, _ = _torch_pair()
+    x, y = (a.requires_grad_() for a in _torch_args())
+    # check_batched_grad uses torch's legacy vmap (refused, tested below);
+    # torch.func.vmap of the gradients is tested against native torch above
+    assert torch.autograd.gradcheck(body, (x, y), check_forward_ad=True,
+                                    check_batched_grad=False,
+                                    check_batched_forward_grad=False)
+    assert torch.autograd.gradgradcheck(body, (x, y), check_fwd_over_rev=True,
+                                        check_batched_grad=False)
+
+
+def test_torch_vmap_is_one_batched_call_of_the_body():
+    seen = []
+
+    @ut.wrap("torch", "jax")
+    def body(x, w):
+        seen.append((type(x).__name__, x.shape, w.shape))
+        return jnp.tanh(x @ w)
+
+    xs = torch.rand(5, 3)
+    w = torch.rand(3, 2)
+    got = torch.func.vmap(body, in_dims=(0, None))(xs, w)
+    assert seen == [("BatchTracer", (3,), (3, 2))]  # one call, traced by jax.vmap
+    torch.testing.assert_close(got, torch.tanh(xs @ w))
+
+
+@torch_jit_script_deprecated
+def test_torch_forward_mode_with_integer_outputs_and_inputs(x64):
+    @ut.wrap("torch", "jax")
+    def body(x, n):
+        return jnp.argmax(x), x ** n
+
+    x = torch.tensor([1.0, 3.0, 2.0], dtype=torch.float64)
+    n = torch.tensor([1, 2, 3])
+    (i, p), (ti, tp) = torch.func.jvp(lambda x: body(x, n), (x,), (torch.ones(3,
+                                      dtype=torch.float64),))
+    assert i.item() == 1
+    torch.testing.assert_close(p, x ** n)
+    torch.testing.assert_close(tp, n * x ** (n - 1))
+    assert ti is None or not ti.is_floating_point() or not ti.any()
+    jac = torch.func.jacfwd(lambda x: body(x, n)[1])(x)
+    torch.testing.assert_close(jac, torch.diag(n * x ** (n - 1)))
+
+
+def test_torch_legacy_vmap_is_a_clear_error():
+    from torch._vmap_internals import _vmap
+    body = ut.wrap("torch", "jax")(jnp.sin)
+    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*legacy vmap"):
+        _vmap(body)(torch.ones(2, 2))
+
+
+@torch_jit_script_deprecated
+def test_torch_caller_gets_the_body_s_exception_under_jvp_and_vmap():
+    @ut.wrap("torch", "jax")
+    def body(x):
+        raise KeyError("from the body")
+
+    with pytest.raises(KeyError, match="from the body"):
+        torch.func.jvp(body, (torch.ones(2),), (torch.ones(2),))
+    with pytest.raises(KeyError, match="from the body"):
         torch.func.vmap(body)(torch.ones(2, 2))
 
 
@@ -206,13 +323,51 @@ def test_torch_compile_runs_the_bridge_eagerly_with_a_graph_break():
     torch._dynamo.reset()
 
 
-def test_torch_complex_gradients_are_refused_not_wrong():
-    body = ut.wrap("torch", "jax")(lambda z: z * z)
-    z = torch.tensor([1 + 1j, 2 - 1j], requires_grad=True)
-    y = body(z)
-    torch.testing.assert_close(y.detach(), z.detach() ** 2)
-    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*complex"):
-        y.abs().sum().backward()
+COMPLEX_W = (0.3 - 1j, 2 + 0.1j, -1 + 0.5j)
+
+
+def _complex_bodies(xp):
+    """A holomorphic function and one that is not, written in ``xp``."""
+    conj = xp.conj if xp is jnp else torch.conj
+    real = xp.real if xp is jnp else torch.real
+
+    def holomorphic(z, w):
+        return z * z * w + xp.exp(z)
+
+    def not_holomorphic(z, w):
+        return conj(z) * z * w + real(z) * z
+    return {"holomorphic": holomorphic, "not holomorphic": not_holomorphic}
+
+
+@torch_jit_script_deprecated
+@pytest.mark.parametrize("kind", ["holomorphic", "not holomorphic"])
+def test_torch_complex_derivatives_follow_torch_s_convention(kind, x64):
+    body = ut.wrap("torch", "jax")(_complex_bodies(jnp)[kind])
+    native = _complex_bodies(torch)[kind]
+    z = torch.tensor([1 + 2j, -0.5 + 0.3j, 0.2 - 0.7j], dtype=torch.complex128,
+                     requires_grad=True)
+    w = torch.tensor(COMPLEX_W, dtype=torch.complex128)
+
+    def loss(f):  # a real loss: torch's gradient is the conjugate Wirtinger one
+        return lambda z: (f(z, w).abs() ** 2).sum() + f(z, w).real.sum()
+
+    torch.testing.assert_close(torch.autograd.grad(loss(body)(z), z)[0],
+                               torch.autograd.grad(loss(native)(z), z)[0])
+    t = torch.tensor([0.1 + 0.4j, 1 - 1j, 0.5j], dtype=torch.complex128)
+    for got, want in zip(  # second order, forward over reverse
+            torch.func.jvp(torch.func.grad(loss(body)), (z.detach(),), (t,)),
+            torch.func.jvp(torch.func.grad(loss(native)), (z.detach(),), (t,)),
+            strict=True):
+        torch.testing.assert_close(got, want)
+    for got, want in zip(torch.func.jvp(lambda z: body(z, w), (z.detach(),), (t,)),
+                         torch.func.jvp(lambda z: native(z, w), (z.detach(),), (t,)),
+                         strict=True):
+        torch.testing.assert_close(got, want)
+    assert torch.autograd.gradcheck(lambda z: body(z, w), (z,), check_forward_ad=True,
+                                    check_batched_grad=False,
+                                    check_batched_forward_grad=False)
+    assert torch.autograd.gradgradcheck(lambda z: body(z, w), (z,),
+                                        check_batched_grad=False)
 
 
 def test_torch_without_grad_is_a_plain_call():
@@ -376,8 +531,9 @@ def test_jax_to_torch_finite_differences_to_second_order(x64):
 
     x = jnp.linspace(0.1, 1, 4)
     y = jnp.linspace(1, 2, 4)
-    check_grads(body, (x, y), order=2, modes=["rev"])
-    check_grads(jax.jit(body), (x, y), order=2, modes=["rev"])
+    check_grads(body, (x, y), order=2, modes=["fwd", "rev"])
+    check_grads(jax.jit(body), (x, y), order=2, modes=["fwd", "rev"])
+    check_grads(jax.vmap(body), (x[None], y[None]), order=2, modes=["fwd", "rev"])
 
 
 def test_jax_to_torch_grad_of_grad_matches_native():
@@ -388,21 +544,147 @@ def test_jax_to_torch_grad_of_grad_matches_native():
     assert jax.grad(jax.grad(jax.grad(cube)))(x) == 6.0
 
 
-def test_jax_forward_mode_and_vmap_are_clear_errors_not_zeros():
-    body = ut.wrap("jax", "torch")(torch.sin)
-    x = jnp.ones(2)
-    with pytest.raises(TypeError, match="forward-mode"):
-        jax.jvp(body, (x,), (x,))
-    with pytest.raises(NotImplementedError, match="vmap"):
+# -- jax caller, torch body: every transformation ---------------------------------
+def _jax_pair():
+    @ut.wrap("jax", "torch")
+    def body(x, y):
+        return torch.sin(x) * y ** 2 + x * y
+
+    def native(x, y):
+        return jnp.sin(x) * y ** 2 + x * y
+
+    return body, native
+
+
+def _total(f):
+    return lambda x, y: f(x, y).sum()
+
+
+JAX_TRANSFORMS = {
+    "jit": lambda f, x, y: jax.jit(f)(x, y),
+    "grad": lambda f, x, y: jax.grad(_total(f), argnums=(0, 1))(x, y),
+    "value_and_grad": lambda f, x, y: jax.value_and_grad(_total(f))(x, y),
+    "jvp": lambda f, x, y: jax.jvp(f, (x, y), (y, x)),
+    "jit(jvp)": lambda f, x, y: jax.jit(lambda x, y: jax.jvp(f, (x, y), (y, x)))(x, y),
+    "jacfwd": lambda f, x, y: jax.jacfwd(f, argnums=(0, 1))(x, y),
+    "jacrev": lambda f, x, y: jax.jacrev(f, argnums=(0, 1))(x, y),
+    "hessian": lambda f, x, y: jax.hessian(_total(f), argnums=(0, 1))(x, y),
+    "jit(hessian)": lambda f, x, y: jax.jit(jax.hessian(_total(f)))(x, y),
+    "jit(grad)": lambda f, x, y: jax.jit(jax.grad(_total(f)))(x, y),
+    "grad(grad(grad))": lambda f, x, y: jax.grad(lambda x: jax.grad(
+        lambda x: jax.grad(_total(f))(x, y).sum())(x).sum())(x),
+    "vmap": lambda f, x, y: jax.vmap(f, in_axes=(0, None))(jnp.stack([x, y, x * 2]), y),
+    "vmap(in_axes=1)": lambda f, x, y: jax.vmap(f, in_axes=(1, 0))(
+        jnp.stack([x, y]), jnp.stack([y, x + 1], 1)),
+    "jit(vmap)": lambda f, x, y: jax.jit(jax.vmap(f, in_axes=(0, None)))(
+        jnp.stack([x, y]), y),
+    "vmap(grad)": lambda f, x, y: jax.vmap(jax.grad(_total(f)), in_axes=(0, None))(
+        jnp.stack([x, y]), y),
+    "jit(vmap(grad))": lambda f, x, y: jax.jit(
+        jax.vmap(jax.grad(_total(f)), (0, None)))(jnp.stack([x, y]), y),
+    "grad(vmap)": lambda f, x, y: jax.grad(
+        lambda x: jax.vmap(f, (0, None))(x, y).sum())(jnp.stack([x, y])),
+    "vmap(vmap)": lambda f, x, y: jax.vmap(jax.vmap(f))(
+        jnp.stack([jnp.stack([x, y])] * 2), jnp.stack([jnp.stack([y, x])] * 2)),
+    "linearize": lambda f, x, y: jax.linearize(f, x, y)[1](y, x),
+    "vjp": lambda f, x, y: jax.vjp(f, x, y)[1](x),
+    "linear_transpose(jvp)": lambda f, x, y: jax.linear_transpose(
+        lambda t: jax.jvp(lambda x: f(x, y), (x,), (t,))[1], x)(y),
+}
+
+
+@pytest.mark.parametrize("name", list(JAX_TRANSFORMS))
+def test_jax_transformations_match_native_jax(name, x64):
+    body, native = _jax_pair()
+    x, y = jnp.linspace(0.1, 1, 3), jnp.linspace(1, 2, 3)
+    got = jax.tree_util.tree_leaves(JAX_TRANSFORMS[name](body, x, y))
+    want = jax.tree_util.tree_leaves(JAX_TRANSFORMS[name](native, x, y))
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_jax_vmap_is_one_batched_call_of_the_body():
+    seen = []
+
+    @ut.wrap("jax", "torch")
+    def body(x, w):
+        seen.append((torch._C._functorch.is_batchedtensor(x), tuple(x.shape),
+                     x.device.type))
+        return torch.tanh(x @ w)
+
+    xs = jnp.asarray(np.random.default_rng(0).random((5, 3)), jnp.float32)
+    w = jnp.ones((3, 2)) / 3
+    np.testing.assert_allclose(jax.vmap(body, (0, None))(xs, w), jnp.tanh(xs @ w),
+                               rtol=1e-6)
+    assert seen == [(True, (3,), "cpu")]  # one call, batched by torch.func.vmap
+    seen.clear()
+    np.testing.assert_allclose(jax.jit(jax.vmap(body, (0, None)))(xs, w),
+                               jnp.tanh(xs @ w), rtol=1e-6)
+    # at trace time on meta tensors (the output shapes), then one batched run
+    assert seen == [(False, (3,), "meta"), (True, (3,), "cpu")]
+
+
+def test_jax_forward_mode_with_integer_outputs_and_inputs(x64):
+    @ut.wrap("jax", "torch")
+    def body(x, n):
+        return torch.argmax(x), x ** n
+
+    x = jnp.array([1.0, 3.0, 2.0])
+    n = jnp.array([1, 2, 3])
+    (i, p), (ti, tp) = jax.jvp(lambda x: body(x, n), (x,), (jnp.ones(3),))
+    assert i == 1
+    assert ti.dtype == jax.dtypes.float0
+    np.testing.assert_allclose(p, x ** n)
+    np.testing.assert_allclose(tp, n * x ** (n - 1))
+    np.testing.assert_allclose(jax.jacfwd(lambda x: body(x, n)[1])(x),
+                               jnp.diag(n * x ** (n - 1)))
+    np.testing.assert_allclose(jax.jacrev(lambda x: body(x, n)[1])(x),
+                               jnp.diag(n * x ** (n - 1)))
+    # the integer input batched, the float one not: both reach torch.func.vmap
+    np.testing.assert_allclose(jax.vmap(lambda n: body(x, n)[1])(jnp.stack([n, n])),
+                               jnp.stack([x ** n] * 2))
+
+
+def test_jax_caller_gets_the_body_s_exception_under_jvp_and_vmap():
+    @ut.wrap("jax", "torch")
+    def body(x):
+        raise KeyError("from the body")
+
+    with pytest.raises(KeyError, match="from the body"):
+        jax.jvp(body, (jnp.ones(2),), (jnp.ones(2),))
+    with pytest.raises(KeyError, match="from the body"):
         jax.vmap(body)(jnp.ones((2, 2)))
 
 
-def test_jax_complex_gradients_are_refused_not_wrong():
-    body = ut.wrap("jax", "torch")(lambda z: (z * z).abs().sum())
-    z = jnp.array([1 + 1j, 2 - 1j], dtype=jnp.complex64)
-    np.testing.assert_allclose(body(z), jnp.sum(jnp.abs(z * z)), rtol=1e-6)
-    with pytest.raises(NotImplementedError, match=r"^wrap\(\): args: .*complex"):
-        jax.grad(body)(z)
+@torch_jit_script_deprecated
+@pytest.mark.parametrize("kind", ["holomorphic", "not holomorphic"])
+def test_jax_complex_derivatives_follow_jax_s_convention(kind, x64):
+    from jax.test_util import check_grads
+    body = ut.wrap("jax", "torch")(_complex_bodies(torch)[kind])
+    native = _complex_bodies(jnp)[kind]
+    z = jnp.array([1 + 2j, -0.5 + 0.3j, 0.2 - 0.7j])
+    w = jnp.array(COMPLEX_W)
+
+    def loss(f):  # a real loss: JAX's gradient is the conjugate of torch's
+        return lambda z: (jnp.abs(f(z, w)) ** 2).sum() + f(z, w).real.sum()
+
+    t = jnp.array([0.1 + 0.4j, 1 - 1j, 0.5j])
+    for transform in (jax.grad, lambda f: jax.jit(jax.grad(f)),
+                      lambda f: lambda z: jax.jvp(jax.grad(f), (z,), (t,))):
+        for got, want in zip(jax.tree_util.tree_leaves(transform(loss(body))(z)),
+                             jax.tree_util.tree_leaves(transform(loss(native))(z)),
+                             strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    for got, want in zip(jax.jvp(lambda z: body(z, w), (z,), (t,)),
+                         jax.jvp(lambda z: native(z, w), (z,), (t,)), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    if kind == "holomorphic":
+        for jac in (jax.jacfwd, jax.jacrev):
+            np.testing.assert_allclose(
+                jac(lambda z: body(z, w), holomorphic=True)(z),
+                jac(lambda z: native(z, w), holomorphic=True)(z), rtol=1e-12)
+    check_grads(lambda z: body(z, w), (z,), order=2, modes=["fwd", "rev"])
 
 
 def test_jax_integer_inputs_pytrees_and_keywords(x64):

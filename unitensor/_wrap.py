@@ -7,9 +7,9 @@ reach the body as zero-copy views (unitensor's conversions, with their copy rule
 and the body's arrays come back as views. This module holds what every pair
 shares: the table of pairs, the argument trees, the conversions and the plain
 call. Each framework's part lives in its backend's ``autodiff`` module, as a
-caller (how it records a bridged call for differentiation: torch an
-``autograd.Function``, jax a ``custom_vjp``) and as a body (its pullback, and
-for torch the output shapes on meta tensors).
+caller (how it records a bridged call for transformation: torch an
+``autograd.Function``, jax a primitive) and as a body (its derivatives and
+batched form, and for torch the output shapes on meta tensors).
 
 Every call builds its own :class:`Call`; nothing is registered per wrapped
 function and no module-level state changes per call. A derivative is again a
@@ -51,10 +51,13 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     The caller's arrays reach the body as zero-copy views of the caller's
     memory, and the body's arrays come back as views (unitensor's copy rule:
     memory the other framework cannot alias is copied with a
-    :class:`CopyWarning`). Gradients flow through the call: a torch caller
-    records it for ``backward()`` / ``torch.autograd.grad`` (double backward
-    included), a jax caller for ``jax.grad``, ``jax.value_and_grad`` and
-    ``jax.jit``.
+    :class:`CopyWarning`). Derivatives flow through the call, in reverse and
+    forward mode, at any order, and it can be batched: a torch caller can use
+    ``backward()``, ``torch.autograd.grad``, ``forward_ad`` and ``torch.func``
+    (``grad``, ``jvp``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``); a jax
+    caller every JAX transformation (``jit``, ``grad``, ``jvp``, ``jacfwd``,
+    ``jacrev``, ``hessian``, ``vmap``). Complex derivatives follow the caller's
+    convention.
 
     Parameters
     ----------
@@ -177,7 +180,8 @@ class Call:
     run, the structure of the body's output.
     """
 
-    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "tree", "wrt")
+    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "reverse", "tree",
+                 "wrt")
 
     def __init__(self, bridge: Bridge, leaves: list[Any], tree: Any,
                  positions: list[int]) -> None:
@@ -192,6 +196,8 @@ class Call:
         # which of the caller's arrays the caller differentiates (None: every
         # floating one); the others are constants of the pullback
         self.wrt: list[bool] | None = None
+        # whether the caller will run a backward: the forward keeps the pullback
+        self.reverse = True
 
     def arrays(self) -> list[Any]:
         """The caller's arrays among the arguments, in order."""
@@ -261,6 +267,32 @@ class Call:
         def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
             return pullback(run, arrays, wrt)[1](cotangents)
         return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
+
+    def forward_derivative(self) -> Bridge:
+        """The body's Jacobian-vector product as a bridge of the same pair:
+        ``(arrays, tangents) -> tangents of the outputs`` (None for outputs that
+        are not differentiated), written in the body's framework, so that the
+        caller can transform it again (a jvp of a vjp: a hessian).
+        """
+        jvp = self.body().jvp
+        run, wrt = self.run, self.wrt
+
+        def f(arrays: list[Any], tangents: list[Any]) -> list[Any]:
+            return jvp(run, arrays, tangents, wrt)
+        return Bridge(f, self.bridge.source, self.bridge.target, quiet=True)
+
+    def batched(self, dims: tuple[int | None, ...]) -> Bridge:
+        """The body over a batch as a bridge of the same pair: ``arrays`` with a
+        batch axis at ``dims`` (None: not batched) -> the outputs with one in
+        front, in one call of the body framework's vmap.
+        """
+        vmap = self.body().vmap
+        run = self.run
+
+        def f(arrays: list[Any]) -> list[Any]:
+            return vmap(run, arrays, dims)
+        return Bridge(f, self.bridge.source, self.bridge.target,
+                      quiet=self.bridge.quiet)
 
 
 def _caller_arrays(source: str) -> tuple[type, ...]:

@@ -2,14 +2,14 @@
 
 As the caller, a call with concrete arrays and no transformation is a plain call
 (views in, views out). Under a transformation (the arguments are tracers) the
-call is a ``jax.custom_vjp`` made for this call: its forward runs the body (on
-concrete arrays directly; on tracers, i.e. under ``jax.jit``, inside
-``jax.experimental.buffer_callback``, which hands the body XLA's own buffers);
-its backward calls the body's vector-Jacobian product as a bridge again, so a
-gradient can be differentiated again. ``jax.jvp`` and ``jax.vmap`` are refused by
-JAX itself (a custom_vjp has no forward mode; the callback has no batching rule).
+call is one primitive, ``unitensor_wrap``, whose JVP, transpose and batching
+rules bind it again on the body's derivatives and batched form (computed by the
+body's framework), so every JAX transformation composes with it at any order.
+Concrete arrays run on views; under ``jax.jit`` the body runs in
+``jax.experimental.buffer_callback``, which hands it XLA's own buffers.
 
-As the body, a jax function's pullback is ``jax.vjp``.
+As the body, a jax function's derivatives are ``jax.vjp`` and ``jax.jvp``, and its
+batched form ``jax.vmap``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
 
 from ..._dtypes import parse as parse_dtype
 from ..._errors import arg_error, describe
@@ -38,9 +40,21 @@ _FLOAT0 = jax.dtypes.float0
 
 
 # -- jax as the caller -----------------------------------------------------------
+# One primitive for every bridged call under a JAX transformation. Its parameter
+# ``fn`` (a _Fn, made per call, hashable by identity, registered nowhere) is the
+# function it runs, over the body framework's arrays: the body itself, or the
+# body's forward-mode derivative (_Jvp), its vector-Jacobian product (_Vjp) or its
+# batched form (_Vmap), each computed by the body's framework (torch.func). Every
+# rule binds the same primitive again with a derived ``fn``, so transformations
+# compose to any order: a JVP of a _Vjp is a _Jvp of it, a batched _Jvp a _Vmap of
+# it, and the transpose of a _Jvp is the _Vjp of the same function (and back).
+_bridge_p = Primitive("unitensor_wrap")
+_bridge_p.multiple_results = True
+
+
 def call(c: Call) -> Any:
-    """Run ``c`` for a jax caller: a plain call on concrete arrays, else a
-    ``custom_vjp`` made for this call.
+    """Run ``c`` for a jax caller: a plain call on concrete arrays, else the
+    bridge primitive on the tracers.
     """
     xs = c.arrays()
     if not _traced(xs):
@@ -50,55 +64,249 @@ def call(c: Call) -> Any:
         raise arg_error(NotImplementedError, "wrap", "args", "concrete jax arrays "
                         f"(a {c.bridge.target} body runs outside jax "
                         "transformations only, so far)", describe(traced))
-
-    @jax.custom_vjp
-    def bridged(*xs: Any) -> tuple[Any, ...]:
-        return _forward(c, xs)
-
-    def fwd(*xs: Any) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-        # Tracers here belong to an outer transformation (a gradient being
-        # differentiated, or jit): the primal is this custom_vjp again, which
-        # that transformation can differentiate; the callback alone cannot be.
-        return (bridged(*xs) if _traced(xs) else _forward(c, xs)), xs
-
-    def bwd(xs: tuple[Any, ...], cts: tuple[Any, ...]) -> tuple[Any, ...]:
-        if any(jnp.iscomplexobj(t) for t in (*xs, *cts)):
-            raise arg_error(NotImplementedError, "wrap", "args", "real floating "
-                            "arrays to differentiate (complex gradients across a "
-                            "bridge: not yet, torch and jax conjugate them "
-                            "differently)", "complex arrays")
-        cts_ = [None if ct.dtype == _FLOAT0 else ct for ct in cts]
-        return tuple(c.derivative()(list(xs), cts_))  # None: a zero cotangent
-
-    bridged.defvjp(fwd, bwd)
-    return c.result(list(bridged(*xs)))
+    fn = _Body(c, tuple(_aval(x) for x in xs))
+    outs = _bridge_p.bind(*xs, fn=fn)
+    if c.out is None:  # the body has not run (an abstract evaluation was cached)
+        fn.out_avals()
+    return c.result(list(outs))
 
 
 def _traced(xs: Any) -> bool:
     return any(isinstance(x, jax.core.Tracer) for x in xs)
 
 
-def _forward(c: Call, xs: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The body on ``xs``: directly on concrete arrays, in a callback on tracers."""
-    if not _traced(xs):
-        return tuple(c.to_caller(y) for y in c.run([c.to_body(x) for x in xs]))
-    target = c.body()  # the body framework's part: eval_shape, write
-    specs = target.eval_shape(c.run, [(tuple(x.shape), parse_dtype(x.dtype, "wrap"))
-                                      for x in xs])
-    types = [jax.ShapeDtypeStruct(shape, jax_dtype(dtype)) for shape, dtype in specs]
+def _aval(x: Any) -> jax.core.ShapedArray:
+    return jax.core.ShapedArray(tuple(x.shape), x.dtype)
 
+
+class _Fn:
+    """A function over the body framework's arrays, with the avals of its inputs
+    and (found lazily) of its outputs. ``root``: the bridged call it derives
+    from (its conversions, its body framework).
+    """
+
+    __slots__ = ("__weakref__", "_out", "in_avals", "root")
+
+    def __init__(self, root: Call, in_avals: tuple[Any, ...]) -> None:
+        self.root = root
+        self.in_avals = in_avals
+        self._out: tuple[Any, ...] | None = None
+
+    def run(self, arrays: list[Any]) -> list[Any]:
+        raise NotImplementedError
+
+    def _find_out_avals(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def out_avals(self) -> tuple[Any, ...]:
+        out = self._out
+        if out is None:
+            out = self._out = self._find_out_avals()
+        return out
+
+    def learn(self, outs: Any) -> None:
+        """Keep the output avals of a run (saves a run on meta tensors)."""
+        if self._out is None:
+            self._out = tuple(_aval(y) for y in outs)
+
+    def inexact_in(self) -> list[bool]:
+        return [_inexact(a) for a in self.in_avals]
+
+    def inexact_out(self) -> list[bool]:
+        return [_inexact(a) for a in self.out_avals()]
+
+    def to_body(self, x: Any) -> Any:
+        return self.root.to_body(x, quiet=True)
+
+    def to_caller(self, y: Any) -> Any:
+        return self.root.to_caller(y, quiet=True)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__[1:].lower()}({self.root.bridge.func!r})"
+
+
+class _Body(_Fn):
+    """The body itself, over the caller's arrays."""
+
+    __slots__ = ()
+
+    def run(self, arrays: list[Any]) -> list[Any]:
+        return self.root.run(arrays)
+
+    def _find_out_avals(self) -> tuple[Any, ...]:
+        specs = [(a.shape, parse_dtype(a.dtype, "wrap")) for a in self.in_avals]
+        found = self.root.body().eval_shape(self.run, specs)
+        return tuple(jax.core.ShapedArray(s, jax_dtype(d)) for s, d in found)
+
+    def to_body(self, x: Any) -> Any:  # the caller's own arrays: copies reported
+        return self.root.to_body(x)
+
+    def to_caller(self, y: Any) -> Any:
+        return self.root.to_caller(y)
+
+
+class _Jvp(_Fn):
+    """``(xs, tangents of the inexact xs) -> tangents of the inexact outputs``
+    of ``of``: linear in the tangents.
+    """
+
+    __slots__ = ("of",)
+
+    def __init__(self, of: _Fn) -> None:
+        tangents = tuple(a for a, m in zip(of.in_avals, of.inexact_in(), strict=True)
+                         if m)
+        super().__init__(of.root, of.in_avals + tangents)
+        self.of = of
+
+    def run(self, arrays: list[Any]) -> list[Any]:
+        of = self.of
+        n = len(of.in_avals)
+        return of.root.body().jvp(of.run, arrays[:n], arrays[n:], of.inexact_in(),
+                                  of.inexact_out())
+
+    def _find_out_avals(self) -> tuple[Any, ...]:
+        of = self.of
+        return tuple(a for a, m in zip(of.out_avals(), of.inexact_out(), strict=True)
+                     if m)
+
+
+class _Vjp(_Fn):
+    """``(xs, cotangents of the inexact outputs) -> cotangents of the inexact
+    xs`` of ``of``: linear in the cotangents.
+    """
+
+    __slots__ = ("of",)
+
+    def __init__(self, of: _Fn) -> None:
+        cts = tuple(a for a, m in zip(of.out_avals(), of.inexact_out(), strict=True)
+                    if m)
+        super().__init__(of.root, of.in_avals + cts)
+        self.of = of
+
+    def run(self, arrays: list[Any]) -> list[Any]:
+        of = self.of
+        n = len(of.in_avals)
+        return of.root.body().vjp(of.run, arrays[:n], arrays[n:], of.inexact_in(),
+                                  of.inexact_out())
+
+    def _find_out_avals(self) -> tuple[Any, ...]:
+        of = self.of
+        return tuple(a for a, m in zip(of.in_avals, of.inexact_in(), strict=True)
+                     if m)
+
+
+class _Vmap(_Fn):
+    """``of`` batched: the inputs with a batch axis at ``dims`` (None: not
+    batched), the outputs with one in front, in one call of the body
+    framework's vmap.
+    """
+
+    __slots__ = ("dims", "of", "size")
+
+    def __init__(self, of: _Fn, in_avals: tuple[Any, ...],
+                 dims: tuple[int | None, ...], size: int) -> None:
+        super().__init__(of.root, in_avals)
+        self.of = of
+        self.dims = dims
+        self.size = size
+
+    def run(self, arrays: list[Any]) -> list[Any]:
+        return self.root.body().vmap(self.of.run, arrays, self.dims)
+
+    def _find_out_avals(self) -> tuple[Any, ...]:
+        return tuple(jax.core.ShapedArray((self.size, *a.shape), a.dtype)
+                     for a in self.of.out_avals())
+
+
+def _impl(*xs: Any, fn: _Fn) -> list[Any]:
+    """Concrete arrays: the body's framework runs on views of them."""
+    ys = [fn.to_caller(y) for y in fn.run([fn.to_body(x) for x in xs])]
+    fn.learn(ys)
+    return ys
+
+
+def _abstract_eval(*avals: Any, fn: _Fn) -> tuple[Any, ...]:
+    return fn.out_avals()
+
+
+def _lower(*xs: Any, fn: _Fn) -> Any:
+    """Under jit: the body runs in a callback, on XLA's own buffers."""
+    types = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in fn.out_avals()]
+    body = fn.root.body()  # the body framework's part: write
     if buffer_callback is None:
         def host(*arrays: np.ndarray) -> list[np.ndarray]:
-            ys = c.run([c.to_body(a) for a in arrays])
-            return [np.asarray(c.to_caller(y)) for y in ys]
-        return tuple(jax.pure_callback(host, types, *xs))
+            ys = fn.run([fn.to_body(a) for a in arrays])
+            return [np.asarray(fn.to_caller(y)) for y in ys]
+        return jax.pure_callback(host, types, *xs)
+
+    # XLA's buffers are compact and aligned, which any framework aliases: the
+    # body's framework imports them directly (its from_dlpack), which saves
+    # unitensor's general conversion (and its copy rule, moot here) per array
+    lend = body.from_xla
 
     def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
-        ys = c.run([c.to_body(b) for b in buffers])
+        ys = fn.run([lend(b) for b in buffers])
         for out, y in zip(outs, ys, strict=True):
-            target.write(c.to_body(out), y)
+            body.write(lend(out), y)
 
-    return tuple(buffer_callback(run_in_place, types)(*xs))
+    return buffer_callback(run_in_place, types)(*xs)
+
+
+def _jvp_rule(primals: tuple[Any, ...], tangents: tuple[Any, ...], *, fn: _Fn
+              ) -> tuple[list[Any], list[Any]]:
+    outs = _bridge_p.bind(*primals, fn=fn)
+    fn.learn(outs)
+    inexact_in = fn.inexact_in()
+    zero_out = [ad.Zero(a.to_tangent_aval()) for a in fn.out_avals()]
+    if all(type(t) is ad.Zero or not m
+           for t, m in zip(tangents, inexact_in, strict=True)):
+        return outs, zero_out
+    ts = [ad.instantiate_zeros(t) for t, m in zip(tangents, inexact_in, strict=True)
+          if m]
+    touts = iter(_bridge_p.bind(*primals, *ts, fn=_Jvp(fn)))
+    return outs, [next(touts) if m else z
+                  for m, z in zip(fn.inexact_out(), zero_out, strict=True)]
+
+
+def _transpose_rule(cts: list[Any], *args: Any, fn: _Fn) -> list[Any]:
+    # Linear only in the tangents of a _Jvp and the cotangents of a _Vjp, whose
+    # primal inputs are known; the transpose of one is the other.
+    if not isinstance(fn, (_Jvp, _Vjp)) or any(
+            ad.is_undefined_primal(x) for x in args[:len(fn.of.in_avals)]):
+        raise arg_error(NotImplementedError, "wrap", "args", "a transformation "
+                        "wrap() can transpose (the tangents of a jvp, the "
+                        "cotangents of a vjp)", f"a transpose of {fn!r}")
+    of = fn.of
+    primals = args[:len(of.in_avals)]
+    cts = [ad.instantiate_zeros(ct) for ct in cts]
+    other: _Fn = _Vjp(of) if isinstance(fn, _Jvp) else _Jvp(of)
+    return [None] * len(primals) + list(_bridge_p.bind(*primals, *cts, fn=other))
+
+
+def _batch_rule(args: tuple[Any, ...], dims: tuple[int | None, ...], *, fn: _Fn
+                ) -> tuple[list[Any], list[int]]:
+    size = next(x.shape[d] for x, d in zip(args, dims, strict=True) if d is not None)
+    batched = _Vmap(fn, tuple(_aval(x) for x in args), tuple(dims), size)
+    outs = _bridge_p.bind(*args, fn=batched)
+    return outs, [0] * len(outs)
+
+
+# JAX caches abstract evaluations by their parameters (an LRU cache, strong
+# references); a parameter of a type named here is held weakly, so the cache
+# keeps no bridged call (and its body) alive. jax's private set: without it
+# (another jax), entries are only evicted by the LRU bound.
+try:
+    from jax._src.util import weakref_cache_key_types
+    weakref_cache_key_types.update((_Body, _Jvp, _Vjp, _Vmap))
+except ImportError:  # pragma: no cover - another jax
+    pass
+
+_bridge_p.def_impl(_impl)
+_bridge_p.def_abstract_eval(_abstract_eval)
+ad.primitive_jvps[_bridge_p] = _jvp_rule
+ad.primitive_transposes[_bridge_p] = _transpose_rule
+batching.primitive_batchers[_bridge_p] = _batch_rule
+mlir.register_lowering(_bridge_p, mlir.lower_fun(_lower, multiple_results=True))
 
 
 # -- jax as the body -------------------------------------------------------------
@@ -120,18 +328,53 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     outs, vjp = jax.vjp(over, *(xs[i] for i in over_xs))
 
     def pull(cts: list[Any]) -> list[Any]:
-        cts = [ct if _inexact(y) and ct is not None else _zero_cotangent(y)
+        # the caller's cotangents follow torch's convention for complex
+        # numbers, the conjugates of JAX's: conjugated in and out
+        cts = [_conj(ct) if _inexact(y) and ct is not None else _zero_cotangent(y)
                for y, ct in zip(outs, cts, strict=True)]
         grads: list[Any] = [None] * len(xs)
         for i, grad in zip(over_xs, vjp(cts), strict=True):
-            grads[i] = grad
+            grads[i] = _conj(grad)
         return grads
 
     return outs, pull
 
 
+def jvp(run: Callable[[list[Any]], list[Any]], xs: list[Any], tangents: list[Any],
+        wrt: list[bool] | None = None) -> list[Any]:
+    """The tangents of ``run``'s outputs at ``xs`` (None for integer and bool
+    outputs), given ``tangents`` of ``xs`` (those of integer and bool inputs,
+    and of inputs ``wrt`` leaves out, are not used): ``jax.jvp``.
+    """
+    over_xs = [i for i, x in enumerate(xs) if _inexact(x) and (wrt is None or wrt[i])]
+
+    def over(*inexact: Any) -> list[Any]:
+        full = list(xs)
+        for i, x in zip(over_xs, inexact, strict=True):
+            full[i] = x
+        return run(full)
+
+    outs, touts = jax.jvp(over, tuple(xs[i] for i in over_xs),
+                          tuple(tangents[i] for i in over_xs))
+    return [t if _inexact(y) else None for y, t in zip(outs, touts, strict=True)]
+
+
+def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+         dims: tuple[int | None, ...]) -> list[Any]:
+    """``run`` over a batch, in one call: ``jax.vmap`` with the batch axis of
+    each of ``xs`` at ``dims`` (None: not batched), in front of each output.
+    """
+    def f(*arrays: Any) -> list[Any]:
+        return run(list(arrays))
+    return list(jax.vmap(f, in_axes=tuple(dims), out_axes=0)(*xs))
+
+
 def _inexact(x: Any) -> bool:
     return bool(jnp.issubdtype(x.dtype, jnp.inexact))
+
+
+def _conj(x: Any) -> Any:
+    return jnp.conj(x) if jnp.iscomplexobj(x) else x
 
 
 def _zero_cotangent(y: Any) -> Any:

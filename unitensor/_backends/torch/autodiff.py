@@ -1,17 +1,18 @@
 """PyTorch's part of ``wrap()``: torch calling another framework, and a torch body.
 
-As the caller, a bridged call that torch differentiates is one
-``autograd.Function`` (``_Bridged``): its forward runs the body and keeps the
-body's pullback; its backward calls that pullback, or, under
-``create_graph=True``, calls the body's vector-Jacobian product as a bridge
-again, so the backward is itself differentiable. Forward mode
-(``torch.autograd.forward_ad``, ``torch.func.jvp``) and ``torch.func.vmap`` are
-refused by torch itself, with its own error (the Function has no ``jvp`` and no
-``vmap`` rule), never with a silent zero tangent.
+As the caller, a bridged call that torch differentiates or batches is one
+``autograd.Function`` (``_Bridged``): its forward runs the body (keeping the
+body's pullback when a backward will run); its backward calls that pullback, or,
+under ``create_graph=True`` or a ``torch.func`` transformation, calls the body's
+vector-Jacobian product as a bridge again; its ``jvp`` rule calls the body's
+Jacobian-vector product and its ``vmap`` rule one batched call of the body, both
+as bridges again. So every derivative can itself be transformed: any order, any
+composition of ``torch.func`` transformations.
 
-As the body, a torch function's pullback is ``torch.autograd.grad`` over its
-inputs, and its output shapes (which ``jax.jit`` needs before it runs) come from
-one run on meta tensors.
+As the body, a torch function's derivatives are ``torch.func.jvp``,
+``torch.func.vjp`` (``torch.autograd.grad`` outside torch transformations) and
+``torch.func.vmap``, and its output shapes (which ``jax.jit`` needs before it
+runs) come from one run on meta tensors.
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ def call(c: Call) -> Any:
     xs = c.arrays()
     tracked = [_tracked(x) for x in xs]
     if not any(tracked):
-        return c.plain()
+        try:
+            return c.plain()
+        except RuntimeError:  # a tensor without memory: torch's legacy vmap?
+            _refuse_legacy_vmap(xs)
+            raise
     if not c.bridge.differentiable:
         raise arg_error(TypeError, "wrap", "args", "tensors torch does not "
                         f"differentiate (a {c.bridge.target} body is not "
@@ -47,6 +52,7 @@ def call(c: Call) -> Any:
                         "x.detach())", "a tensor that requires grad or carries a "
                         "tangent")
     c.wrt = [t and _inexact(x) for t, x in zip(tracked, xs, strict=True)]
+    c.reverse = torch.is_grad_enabled() and any(x.requires_grad for x in xs)
     return c.result(list(_Bridged.apply(c, *xs)))
 
 
@@ -56,11 +62,13 @@ def _tracked(x: torch.Tensor) -> bool:
     """
     if x.requires_grad and torch.is_grad_enabled():
         return True
-    # Both checks read torch's private state, only while a mode is active.
-    if forward_ad._current_level >= 0 and forward_ad.unpack_dual(x).tangent is not None:
+    # Both checks read torch's private state, only while a mode is active; the
+    # functorch one first (unpack_dual has no batching rule).
+    if torch._C._functorch.peek_interpreter_stack() is not None and bool(
+            torch._C._functorch.is_functorch_wrapped_tensor(x)):
         return True
-    return torch._C._functorch.peek_interpreter_stack() is not None and bool(
-        torch._C._functorch.is_functorch_wrapped_tensor(x))
+    return forward_ad._current_level >= 0 and (
+        forward_ad.unpack_dual(x).tangent is not None)
 
 
 class _Bridged(torch.autograd.Function):
@@ -70,7 +78,11 @@ class _Bridged(torch.autograd.Function):
 
     @staticmethod
     def forward(c: Call, *xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        outs, c.pull = c.pullback([c.to_body(x) for x in xs])
+        arrays = [c.to_body(x) for x in xs]
+        if c.reverse:  # keep the pullback for backward: no second run there
+            outs, c.pull = c.pullback(arrays)
+        else:  # forward mode or vmap only
+            outs = c.run(arrays)
         return tuple(c.to_caller(y) for y in outs)
 
     @staticmethod
@@ -80,26 +92,60 @@ class _Bridged(torch.autograd.Function):
         ctx.pull = c.pull
         c.pull = None  # the Call may be called again (vjp): the graph keeps it
         ctx.save_for_backward(*inputs[1:])
+        ctx.save_for_forward(*inputs[1:])
         ctx.mark_non_differentiable(*(y for y in output if not _inexact(y)))
 
     @staticmethod
     def backward(ctx: Any, *cts: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         c: Call = ctx.call
-        if any(t.is_complex() for t in (*cts, *ctx.saved_tensors)):
-            raise _complex_refused()
-        if torch.is_grad_enabled():  # create_graph=True: a differentiable backward
-            grads = c.derivative()(list(ctx.saved_tensors), list(cts))
+        xs = ctx.saved_tensors
+        if ctx.pull is None or torch.is_grad_enabled() or any(
+                _tracked(t) for t in (*cts, *xs)):
+            # create_graph=True, a torch.func transformation of the backward
+            # (jacrev's vmap, a hessian's jvp), or no pullback kept: the body's
+            # vjp as a bridge again, which those can transform
+            grads = c.derivative()(list(xs), list(cts))
         else:  # cotangents in torch's layout (stride 0 from a sum): quiet copies
-            body_cts = [c.to_body(ct, quiet=True) for ct in cts]
+            try:
+                body_cts = [c.to_body(ct, quiet=True) for ct in cts]
+            except RuntimeError:
+                _refuse_legacy_vmap(cts)
+                raise
             grads = [None if g is None else c.to_caller(g, quiet=True)
                      for g in ctx.pull(body_cts)]
         return (None, *grads)
 
 
-def _complex_refused() -> NotImplementedError:
-    return arg_error(NotImplementedError, "wrap", "args", "real floating arrays "
-                     "to differentiate (complex gradients across a bridge: not yet, "
-                     "torch and jax conjugate them differently)", "complex arrays")
+    @staticmethod
+    def jvp(ctx: Any, _: None, *tangents: torch.Tensor) -> tuple[Any, ...]:
+        c: Call = ctx.call
+        xs = ctx.saved_tensors
+        # the body's jvp, as a bridge again: a transformation above this one
+        # (a vmap for jacfwd, a grad for a hessian) transforms it in turn
+        return tuple(c.forward_derivative()(list(xs), list(tangents)))
+
+    @staticmethod
+    def vmap(info: Any, in_dims: tuple[Any, ...], c: Call, *xs: torch.Tensor
+             ) -> tuple[tuple[torch.Tensor, ...], tuple[int, ...]]:
+        # one batched call of the body (jax.vmap), as a bridge again
+        outs = c.batched(tuple(in_dims[1:]))(list(xs))
+        return tuple(outs), (0,) * len(outs)
+
+
+def _refuse_legacy_vmap(ts: Any) -> None:
+    """torch's legacy vmap (``torch._vmap_internals``, which gradcheck's
+    ``check_batched_grad`` uses) batches without functorch's interpreters, so
+    no vmap rule runs: its batched tensors have no memory to lend.
+    """
+    # the legacy key is not in torch._C.DispatchKey: read the set's repr (this
+    # runs only after a conversion failed)
+    def keys(t: torch.Tensor) -> list[str]:
+        return str(torch._C._dispatch_keys(t)).partition("(")[2].rstrip(")").split(", ")
+    if any("Batched" in keys(t) for t in ts):
+        raise arg_error(NotImplementedError, "wrap", "args", "tensors of "
+                        "torch.func.vmap (torch's legacy vmap, "
+                        "torch._vmap_internals, is not supported)",
+                        "a batched tensor of the legacy vmap")
 
 
 def _inexact(x: torch.Tensor) -> bool:
@@ -107,42 +153,77 @@ def _inexact(x: torch.Tensor) -> bool:
 
 
 # -- torch as the body -----------------------------------------------------------
-def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
-             wrt: list[bool] | None = None
-             ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
-    """``run(xs)`` and its pullback: cotangents of the outputs (None where there
-    is none) -> cotangents of ``xs`` (None for integer and bool inputs and those
-    ``wrt`` leaves out, zeros for inputs the outputs do not depend on).
-
-    A tensor that already requires grad (a derivative being differentiated
-    again) stays in its graph, and the pullback is then recorded too.
+def _over_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+                  inexact_in: list[bool], inexact_out: list[bool]
+                  ) -> tuple[Callable[..., tuple[Any, ...]], tuple[Any, ...]]:
+    """``run`` as a function of the inexact ``xs`` only (the others fixed) to
+    the inexact outputs only, as torch.func takes it; and those inexact ``xs``.
     """
-    marked = [_inexact(x) and (wrt is None or wrt[i]) for i, x in enumerate(xs)]
-    ins = [x if not m or x.requires_grad else x.detach().requires_grad_()
-           for x, m in zip(xs, marked, strict=True)]
-    with torch.enable_grad():
-        outs = run(ins)
-    over = [x for x, m in zip(ins, marked, strict=True) if m]
+    over = [i for i, m in enumerate(inexact_in) if m]
 
-    def pull(cts: list[Any]) -> list[Any]:
-        pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
-                 if ct is not None and y.requires_grad]
-        grads: list[Any] = [None] * len(over)
-        if pairs and over:
-            higher = any(x.requires_grad for x in xs) or any(
+    def f(*inexact: Any) -> tuple[Any, ...]:
+        full = list(xs)
+        for i, x in zip(over, inexact, strict=True):
+            full[i] = x
+        return tuple(y for y, m in zip(run(full), inexact_out, strict=True) if m)
+
+    return f, tuple(xs[i] for i in over)
+
+
+def jvp(run: Callable[[list[Any]], list[Any]], xs: list[Any], tangents: list[Any],
+        inexact_in: list[bool], inexact_out: list[bool]) -> list[Any]:
+    """The tangents of ``run``'s inexact outputs at ``xs``, given ``tangents``
+    of its inexact inputs: ``torch.func.jvp``, so that it composes with torch's
+    other transformations (a jvp of a vjp, a vmap of a jvp).
+    """
+    f, primals = _over_inexact(run, xs, inexact_in, inexact_out)
+    return list(torch.func.jvp(f, primals, tuple(tangents))[1])
+
+
+def vjp(run: Callable[[list[Any]], list[Any]], xs: list[Any], cotangents: list[Any],
+        inexact_in: list[bool], inexact_out: list[bool]) -> list[Any]:
+    """The cotangents of ``run``'s inexact inputs at ``xs`` (zeros for unused
+    ones), given ``cotangents`` of its inexact outputs: ``torch.func.vjp``.
+    """
+    f, primals = _over_inexact(run, xs, inexact_in, inexact_out)
+    # JAX's complex cotangents are the conjugates of torch's (torch's gradient
+    # of a real loss is the conjugate Wirtinger derivative): conjugated in and
+    # out, the pullback is JAX's
+    cts = tuple(_conj(ct) for ct in cotangents)
+    if torch._C._functorch.peek_interpreter_stack() is None:
+        # no torch transformation around (the common case: a gradient, not a
+        # jvp or a vmap of one): torch.autograd.grad, cheaper than torch.func
+        # an input that already requires grad (this vjp inside the vjp of an
+        # outer one) stays in its graph, and the gradient is then recorded
+        ins = tuple(x if x.requires_grad else x.detach().requires_grad_()
+                    for x in primals)
+        with torch.enable_grad():
+            outs = f(*ins)
+            pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
+                     if y.requires_grad]
+            higher = any(x.requires_grad for x in primals) or any(
                 ct.requires_grad for _, ct in pairs)
-            grads = list(torch.autograd.grad(
-                [y for y, _ in pairs], over, [ct for _, ct in pairs],
-                allow_unused=True, create_graph=higher))
-        found = iter(grads)
-        return [_or_zeros(next(found), x) if m else None
-                for x, m in zip(ins, marked, strict=True)]
+            grads = torch.autograd.grad(
+                [y for y, _ in pairs], ins, [ct for _, ct in pairs],
+                allow_unused=True, create_graph=higher) if pairs else (None,) * len(ins)
+        return [_conj(torch.zeros_like(x) if g is None else g)
+                for x, g in zip(ins, grads, strict=True)]
+    pull = torch.func.vjp(f, *primals)[1]
+    return [_conj(g) for g in pull(cts)]
 
-    return outs, pull
+
+def _conj(x: torch.Tensor) -> torch.Tensor:
+    return x.conj().resolve_conj() if x.is_complex() else x  # not a conj-bit view
 
 
-def _or_zeros(grad: torch.Tensor | None, x: torch.Tensor) -> torch.Tensor:
-    return torch.zeros_like(x) if grad is None else grad
+def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+         dims: tuple[int | None, ...]) -> list[Any]:
+    """``run`` over a batch, in one call: ``torch.func.vmap`` with the batch axis
+    of each of ``xs`` at ``dims`` (None: not batched), in front of each output.
+    """
+    def f(*arrays: Any) -> tuple[Any, ...]:
+        return tuple(run(list(arrays)))
+    return list(torch.func.vmap(f, in_dims=dims, out_dims=0)(*xs))
 
 
 def eval_shape(run: Callable[[list[Any]], list[Any]],
@@ -161,6 +242,13 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
                      "find its output shapes for jax.jit)")
         raise
     return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
+
+
+def from_xla(buffer: Any) -> torch.Tensor:
+    """A view of a buffer XLA lends to a callback (compact, aligned: torch
+    aliases it as it is).
+    """
+    return torch.utils.dlpack.from_dlpack(buffer)
 
 
 def write(dst: torch.Tensor, src: torch.Tensor) -> None:
