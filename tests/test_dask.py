@@ -342,3 +342,27 @@ def test_out_of_core_array_four_times_a_workers_memory_limit():
         for memory in samples.values():
             assert len(memory) >= 2
             assert max(memory) < limit
+
+
+def test_to_dask_leaves_the_source_s_memory_its_own():
+    # before: the dask Tensor shared the source's alias record, so computing it put
+    # its read-only computed copy in place of the source's memory (found in review)
+    a = np.arange(6.0)
+    n = ut.asarray(a)
+    d = n.to("dask")
+    assert d.numpy().tolist() == a.tolist()
+    assert not n.readonly
+    n[0] = 100.0
+    assert a[0] == 100.0
+    assert np.shares_memory(n.numpy(), a)
+    assert np.from_dlpack(n).ctypes.data == a.ctypes.data
+
+
+def test_in_place_operators_on_an_unknown_size():
+    # before: a TypeError blaming `other`, comparing dask's nan sizes with None
+    x = ut.dask.chunked(np.arange(10.0), 5)
+    m = x[x > 3]
+    assert m.shape == (None,)
+    m += 1
+    assert m.owner == "dask"
+    assert m.numpy().tolist() == [5.0, 6.0, 7.0, 8.0, 9.0, 10.0]

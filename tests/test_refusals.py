@@ -329,3 +329,13 @@ def test_python_ints_beyond_64_bits_are_refused_where_they_would_make_objects():
         ut.diff(x, prepend=2**70)
     top = ut.arange(2**63, 2**63 + 2, dtype=ut.uint64)  # uint64's own range stays
     assert top.numpy().tolist() == [2**63, 2**63 + 1]
+
+
+@pytest.mark.parametrize("owner", ["numpy", "dask", "array_api_strict"])
+def test_a_device_an_owner_lacks_is_refused_naming_the_function_called(owner):
+    # before: "dask(): device: ..." and "array_api_strict(): device: ...", the
+    # conversion inside zeros() rather than zeros()
+    pytest.importorskip(owner)
+    with ut.owner(owner), pytest.raises(ValueError, match=r"^zeros\(\): device: "
+                                        r"expected cpu"):
+        ut.zeros(3, device=ut.Device("cuda", 0))

@@ -32,7 +32,7 @@ import functools
 import math
 import numbers
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _backends, _config, _convert, _fastpath
@@ -532,15 +532,20 @@ _NOT_BROADCASTING = frozenset({
     "isin"})
 
 
-def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
-    """The standard's broadcast of ``shapes``, or None where they do not."""
-    result: list[int] = []
+def _broadcast(shapes: Sequence[tuple[int | None, ...]],
+               ) -> tuple[int | None, ...] | None:
+    """The standard's broadcast of ``shapes``, or None where they do not. An
+    unknown size (None, a lazy owner's) stands for 1 or the known size beside it,
+    and stays unknown where no size other than 1 is known.
+    """
+    result: list[int | None] = []
     ndim = max(map(len, shapes))
     for i in range(1, ndim + 1):
         sizes = {s[-i] for s in shapes if len(s) >= i} - {1}
-        if len(sizes) > 1:
+        known = sizes - {None}
+        if len(known) > 1:
             return None
-        result.insert(0, sizes.pop() if sizes else 1)
+        result.insert(0, known.pop() if known else None if sizes else 1)
     return tuple(result)
 
 
@@ -800,8 +805,9 @@ def _rebind(x: Tensor, native: Any, func: str,
     backend = backend or x._backend
     if type(native) is not backend.ARRAY:
         native = backend.result(native)
-    if backend.dtype(native) is not x.dtype or tuple(native.shape) != x.shape:
-        got = f"{backend.dtype(native).name} {tuple(native.shape)}"
+    shape = backend.shape(native)  # None for a size a lazy owner does not know
+    if backend.dtype(native) is not x.dtype or shape != x.shape:
+        got = f"{backend.dtype(native).name} {shape}"
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name} and shape {x.shape}",
                         f"one giving {got}")
