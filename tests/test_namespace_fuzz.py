@@ -32,7 +32,8 @@ The properties:
     (an int beyond what a C type holds, as Python's own ``int(inf)`` and
     ``[0] * 2**70`` say) and ZeroDivisionError (integer division by zero, as
     Python's); IndexError only from indexing (``x[10]`` on a size-3 array, and
-    ``take``/``take_along_axis`` of such an index, as numpy raises).
+    ``take``/``take_along_axis`` of such an index, as numpy raises) and from
+    ``expand_dims``'s axis out of range (the standard's type for it).
     Exactly: a subclass is a framework's exception that leaked (numpy's AxisError
     and LinAlgError are ValueError subclasses, yet a caller on another owner gets
     something else for the same mistake); so are RuntimeError, AttributeError,
@@ -120,6 +121,9 @@ WRONG = ("None", "str", "list", "dict", "float", "2**70", "-1", "axis out of ran
 PYTHON_RESULTS = {"can_cast": bool, "isdtype": bool, "result_type": ut.DType,
                   "broadcast_shapes": tuple,
                   "finfo": "finfo_object", "iinfo": "iinfo_object"}
+# Functions whose refusals may be IndexError (property a): indexing, and
+# expand_dims's axis, where the standard names IndexError.
+INDEX_ERRORS = frozenset({"take", "take_along_axis", "expand_dims"})
 TUPLE_RESULTS = frozenset({"unstack", "nonzero", "meshgrid", "broadcast_arrays"})
 # Compared with numpy's values where every argument is valid (property c).
 VALUE_GROUPS = frozenset({"elementwise", "statistical"})
@@ -706,7 +710,7 @@ def evaluate(case: Case, func: Func, args: list[Any], kwargs: dict[str, Any],
     result, exc = run(call)
     if exc is not None:
         problem = exception_problem(exc, {func.name, func.qualified},
-                                    indexing=func.name in ("take", "take_along_axis"))
+                                    indexing=func.name in INDEX_ERRORS)
         if problem is None:
             return Outcome(None, "", type_name(exc))
         return Outcome(*problem, type_name(exc))
