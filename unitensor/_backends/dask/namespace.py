@@ -15,34 +15,20 @@ from typing import Any
 import array_api_compat.dask.array as _compat
 import dask.array as da
 import numpy as np
+from dask.array.core import normalize_chunks
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, is_ours, standard_type
 from ..._standard import FUNCTIONS
 from ..numpy.interop import numpy_dtype
+from . import linalg
+from .interop import NATIVE_DTYPES
+from .shapes import needs_known_shape, shape_text, unknown
 
 ARRAY = da.Array
 compat: Any = _compat  # array-api-compat's dask namespace (untyped for mypy)
 
-
-
-# -- sizes known only once computed ---------------------------------------------------
-def _unknown(x: Any) -> bool:
-    return isinstance(x, da.Array) and any(n != n for n in x.shape)
-
-
-def _shape_text(x: da.Array) -> str:
-    return str(tuple(None if n != n else n for n in x.shape))
-
-
-def needs_known_shape(func: str, arg: str, x: da.Array) -> ValueError:
-    """The refusal of a function that needs a size dask knows only once computed."""
-    return arg_error(ValueError, func, arg, "an array of known shape (dask knows a "
-                     "size that depends on the data, after a boolean mask, unique_* "
-                     "or nonzero, only once computed: ut.asarray(x.numpy()), or "
-                     "x.native.compute_chunk_sizes() first)",
-                     f"an array of shape {_shape_text(x)}")
 
 
 # the standard's positional parameters of each function, to name the one at fault
@@ -61,10 +47,10 @@ def _unknown_argument(name: str, args: tuple[Any, ...],
         arg = names[min(i, len(names) - 1)] if names else "x"
         items = value if isinstance(value, (list, tuple)) else (value,)
         for item in items:
-            if _unknown(item):
+            if unknown(item):
                 return arg, item
     for arg, value in kwargs.items():
-        if _unknown(value):
+        if unknown(value):
             return arg, value
     return None
 
@@ -83,75 +69,41 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return call
 
 
+def _integer_array(k: Any) -> bool:
+    return isinstance(k, (da.Array, np.ndarray)) and k.dtype.kind in "iu"
+
+
+def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
+    """``x[key]`` for a key of integers and integer arrays, one per axis (the
+    standard's integer-array indexing, which dask takes for one array only):
+    the broadcast indices made one flat index into ``x.reshape(-1)``, lazily.
+    """
+    shape = np.broadcast_shapes(*(np.shape(k) for k in key))
+    flat: Any = 0
+    stride = 1
+    for k, n in zip(reversed(key), reversed(x.shape), strict=True):
+        if isinstance(k, (da.Array, np.ndarray)):
+            k = k.astype(np.int64)
+        flat = flat + (k % max(n, 1)) * stride  # negative indices count from the end
+        stride *= n
+    flat = da.broadcast_to(da.asarray(flat), shape).reshape(-1)
+    return x.reshape(-1)[flat].reshape(shape)
+
+
 def _getitem(x: da.Array, key: Any) -> da.Array:
+    if (type(key) is tuple and len(key) == x.ndim and not unknown(x)
+            and sum(map(_integer_array, key)) > 1
+            and all(_integer_array(k) or isinstance(k, (int, np.integer))
+                    for k in key)):
+        return adapt("__getitem__", _gather)(x, key)
     return adapt("__getitem__", lambda x, key: x[key])(x, key)
 
 
 # -- what dask.array.linalg lacks ---------------------------------------------------
-def _per_matrix(name: str, numpy_func: Callable[..., Any], n_out: int = 1,
-                complex_result: bool = False) -> Callable[..., Any]:
-    """``linalg.<name>`` computed by numpy on each chunk of a stack of matrices:
-    chunked over the stack's axes; each matrix must be one chunk (dask has no
-    out-of-core algorithm for it: refused naming dask). ``n_out``: the results
-    (slogdet, eigh, eig: 2); ``complex_result``: complex whatever the values
-    (eig, eigvals, where numpy returns real arrays for real eigenvalues).
-    """
-    func = f"linalg.{name}"
-
-    def run(x: da.Array, /, **kwargs: Any) -> Any:
-        if x.ndim < 2:
-            raise arg_error(ValueError, func, "x", "an array of at least two "
-                            "dimensions", f"shape {_shape_text(x)}")
-        if _unknown(x):
-            raise needs_known_shape(func, "x", x)
-        if len(x.chunks[-1]) > 1 or len(x.chunks[-2]) > 1:
-            raise arg_error(ValueError, func, "x", "matrices each held in one chunk "
-                            f"(dask has no out-of-core algorithm for {func}: "
-                            "x.native.rechunk({-2: -1, -1: -1}) makes them so, if "
-                            "a matrix fits in memory)",
-                            f"chunks {x.chunks[-2:]} along the matrix axes")
-        probe = numpy_func(np.eye(2, dtype=x.dtype)[None], **kwargs)
-        probes = tuple(probe) if n_out > 1 else (probe,)
-        results = []
-        for i, p in enumerate(probes):
-            dtype = np.result_type(p.dtype, np.complex64) if complex_result \
-                else p.dtype
-            dropped = 3 - p.ndim  # the probe's input had 3 dimensions
-            # pinv of an (m, n) matrix is (n, m); the others keep or drop axes
-            chunks = ((*x.chunks[:-2], (x.shape[-1],), (x.shape[-2],))
-                      if name == "pinv" else None)
-            results.append(da.map_blocks(
-                _block, x, numpy_func, i if n_out > 1 else None, dtype, kwargs,
-                dtype=dtype, chunks=chunks,
-                drop_axis=tuple(range(x.ndim - dropped, x.ndim)),
-                meta=np.empty((0,) * (x.ndim - dropped), dtype)))
-        return tuple(results) if n_out > 1 else results[0]
-    return run
-
-
-def _block(b: np.ndarray, func: Callable[..., Any], item: int | None,
-           dtype: np.dtype, kwargs: dict[str, Any]) -> np.ndarray:
-    result = func(b, **kwargs)
-    return np.asarray(result if item is None else result[item], dtype=dtype)
-
-
-def _chunked_2d(name: str, numpy_func: Callable[..., Any],
-                n_out: int = 1) -> Callable[..., Any]:
-    """dask's chunked algorithm for one matrix (dask.array.linalg takes only 2-D
-    arrays); a stack of matrices per matrix (:func:`_per_matrix`).
-    """
-    chunked = getattr(compat.linalg, name)
-    stacked = _per_matrix(name, numpy_func, n_out)
-
-    def run(x: da.Array, /, **kwargs: Any) -> Any:
-        return chunked(x, **kwargs) if x.ndim == 2 else stacked(x, **kwargs)
-    return run
-
-
 def _matrix_power(x: da.Array, n: int, /) -> da.Array:
     """By repeated squaring with dask's chunked matmul (inv first for n < 0)."""
     if n < 0:
-        x, n = _inv(x), -n
+        x, n = linalg.inv(x), -n
     if n == 0:
         eye = da.eye(x.shape[-1], dtype=x.dtype, chunks=max(x.chunks[-1]))
         return da.broadcast_to(eye, x.shape)
@@ -199,19 +151,83 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
                          dtype=x.dtype, chunks=indices.chunks)
 
 
-_inv = _chunked_2d("inv", np.linalg.inv)
+def _eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
+         dtype: Any = None, device: Any = None) -> da.Array:
+    """dask's eye takes one chunk size for both axes and builds a graph missing
+    blocks where n_cols > n_rows (and divides by zero for an empty one): the
+    chunk size given here is one both axes hold, at most dask's 'auto' size.
+    """
+    n_cols = n_rows if n_cols is None else n_cols
+    dtype = np.float64 if dtype is None else dtype
+    if n_rows == 0 or n_cols == 0:
+        return da.zeros((n_rows, n_cols), dtype=dtype)
+    rows, cols = normalize_chunks("auto", (n_rows, n_cols), dtype=np.dtype(dtype))
+    return da.eye(n_rows, M=n_cols, k=k, dtype=dtype,
+                  chunks=min(rows[0], cols[0]))
+
+
+def _empty_along(x: da.Array, axis: int) -> da.Array:
+    return x[(slice(None),) * axis + (slice(0, 0),)]
+
+
+def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Array:
+    """dask repeats along one axis only (axis=None: the flattened array here), an
+    int number of times; no repeat of nothing (an empty result is a slice here).
+    An array of repeats gives sizes known only once computed: refused.
+    """
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    axis = axis % x.ndim if x.ndim else axis
+    if isinstance(repeats, da.Array):
+        raise arg_error(ValueError, "repeat", "repeats", "an int for a dask array "
+                        "(repeats held in an array give a size dask knows only once "
+                        "computed: int(repeats), or repeat the computed array)",
+                        f"an array of shape {shape_text(repeats)}")
+    if x.shape[axis] * repeats == 0:
+        return _empty_along(x, axis)
+    return da.repeat(x, repeats, axis=axis)
+
+
+def _roll(x: da.Array, shift: Any, /, *, axis: Any = None) -> da.Array:
+    """An empty array rolls to itself (dask's roll reshapes it and fails)."""
+    if x.size == 0:
+        return x
+    return compat.roll(x, shift, axis=axis)
+
+
+def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
+                  sorter: da.Array | None = None) -> da.Array:
+    """x2 a Python scalar (2025.12) or a 0-d array (dask's searchsorted takes
+    neither); an empty x1 or x2 (dask returns a wrongly shaped block).
+    """
+    if sorter is not None:
+        x1 = x1[sorter]
+    if not isinstance(x2, da.Array):
+        x2 = da.from_array(np.asarray(x2, dtype=x1.dtype), chunks=())
+    if x1.size == 0 or x2.size == 0:
+        return da.zeros(x2.shape, dtype=np.int64, chunks=x2.chunks)
+    if x2.ndim == 0:
+        return compat.searchsorted(x1, x2[None], side=side)[0]
+    return compat.searchsorted(x1, x2, side=side)
+
+
+def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
+    """dask sums its partial products with numpy's sum, which widens small
+    integers (int8 to int64): the result cast back to the operands' type.
+    """
+    result = compat.tensordot(x1, x2, axes=axes)
+    return result.astype(np.result_type(x1.dtype, x2.dtype), copy=False)
+
 
 FIXES: dict[str, Callable[..., Any]] = {
-    "linalg.inv": _inv,
-    "linalg.cholesky": _chunked_2d("cholesky", np.linalg.cholesky),
+    **linalg.FIXES,
     "__getitem__": _getitem,
-    "linalg.det": _per_matrix("det", np.linalg.det),
-    "linalg.slogdet": _per_matrix("slogdet", np.linalg.slogdet, n_out=2),
-    "linalg.eigh": _per_matrix("eigh", np.linalg.eigh, n_out=2),
-    "linalg.eigvalsh": _per_matrix("eigvalsh", np.linalg.eigvalsh),
-    "linalg.eig": _per_matrix("eig", np.linalg.eig, n_out=2, complex_result=True),
-    "linalg.eigvals": _per_matrix("eigvals", np.linalg.eigvals, complex_result=True),
-    "linalg.pinv": _per_matrix("pinv", np.linalg.pinv),
+    "eye": _eye,
+    "repeat": _repeat,
+    "roll": _roll,
+    "searchsorted": _searchsorted,
+    "tensordot": _tensordot,
+    "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
     "linalg.cross": _cross,
     "take_along_axis": _take_along_axis,
@@ -229,6 +245,16 @@ def result(value: object) -> da.Array:
 
 def native_dtype(dtype: DType) -> np.dtype:
     return numpy_dtype(dtype)
+
+
+def dtype_from_native(native_dtype: Any) -> DType | None:
+    """array-api-compat's dask inspection answers numpy's scalar types (np.bool)
+    where numpy's own answers dtypes: both read as the dtype.
+    """
+    try:
+        return NATIVE_DTYPES.get(np.dtype(native_dtype))
+    except TypeError:
+        return None
 
 
 def native_device(device: Device) -> str:
