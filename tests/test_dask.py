@@ -282,6 +282,49 @@ def test_integer_array_indexing_of_several_axes_stays_lazy():
     np.testing.assert_array_equal(got.numpy(), data[rows, 1, cols % 3])
 
 
+def test_masks_of_leading_axes_0d_indices_and_array_bounds():
+    data, x = lazy(shape=(4, 3, 2), chunks=(2, 2, 1))
+    mask = np.random.default_rng(4).random((4, 3)) > 0.5
+    got = x[ut.asarray(da.from_array(mask, chunks=2))]
+    assert got.shape == (None, 2)  # known once computed
+    np.testing.assert_array_equal(got.numpy(), data[mask])
+    with pytest.raises(IndexError, match=r"__getitem__\(\): key: expected a boolean "
+                       r"mask of shape \(4,\)"):
+        x[ut.asarray(da.from_array(np.ones(3, bool)))]
+    empty = ut.asarray(da.from_array(np.zeros((0, 3, 2))))
+    assert empty[ut.asarray(da.from_array(np.zeros((0, 3), bool)))].shape == (0, 2)
+    one = ut.asarray(da.from_array(np.array(2)))
+    np.testing.assert_array_equal(x[one].numpy(), data[2])
+    v = ut.asarray(da.from_array(data.reshape(-1), chunks=5))
+    np.testing.assert_array_equal(v[one:ut.sum(one * 3)].numpy(), data.reshape(-1)[2:6])
+
+
+def test_repeat_by_an_array_linspace_endpoint_pinv_rtol_per_matrix():
+    data, x = lazy(shape=(6,), chunks=4)
+    counts = np.array([0, 2, 1, 3, 0, 1])
+    got = ut.repeat(x, ut.asarray(da.from_array(counts, chunks=3)))
+    assert got.shape == (7,)
+    np.testing.assert_array_equal(got.numpy(), np.repeat(data, counts))
+    with ut.owner("dask"):
+        line = ut.linspace(1.0, 2.0**53 + 2, 2)
+    assert line.owner == "dask"
+    assert line.numpy()[-1] == 2.0**53 + 2  # dask's start + step rounds
+    a = np.random.default_rng(5).standard_normal((3, 2, 4, 3))
+    rtol = np.array([0.05, 0.6])
+    got = ut.linalg.pinv(ut.asarray(da.from_array(a, chunks=(1, 1, 4, 3))),
+                         rtol=ut.asarray(da.from_array(rtol)))
+    assert got.shape == (3, 2, 3, 4)
+    np.testing.assert_allclose(got.numpy(), np.linalg.pinv(a, rtol=rtol))
+
+
+def test_special_cases_of_floor_divide_per_chunk():
+    x = ut.asarray(da.from_array(np.array([np.inf, -np.inf, 1.0, -1.0]), chunks=2))
+    y = ut.asarray(da.from_array(np.array([1.0, 1.0, -np.inf, np.inf]), chunks=2))
+    got = ut.floor_divide(x, y).numpy()
+    np.testing.assert_array_equal(got, [np.inf, -np.inf, -0.0, -0.0])
+    assert np.signbit(got[2:]).all()
+
+
 def test_eye_of_any_shape():
     """dask's own eye leaves blocks out when n_cols > n_rows."""
     with ut.owner("dask"):

@@ -204,6 +204,31 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False,
     return result[..., None, None] if keepdims else result
 
 
+_pinv = linalg("pinv", np.linalg.pinv)
+
+
+def _pinv_block(a: np.ndarray, rtol: np.ndarray, *, dtype_: np.dtype) -> np.ndarray:
+    return np.linalg.pinv(a, rtol=rtol).astype(dtype_, copy=False)
+
+
+def pinv(x: da.Array, /, *, rtol: Any = None) -> da.Array:
+    """Per matrix; an array ``rtol`` (one per matrix of the stack, broadcast)
+    goes with each chunk of matrices as a chunk of its own.
+    """
+    if not isinstance(rtol, da.Array):
+        return _pinv(x) if rtol is None else _pinv(x, rtol=rtol)
+    _check("linalg.pinv", "x", x)
+    if not _whole(x):
+        raise _split("linalg.pinv", "x", x, False)
+    batch = np.broadcast_shapes(x.shape[:-2], rtol.shape)
+    x = da.broadcast_to(x, (*batch, *x.shape[-2:]))
+    rtol = da.broadcast_to(rtol, batch)
+    axes = "".join(chr(ord("a") + i) for i in range(len(batch)))
+    return da.blockwise(_pinv_block, axes + "nm", x, axes + "mn", rtol, axes,
+                        dtype=x.dtype, meta=np.empty((0,) * x.ndim, x.dtype),
+                        dtype_=x.dtype)
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     "linalg.inv": inv,
     "linalg.cholesky": linalg("cholesky", np.linalg.cholesky,
@@ -220,5 +245,5 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.eigvalsh": linalg("eigvalsh", np.linalg.eigvalsh),
     "linalg.eig": linalg("eig", np.linalg.eig, n_out=2, complex_result=True),
     "linalg.eigvals": linalg("eigvals", np.linalg.eigvals, complex_result=True),
-    "linalg.pinv": linalg("pinv", np.linalg.pinv),
+    "linalg.pinv": pinv,
 }

@@ -9,6 +9,7 @@ itself and dask (:func:`needs_known_shape`).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -22,9 +23,10 @@ from ..._dtypes import DType
 from ..._errors import arg_error, is_ours, standard_type
 from ..._standard import FUNCTIONS
 from ..numpy.interop import numpy_dtype
+from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
 from .interop import NATIVE_DTYPES
-from .shapes import needs_known_shape, shape_text, unknown
+from .shapes import needs_known_shape, unknown
 
 ARRAY = da.Array
 compat: Any = _compat  # array-api-compat's dask namespace (untyped for mypy)
@@ -90,13 +92,53 @@ def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
     return x.reshape(-1)[flat].reshape(shape)
 
 
-def _getitem(x: da.Array, key: Any) -> da.Array:
-    if (type(key) is tuple and len(key) == x.ndim and not unknown(x)
-            and sum(map(_integer_array, key)) > 1
+def _bound(v: Any) -> Any:
+    """A slice bound as dask takes it: an int (a 0-d integer array's value)."""
+    return v if v is None or type(v) is int else operator.index(v)
+
+
+def _mask(x: da.Array, mask: da.Array) -> da.Array:
+    """``x[mask]`` for a boolean mask of x's leading axes, of any number of them
+    (dask takes masks of one or all axes): the masked axes made one. An empty mask
+    gives a known size, 0, where dask would say it knows it only once computed.
+    """
+    if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
+        raise IndexError(f"__getitem__(): key: expected a boolean mask of shape "
+                         f"{x.shape[:mask.ndim]} (x's leading axes), got one of "
+                         f"shape {mask.shape}")
+    rest = x.shape[mask.ndim:]
+    if mask.size == 0:
+        return da.empty((0, *rest), dtype=x.dtype)
+    if mask.ndim == 0:  # a new axis of size 1 or 0
+        return x[None][mask[None]]
+    if mask.ndim == x.ndim or mask.ndim == 1:
+        return x[mask]
+    return x.reshape((-1, *rest))[mask.reshape(-1)]
+
+
+def _index(x: da.Array, key: Any) -> da.Array:
+    parts = key if type(key) is tuple else (key,)
+    if any(type(k) is slice for k in parts):
+        parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
+                      if type(k) is slice else k for k in parts)
+        key = parts if type(key) is tuple else parts[0]
+    if len(parts) == 1 and isinstance(parts[0], da.Array):
+        k = parts[0]
+        if k.dtype == np.bool_:
+            return _mask(x, k)
+        if k.ndim == 0 and k.dtype.kind in "iu":  # one 0-d index: an int's result
+            return x[k[None]][0]
+    if (len(parts) == x.ndim and any(map(_integer_array, parts))
+            and (sum(map(_integer_array, parts)) > 1
+                 or any(_integer_array(k) and k.ndim != 1 for k in parts))
             and all(_integer_array(k) or isinstance(k, (int, np.integer))
-                    for k in key)):
-        return adapt("__getitem__", _gather)(x, key)
-    return adapt("__getitem__", lambda x, key: x[key])(x, key)
+                    for k in parts)):
+        return _gather(x, parts)
+    return x[key]
+
+
+def _getitem(x: da.Array, key: Any) -> da.Array:
+    return adapt("__getitem__", _index)(x, key)
 
 
 # -- what dask.array.linalg lacks ---------------------------------------------------
@@ -173,16 +215,20 @@ def _empty_along(x: da.Array, axis: int) -> da.Array:
 def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Array:
     """dask repeats along one axis only (axis=None: the flattened array here), an
     int number of times; no repeat of nothing (an empty result is a slice here).
-    An array of repeats gives sizes known only once computed: refused.
+    An array of repeats (one per element) is a gather of x along the axis.
     """
     if axis is None:
         x, axis = x.reshape(-1), 0
     axis = axis % x.ndim if x.ndim else axis
     if isinstance(repeats, da.Array):
-        raise arg_error(ValueError, "repeat", "repeats", "an int for a dask array "
-                        "(repeats held in an array give a size dask knows only once "
-                        "computed: int(repeats), or repeat the computed array)",
-                        f"an array of shape {shape_text(repeats)}")
+        # the result's size is the repeats' sum: they are computed (one pass over
+        # their graph, not x's), so that the result has a known shape
+        counts = np.asarray(repeats.compute()).reshape(-1)
+        if counts.size != 1:
+            index = np.repeat(np.arange(x.shape[axis]), counts)
+            return (da.take(x, index, axis=axis) if index.size else
+                    _empty_along(x, axis))
+        repeats = int(counts[0])
     if x.shape[axis] * repeats == 0:
         return _empty_along(x, axis)
     return da.repeat(x, repeats, axis=axis)
@@ -211,6 +257,32 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
     return compat.searchsorted(x1, x2, side=side)
 
 
+def _linspace(start: Any, stop: Any, /, num: int, *, endpoint: bool = True,
+              **kwargs: Any) -> da.Array:
+    """dask's last value is start + (num - 1) * step, which rounds: stop itself
+    here, as numpy gives it.
+    """
+    result = compat.linspace(start, stop, num, endpoint=endpoint, **kwargs)
+    if not endpoint or num < 2:
+        return result
+    last = da.full((1,), stop, dtype=result.dtype)
+    return da.concatenate([result[:-1], last])
+
+
+def _per_chunk(name: str, kinds: str) -> Callable[..., Any]:
+    """numpy's fixed elementwise function (the standard's special cases, with
+    numpy's warnings about them silenced where the values are computed) run on
+    each chunk, for the dtype kinds it fixes; array-api-compat's for the others.
+    """
+    numpy_func, own = NUMPY_FIXES[name], getattr(compat, name)
+
+    def run(*args: Any) -> Any:
+        if not any(a.dtype.kind in kinds for a in args if isinstance(a, da.Array)):
+            return own(*args)
+        return da.core.elemwise(numpy_func, *args)
+    return run
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     """dask sums its partial products with numpy's sum, which widens small
     integers (int8 to int64): the result cast back to the operands' type.
@@ -223,6 +295,10 @@ FIXES: dict[str, Callable[..., Any]] = {
     **linalg.FIXES,
     "__getitem__": _getitem,
     "eye": _eye,
+    "linspace": _linspace,
+    "floor_divide": _per_chunk("floor_divide", "f"),
+    "expm1": _per_chunk("expm1", "c"),
+    "tanh": _per_chunk("tanh", "c"),
     "repeat": _repeat,
     "roll": _roll,
     "searchsorted": _searchsorted,
