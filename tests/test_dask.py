@@ -325,6 +325,23 @@ def test_special_cases_of_floor_divide_per_chunk():
     assert np.signbit(got[2:]).all()
 
 
+def test_negative_sizes_refused_when_built_and_empty_writes():
+    """dask builds arrays of negative sizes that fail only once computed; and it
+    refuses any write into an empty array."""
+    with ut.owner("dask"), pytest.raises(ValueError, match=r"^ones\(\): shape: "
+                                         r"expected sizes that are not negative"):
+        ut.ones(-1, dtype=ut.bool)  # dask builds it (a float one it refuses)
+    with pytest.raises(ValueError, match=r"^fft.irfftn\(\): x: expected sizes"):
+        ut.fft.irfftn(ut.asarray(da.zeros((0,), dtype=np.complex128)))
+    empty = ut.asarray(da.zeros((0, 2), dtype=bool))
+    empty[:, 0:] = ut.asarray(da.zeros((0, 2), dtype=bool))
+    assert empty.numpy().shape == (0, 2)
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): .*shape mismatch"):
+        empty[:, 0:] = ut.asarray(da.zeros((3, 3), dtype=bool))
+    mask = ut.asarray(da.zeros((2, 0), dtype=bool))  # numpy's rule: selects nothing
+    assert ut.asarray(da.zeros((2, 3)))[mask].shape == (0,)
+
+
 def test_eye_of_any_shape():
     """dask's own eye leaves blocks out when n_cols > n_rows."""
     with ut.owner("dask"):

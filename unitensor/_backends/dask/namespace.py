@@ -59,15 +59,23 @@ def _unknown_argument(name: str, args: tuple[Any, ...],
 
 def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     """``func`` with dask's refusals for lack of a known size said as such."""
+    names = _POSITIONAL.get(name) or ("x",)
+
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
         except Exception as exc:
             found = None if is_ours(exc) else _unknown_argument(name, args, kwargs)
             if found is None:
                 raise
             raise needs_known_shape(name, *found) from exc
+        if isinstance(result, da.Array) and any(n < 0 for n in result.shape):
+            # dask builds arrays of negative sizes (ones(-1), irfftn of one
+            # element) that fail only once computed
+            raise arg_error(ValueError, name, names[0], "sizes that are not "
+                            "negative", f"arguments giving shape {result.shape}")
+        return result
     return call
 
 
@@ -102,9 +110,14 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     (dask takes masks of one or all axes): the masked axes made one. An empty mask
     gives a known size, 0, where dask would say it knows it only once computed.
     """
-    if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
+    # a mask's size 0 where x's axis has another size selects nothing (numpy's
+    # rule, which the official suite expects)
+    leading = x.shape[:mask.ndim]
+    if mask.ndim > x.ndim or any(k not in (n, 0) for k, n in zip(mask.shape,
+                                                                 leading,
+                                                                 strict=True)):
         raise IndexError(f"__getitem__(): key: expected a boolean mask of shape "
-                         f"{x.shape[:mask.ndim]} (x's leading axes), got one of "
+                         f"{leading} (x's leading axes), got one of "
                          f"shape {mask.shape}")
     rest = x.shape[mask.ndim:]
     if mask.size == 0:
@@ -350,6 +363,9 @@ def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
     to which the Tensor is rebound.
     """
     updated = da.Array(x.dask, x.name, x.chunks, meta=x._meta)
+    if x.size == 0:  # dask refuses any value, even of the right shape
+        np.broadcast_shapes(np.shape(value), x[key].shape)
+        return updated
     updated[key] = value
     return updated
 
