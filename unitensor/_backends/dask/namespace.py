@@ -364,7 +364,7 @@ def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
     """
     updated = da.Array(x.dask, x.name, x.chunks, meta=x._meta)
     if x.size == 0:  # dask refuses any value, even of the right shape
-        np.broadcast_shapes(np.shape(value), x[key].shape)
+        np.broadcast_shapes(getattr(value, "shape", ()), x[key].shape)
         return updated
     updated[key] = value
     return updated
