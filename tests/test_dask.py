@@ -338,8 +338,24 @@ def test_negative_sizes_refused_when_built_and_empty_writes():
     assert empty.numpy().shape == (0, 2)
     with pytest.raises(ValueError, match=r"^__setitem__\(\): .*shape mismatch"):
         empty[:, 0:] = ut.asarray(da.zeros((3, 3), dtype=bool))
+    with pytest.raises(ValueError, match=r"^min\(\): x: expected elements along "
+                       r"the reduced axes"):  # as numpy, when built, not computed
+        ut.min(ut.asarray(da.zeros((1, 0))), axis=1)
     mask = ut.asarray(da.zeros((2, 0), dtype=bool))  # numpy's rule: selects nothing
     assert ut.asarray(da.zeros((2, 3)))[mask].shape == (0,)
+
+
+def test_inplace_in_a_dask_block_names_the_operator_when_the_graph_refuses():
+    """x op= y inside ut.owner('dask') on numpy data: dask builds the graph, the
+    write back computes it, and numpy's refusal then is said in our format."""
+    x = ut.asarray(np.array([1, 2, 3], np.int8))
+    with ut.owner("dask"), pytest.raises(ValueError, match=r"^__ipow__\(\): .*dask's "
+                                         r"refusal: Integers to negative"):
+        x **= ut.asarray(np.array([-2, -1, 0], np.int8))
+    np.testing.assert_array_equal(x.numpy(), [1, 2, 3])  # nothing written
+    with ut.owner("dask"):
+        x += 1
+    np.testing.assert_array_equal(x.numpy(), [2, 3, 4])
 
 
 def test_eye_of_any_shape():

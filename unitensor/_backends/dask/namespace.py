@@ -26,7 +26,7 @@ from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
 from .interop import NATIVE_DTYPES
-from .shapes import needs_known_shape, unknown
+from .shapes import needs_known_shape, shape_text, unknown
 
 ARRAY = da.Array
 compat: Any = _compat  # array-api-compat's dask namespace (untyped for mypy)
@@ -157,6 +157,9 @@ def _getitem(x: da.Array, key: Any) -> da.Array:
 # -- what dask.array.linalg lacks ---------------------------------------------------
 def _matrix_power(x: da.Array, n: int, /) -> da.Array:
     """By repeated squaring with dask's chunked matmul (inv first for n < 0)."""
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise arg_error(ValueError, "linalg.matrix_power", "x", "a stack of square "
+                        "matrices", f"shape {shape_text(x)}")
     if n < 0:
         x, n = linalg.inv(x), -n
     if n == 0:
@@ -262,6 +265,9 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
     if sorter is not None:
         x1 = x1[sorter]
     if not isinstance(x2, da.Array):
+        if type(x2) not in (bool, int, float, complex):
+            raise arg_error(TypeError, "searchsorted", "x2", "an array or a Python "
+                            "scalar", f"{type(x2).__name__}")
         x2 = da.from_array(np.asarray(x2, dtype=x1.dtype), chunks=())
     if x1.size == 0 or x2.size == 0:
         return da.zeros(x2.shape, dtype=np.int64, chunks=x2.chunks)
@@ -296,6 +302,27 @@ def _per_chunk(name: str, kinds: str) -> Callable[..., Any]:
     return run
 
 
+def _of_something(name: str) -> Callable[..., Any]:
+    """max, min, argmax, argmin: refused, as numpy refuses, where a reduced axis
+    is empty (dask builds the graph, and numpy's refusal came only once computed).
+    """
+    own = getattr(compat, name)
+
+    def run(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> Any:
+        axes = range(x.ndim) if axis is None else (
+            (axis,) if isinstance(axis, int) else axis)
+        try:
+            empty = any(x.shape[a] == 0 for a in axes)
+        except (IndexError, TypeError):  # an axis out of range: dask's refusal
+            empty = False
+        if empty:
+            raise arg_error(ValueError, name, "x", "elements along the reduced axes "
+                            f"({name} of nothing is undefined)",
+                            f"shape {shape_text(x)} reduced along axis {axis}")
+        return own(x, axis=axis, **kwargs)
+    return run
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     """dask sums its partial products with numpy's sum, which widens small
     integers (int8 to int64): the result cast back to the operands' type.
@@ -308,6 +335,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     **linalg.FIXES,
     "__getitem__": _getitem,
     "eye": _eye,
+    **{name: _of_something(name) for name in ("max", "min", "argmax", "argmin")},
     "linspace": _linspace,
     "floor_divide": _per_chunk("floor_divide", "f"),
     "expm1": _per_chunk("expm1", "c"),
