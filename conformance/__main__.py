@@ -26,9 +26,8 @@ from pathlib import Path
 from unitensor._standard import API_VERSION  # the table: imports no framework
 
 ROOT = Path(__file__).resolve().parent.parent
-# The owners a plain run checks (CI's tests/test_conformance.py among them). dask is
-# run by name (--owners dask) until its remaining failures are fixed: docs/dask.md.
-OWNERS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
+# The owners a plain run checks (CI's tests/test_conformance.py among them).
+OWNERS = ("numpy", "torch", "jax", "tensorflow", "dask", "array_api_strict")
 BEGIN, END = "<!-- conformance:begin -->", "<!-- conformance:end -->"
 
 

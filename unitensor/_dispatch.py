@@ -721,7 +721,13 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     if forced is not None and _compute(forced) is not backend:
         computed = binary(name, x, other)
         _check_result(x, computed, func)
-        result = _operand(computed, backend, func, x)
+        try:  # a lazy owner (dask) computes here, and may refuse only now
+            result = _operand(computed, backend, func, x)
+        except Exception as exc:
+            error = _refusal(func, computed._backend, exc, (x, other), {})
+            if error is None:
+                raise
+            raise error from exc
         updated = backend.setitem(x._native, ..., result)
         if updated is not x._native:
             _rebind(x, updated, func)
