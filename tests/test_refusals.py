@@ -339,3 +339,17 @@ def test_a_device_an_owner_lacks_is_refused_naming_the_function_called(owner):
     with ut.owner(owner), pytest.raises(ValueError, match=r"^zeros\(\): device: "
                                         r"expected cpu"):
         ut.zeros(3, device=ut.Device("cuda", 0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, v: ut.isin(x, v), lambda x, v: ut.searchsorted(x, v),
+    lambda x, v: ut.where(x > 1, 1, v), lambda x, v: ut.where(x > 1, v, 1)])
+def test_an_array_or_number_slot_refuses_other_literals_after_a_fast_call(call):
+    # before: once the C fast path had learned the call, isin(x, None) and
+    # isin(x, 'abc') reached numpy, which answered False everywhere
+    x = tensor("numpy", (0, 1, 2, 3))
+    call(x, 2)
+    call(x, 2)  # learned
+    for value in (None, "abc", (1,)):
+        with pytest.raises(TypeError, match=r"^\w+\(\): x[12]: expected an array"):
+            call(x, value)

@@ -857,6 +857,10 @@ def define(group: str, namespace: dict[str, Any]) -> list[str]:
     return [row.name for row in rows]
 
 
+# Literals to the C fast path that no array-or-number parameter takes.
+_NOT_OPERANDS = frozenset({type(None), str, tuple})
+
+
 def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     """A function with the standard's exact signature that dispatches the call.
 
@@ -909,9 +913,27 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         # take a call to refuse, past the check that refuses it.
         if not any(position > 0 and kind == "array"
                    for position, _, kind in _array_parameters(row)):
+            general = func
             func = _fastpath.call_function(func, qualified, keywords,
                                            len(positional) if star is None else None,
                                            _as_tensors)
+            # An array or a number (where's x1/x2, isin's and searchsorted's x2):
+            # None, a str or a tuple are literals to the C path, which a learned
+            # call would hand to the framework; the general path refuses them.
+            operands = [name for position, name, kind in _array_parameters(row)
+                        if position > 0 and kind == "array or scalar"]
+            if operands:
+                passed = ", ".join([*positional,
+                                    *(f"{n}={n}" for n, _ in keywords)])
+                odd = " or ".join(f"type({name}) in _NOT_OPERANDS" for name in operands)
+                source = (f"def {row.name}({row.signature}):\n"
+                          f"    if {odd}:\n"
+                          f"        return _general({passed})\n"
+                          f"    return _fast({passed})\n")
+                scope = {"_fast": func, "_general": general,
+                         "_NOT_OPERANDS": _NOT_OPERANDS}
+                exec(source, scope)  # source built above from the table only
+                func = scope[row.name]
         elements = ELEMENT_ARGUMENTS.get(qualified)
         scalars = SCALAR_ARGUMENTS.get(qualified)
         if elements is not None or scalars is not None:
