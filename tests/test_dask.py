@@ -522,3 +522,19 @@ def test_in_place_operators_on_an_unknown_size():
     m += 1
     assert m.owner == "dask"
     assert m.numpy().tolist() == [5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+
+
+def test_chunked_and_map_blocks_refuse_in_the_project_s_format():
+    # before: dask's own ValueErrors, unchained and unnamed (found in review)
+    a = np.arange(10.0)
+    for chunks in ((3, 3), "lots"):
+        with pytest.raises(ValueError, match=r"^chunked\(\): chunks: expected chunks "
+                           r"dask can lay over shape \(10,\)") as info:
+            ut.dask.chunked(a, chunks)
+        assert info.value.__cause__ is not None
+    x = ut.dask.chunked(a, 5)
+    with pytest.raises(ValueError, match=r"^map_blocks\(\): arguments: expected "
+                       r"arguments that dask accepts, got dask's refusal: "):
+        # one argument taken, two given: dask's dtype inference fails
+        ut.dask.map_blocks(lambda b: b, x, ut.dask.chunked(np.arange(7.0), 3),
+                           framework="numpy")

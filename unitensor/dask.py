@@ -25,7 +25,7 @@ import numpy as np
 
 from ._convert import asarray
 from ._dispatch import owner
-from ._errors import arg_error, describe
+from ._errors import arg_error, describe, refused, standard_type
 from ._tensor import Tensor
 
 __all__ = ["FRAMEWORKS", "chunked", "compute", "map_blocks"]
@@ -92,8 +92,11 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
         ndim = max(x.ndim for x in natives) - len(_axes(drop_axis)) + len(
             _axes(new_axis))
         options = {"dtype": np_dtype, "meta": np.empty((0,) * ndim, np_dtype)}
-    result = da.map_blocks(block, *natives, chunks=chunks, drop_axis=drop_axis,
-                           new_axis=new_axis, **options, **kwargs)
+    try:
+        result = da.map_blocks(block, *natives, chunks=chunks, drop_axis=drop_axis,
+                               new_axis=new_axis, **options, **kwargs)
+    except Exception as exc:  # chunks that do not line up, func failing on meta
+        raise refused(exc, standard_type(exc), "map_blocks", "dask") from exc
     return asarray(result)
 
 
@@ -116,9 +119,15 @@ def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
     """
     from ._backends.dask.interop import from_numpy
     t = asarray(x)
-    if t.owner == "dask":
-        return asarray(t.native.rechunk(chunks))
-    return asarray(from_numpy(t.numpy(), chunks))
+    try:
+        if t.owner == "dask":
+            return asarray(t.native.rechunk(chunks))
+        return asarray(from_numpy(t.numpy(), chunks))
+    except (ValueError, TypeError) as exc:  # dask's normalize_chunks refusing
+        raise arg_error(ValueError, "chunked", "chunks", "chunks dask can lay over "
+                        f"shape {t.shape}: an int, a tuple of sizes per axis or "
+                        f"'auto' (dask: {str(exc).partition(chr(10))[0]})",
+                        describe(chunks)) from exc
 
 
 def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
@@ -153,12 +162,10 @@ def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
         if t._backend.LAZY and (aliases is None or aliases.buffer is None):
             pending.append(t)
     if pending:
-        from ._backends.numpy import interop as numpy_interop
+        from ._backends.dask.interop import computed
         values = dask.compute(*(t._native for t in pending))
         for t, value in zip(pending, values, strict=True):
-            buf = numpy_interop.export(np.asarray(value))
-            buf.mark_readonly()  # as export() of the dask adapter: see interop.py
-            t._shared().buffer = buf
+            t._shared().buffer = computed(value)
     return tensors
 
 

@@ -57,7 +57,14 @@ def materialise(x: da.Array) -> np.ndarray:
 
 
 def export(x: da.Array) -> _core.Buffer:
-    buf = numpy_interop.export(materialise(x))
+    return computed(materialise(x))
+
+
+def computed(values: Any) -> _core.Buffer:
+    """The Buffer of a graph's computed ``values``: read-only, as every view of a
+    dask-owned Tensor is (writes would not reach the graph).
+    """
+    buf = numpy_interop.export(np.asarray(values))
     buf.mark_readonly()
     return buf
 
