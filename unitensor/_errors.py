@@ -122,6 +122,17 @@ def standard_type(exc: BaseException) -> type[Exception]:
     return ValueError
 
 
+def unknown_size(func: str, arg: str, framework: str, shape: str) -> ValueError:
+    """The refusal of a function that needs a size a lazy owner (dask) knows only
+    once computed (``shape``: the array's, as the user sees it).
+    """
+    return arg_error(ValueError, func, arg, f"an array of known shape ({framework} "
+                     "knows a size that depends on the data, after a boolean mask, "
+                     "unique_* or nonzero, only once computed: ut.asarray(x.numpy()) "
+                     "or x.native.compute_chunk_sizes() first)",
+                     f"an array of shape {shape}")
+
+
 def refused(exc: Exception, kind: type[_E], func: str, framework: str) -> _E:
     """A framework's exception in the project's format, of the standard's ``kind``
     (raise it ``from exc``, so the framework's own stays the cause).

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _convert, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
-from ._errors import arg_error, describe, refused, warn_read_only_alias
+from ._errors import arg_error, describe, refused, unknown_size, warn_read_only_alias
 from ._standard import SUPPORTED_VERSIONS
 
 if TYPE_CHECKING:
@@ -343,7 +343,7 @@ class Tensor(_fast.TensorBase):
                             "dimension", "a 0-d array")
         length = self.shape[0]
         if length is None:
-            raise unknown_size("__len__", self)
+            raise unknown_size("__len__", "self", self.owner, str(self.shape))
         return int(length)
 
     def __iter__(self) -> Iterator[Tensor]:
@@ -427,17 +427,6 @@ class Tensor(_fast.TensorBase):
     # numpy's operators defer to ours (a ``numpy_array + tensor`` is a Tensor),
     # while numpy functions still accept a Tensor through __array__.
     __array_priority__ = 1000
-
-
-def unknown_size(func: str, t: Tensor) -> ValueError:
-    """The error for a function that needs a size ``t``'s owner (dask) knows only
-    once computed.
-    """
-    return arg_error(ValueError, func, "self", f"an array of known shape ({t.owner} "
-                     "knows a size that depends on the data, after a boolean mask, "
-                     "unique_* or nonzero, only once computed: ut.asarray(x.numpy()) "
-                     f"or {t.owner}'s compute_chunk_sizes() on x.native first)",
-                     f"shape {t.shape}")
 
 
 def _restore(owner: str, native: Any, readonly: bool) -> Tensor:

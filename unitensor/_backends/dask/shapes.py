@@ -10,7 +10,7 @@ from typing import Any
 
 import dask.array as da
 
-from ..._errors import arg_error
+from ..._errors import unknown_size
 
 
 def unknown(x: Any) -> bool:
@@ -24,8 +24,4 @@ def shape_text(x: da.Array) -> str:
 
 def needs_known_shape(func: str, arg: str, x: da.Array) -> ValueError:
     """The refusal of a function that needs a size dask knows only once computed."""
-    return arg_error(ValueError, func, arg, "an array of known shape (dask knows a "
-                     "size that depends on the data, after a boolean mask, unique_* "
-                     "or nonzero, only once computed: ut.asarray(x.numpy()), or "
-                     "x.native.compute_chunk_sizes() first)",
-                     f"an array of shape {shape_text(x)}")
+    return unknown_size(func, arg, "dask", shape_text(x))
