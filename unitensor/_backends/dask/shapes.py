@@ -11,6 +11,7 @@ from typing import Any
 import dask.array as da
 
 from ..._errors import unknown_size
+from .interop import shape
 
 
 def unknown(x: Any) -> bool:
@@ -19,7 +20,7 @@ def unknown(x: Any) -> bool:
 
 
 def shape_text(x: da.Array) -> str:
-    return str(tuple(None if n != n else n for n in x.shape))
+    return str(shape(x))
 
 
 def needs_known_shape(func: str, arg: str, x: da.Array) -> ValueError:
