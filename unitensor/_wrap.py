@@ -35,14 +35,16 @@ _PLAIN = ("numpy", "torch", "jax")
 # (source, target) -> whether the bridge is differentiable. numpy is a plain
 # (non-differentiable) caller or body for the others.
 PAIRS: Final[dict[tuple[str, str], bool]] = {
+    **{(a, b): True for a in ("torch", "jax", "tensorflow")
+       for b in ("torch", "jax", "tensorflow") if a != b and "tensorflow" in (a, b)},
     ("torch", "jax"): True,
     ("jax", "torch"): True,
     **{(a, b): False for a in _PLAIN for b in _PLAIN if "numpy" in (a, b)},
 }
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
                  "(compiling it into the graph, fullgraph=True: not yet)")
-_SUPPORTED = ("torch->jax and jax->torch (differentiable); numpy->numpy, torch or "
-              "jax, and torch or jax->numpy (plain calls)")
+_SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy->numpy, "
+              "torch or jax, and torch or jax->numpy (plain calls)")
 
 
 def wrap(source: str, target: str) -> Callable[[_F], _F]:
