@@ -129,6 +129,9 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         @functools.wraps(func)
         def bridged(*args: Any, **kwargs: Any) -> Any:
             return bridge(*args, **kwargs)
+        if source == "tensorflow":  # tf.function's AutoGraph must not rewrite
+            # the bridge (nor the body's framework) into graph code
+            bridged = autodiff(source).unconverted(bridged)
         return bridged  # type: ignore[return-value]  # same signature as func
 
     return decorate

@@ -161,8 +161,8 @@ class _Jvp(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
         n = len(of.in_avals)
-        return of.root.body().jvp_of_inexact(of.run, arrays[:n], arrays[n:], of.inexact_in(),
-                                  of.inexact_out())
+        return of.root.body().jvp_of_inexact(of.run, arrays[:n], arrays[n:],
+                                             of.inexact_in(), of.inexact_out())
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         of = self.of
@@ -186,8 +186,8 @@ class _Vjp(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
         n = len(of.in_avals)
-        return of.root.body().vjp_of_inexact(of.run, arrays[:n], arrays[n:], of.inexact_in(),
-                                  of.inexact_out())
+        return of.root.body().vjp_of_inexact(of.run, arrays[:n], arrays[n:],
+                                             of.inexact_in(), of.inexact_out())
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         of = self.of

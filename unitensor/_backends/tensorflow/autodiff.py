@@ -46,6 +46,11 @@ _ZERO = tf.UnconnectedGradients.ZERO
 
 
 # -- tensorflow as the caller ----------------------------------------------------
+def unconverted(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` as AutoGraph leaves it (called as it is inside tf.function)."""
+    return tf.autograph.experimental.do_not_convert(func)  # type: ignore[no-any-return]
+
+
 def call(c: Call) -> Any:
     """Run ``c`` for a TensorFlow caller: eagerly, recorded for the tapes that
     watch its tensors (else a plain call); inside ``tf.function``, one
@@ -61,19 +66,24 @@ def call(c: Call) -> Any:
 
 def _eager(c: Call, xs: list[Any]) -> list[Any]:
     """The body's arrays of ``c`` on eager tensors ``xs``, as TF tensors."""
-    if _forward_tangents(xs):
-        raise arg_error(NotImplementedError, "wrap", "args", "tensors no "
-                        "tf.autodiff.ForwardAccumulator watches (forward mode "
-                        "through wrap() with a TensorFlow caller is not "
-                        "supported yet: use tf.GradientTape)",
-                        "a tensor with a forward-mode tangent")
-    watched = [bool(record.should_record_backprop([x])) for x in xs]
+    # differentiated: watched by a tape, or carrying a ForwardAccumulator's
+    # tangent (TF finds the JVP of a custom_gradient function by
+    # differentiating its gradient function, which is a bridge again)
+    if c.bridge.quiet and record.could_possibly_record():
+        # a derivative (the body's vjp) under a tape: TF's forward mode
+        # transposes it on an internal tape that should_record_backprop does
+        # not report, so every input counts as watched
+        watched = [True] * len(xs)
+    else:
+        tangents = _forward_tangents(xs)
+        watched = [bool(t or record.should_record_backprop([x]))
+                   for t, x in zip(tangents, xs, strict=True)]
     if not any(watched):
         return [c.to_caller(y) for y in c.run([c.to_body(x) for x in xs])]
     if not c.bridge.differentiable:
         raise arg_error(TypeError, "wrap", "args", "tensors no tf.GradientTape "
-                        f"watches (a {c.bridge.target} body is not "
-                        "differentiable: call it outside the tape or pass "
+                        f"or ForwardAccumulator watches (a {c.bridge.target} body "
+                        "is not differentiable: call it outside the tape or pass "
                         "tf.stop_gradient(x))", "a watched tensor")
     _refuse_complex(xs, "inputs")
     c.wrt = [w and _inexact(x) for w, x in zip(watched, xs, strict=True)]
@@ -110,9 +120,14 @@ def _recorded(c: Call, xs: list[Any]) -> list[Any]:
     return list(bridged(*xs)) if xs else []
 
 
-def _forward_tangents(xs: list[Any]) -> bool:
-    """Whether a ``ForwardAccumulator`` holds a tangent for any of ``xs``."""
-    return bool(xs) and bool(forwardprop_util.pack_tangents(xs).tangents)
+def _forward_tangents(xs: list[Any]) -> list[bool]:
+    """Which of ``xs`` a ``ForwardAccumulator`` holds a tangent for."""
+    found = [False] * len(xs)
+    if xs:  # per accumulator, pairs (index of a primal, index of its tangent)
+        for pairs in forwardprop_util.pack_tangents(xs).indices:
+            for primal, _ in pairs:
+                found[primal] = True
+    return found
 
 
 def _in_graph(c: Call, xs: list[Any]) -> Any:
@@ -126,6 +141,11 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
                         "call or a tf.function without jit_compile=True (a bridged "
                         "call runs in Python, which XLA cannot compile)",
                         "tensors of a function XLA compiles")
+    if any(_forward_tangents(xs)):
+        raise arg_error(NotImplementedError, "wrap", "args", "tensors no "
+                        "tf.autodiff.ForwardAccumulator watches inside tf.function "
+                        "(forward mode through wrap() runs eagerly only, so far)",
+                        "a tensor with a forward-mode tangent")
     specs = []
     for x in xs:
         if not x.shape.is_fully_defined():
@@ -134,18 +154,44 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
                             "found from them)", f"a tensor of shape {x.shape}")
         specs.append((tuple(x.shape), parse_dtype(x.dtype, "wrap")))
     found = c.body().eval_shape(c.run, specs)  # keeps the output's structure
+    dtypes = [tf.as_dtype(d.name) for _, d in found]
+    bridge, leaves, tree, positions = c.bridge, c.leaves, c.tree, c.positions
     from ..._wrap import Call
 
     def eager(*ts: Any) -> list[Any]:
-        return _eager(Call(c.bridge, c.leaves, c.tree, c.positions), list(ts))
+        # the graph's tensors, eager here: views in, body, views out
+        inner = Call(bridge, leaves, tree, positions)
+        return [inner.to_caller(y) for y in inner.run([inner.to_body(t)
+                                                       for t in ts])]
 
-    if not found:
-        tf.py_function(eager, xs, [])
-        return c.result([])
-    ys = tf.py_function(eager, xs, [tf.as_dtype(d.name) for _, d in found])
-    for y, (shape, _) in zip(ys, found, strict=True):
-        y.set_shape(shape)
-    return c.result(list(ys))
+    def forward(*xs: Any) -> list[Any]:
+        ys = tf.py_function(eager, list(xs), dtypes)
+        if not dtypes:
+            return []
+        for y, (shape, _) in zip(ys, found, strict=True):
+            y.set_shape(shape)
+        return list(ys)
+
+    if not c.bridge.differentiable or not any(_inexact(x) for x in xs):
+        return c.result(forward(*xs))
+    inexact = [_inexact(x) for x in xs]
+
+    @tf.custom_gradient  # type: ignore[misc]  # untyped decorator
+    def bridged(*xs: Any) -> tuple[list[Any], Callable[..., Any]]:
+        ys = forward(*xs)
+        _refuse_complex([*xs, *ys], "inputs and outputs")
+
+        def grad(*cts: Any) -> list[Any]:
+            # the body's vjp, bridged again (one more tf.custom_gradient and
+            # py_function): what TF differentiates for a second order
+            cts_ = [ct if _inexact(y) else None for y, ct in zip(ys, cts, strict=True)]
+            grads = c.derivative()(list(xs), cts_)
+            return [None if not m else (tf.zeros_like(x) if g is None else g)
+                    for x, g, m in zip(xs, grads, inexact, strict=True)]
+
+        return ys, grad
+
+    return c.result(list(bridged(*xs)) if found else forward(*xs))
 
 
 def _xla_function(graph: Any) -> bool:
