@@ -48,7 +48,7 @@ _ZERO = tf.UnconnectedGradients.ZERO
 # -- tensorflow as the caller ----------------------------------------------------
 def unconverted(func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` as AutoGraph leaves it (called as it is inside tf.function)."""
-    return tf.autograph.experimental.do_not_convert(func)  # type: ignore[no-any-return]
+    return tf.autograph.experimental.do_not_convert(func)
 
 
 def call(c: Call) -> Any:
@@ -86,7 +86,8 @@ def _eager(c: Call, xs: list[Any]) -> list[Any]:
                         "is not differentiable: call it outside the tape or pass "
                         "tf.stop_gradient(x))", "a watched tensor")
     _refuse_complex(xs, "inputs")
-    c.wrt = [w and _inexact(x) for w, x in zip(watched, xs, strict=True)]
+    # every floating input, watched or not: a tape may watch one after the call
+    # and still differentiate through it (as for TF's own operations)
     return _recorded(c, xs)
 
 
@@ -94,7 +95,7 @@ def _recorded(c: Call, xs: list[Any]) -> list[Any]:
     """The call as one ``tf.custom_gradient`` function of ``xs``."""
     inexact = [_inexact(x) for x in xs]
 
-    @tf.custom_gradient  # type: ignore[misc]  # untyped decorator
+    @tf.custom_gradient
     def bridged(*xs: Any) -> tuple[list[Any], Callable[..., Any]]:
         outs, pull = c.pullback([c.to_body(x) for x in xs])
         ys = [c.to_caller(y) for y in outs]
@@ -176,7 +177,7 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
         return c.result(forward(*xs))
     inexact = [_inexact(x) for x in xs]
 
-    @tf.custom_gradient  # type: ignore[misc]  # untyped decorator
+    @tf.custom_gradient
     def bridged(*xs: Any) -> tuple[list[Any], Callable[..., Any]]:
         ys = forward(*xs)
         _refuse_complex([*xs, *ys], "inputs and outputs")
