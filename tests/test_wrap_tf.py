@@ -284,6 +284,10 @@ def test_tf_complex_derivatives_are_refused():
     with pytest.raises(NotImplementedError, match="complex derivatives with "
                        "TensorFlow: not yet"):
         g(torch.tensor([1 + 2j], requires_grad=True))
+    h = ut.wrap("jax", "tensorflow")(lambda z: z * z)
+    with pytest.raises(NotImplementedError, match="complex derivatives with "
+                       "TensorFlow: not yet"):
+        jax.grad(lambda z: jnp.abs(h(z)).sum())(jnp.array([1 + 2j]))
 
 
 # -- tensorflow body -------------------------------------------------------------
@@ -519,3 +523,13 @@ def test_tf_bridged_calls_from_threads():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_jax_to_tf_jit_falls_back_to_pure_callback(monkeypatch, x64):
+    from unitensor._backends.jax import autodiff
+    monkeypatch.setattr(autodiff, "buffer_callback", None)
+    f = ut.wrap("jax", "tensorflow")(f_tf)
+    a, b = (jnp.asarray(v) for v in _data(11))
+    np.testing.assert_allclose(jax.jit(f)(a, b), f_jax(a, b))
+    got = jax.jit(jax.grad(lambda x, y: f(x, y).sum()))(a, b)
+    np.testing.assert_allclose(got, jnp.cos(a) * b ** 2 + b)

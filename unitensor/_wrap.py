@@ -58,16 +58,19 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     ``backward()``, ``torch.autograd.grad``, ``forward_ad`` and ``torch.func``
     (``grad``, ``jvp``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``); a jax
     caller every JAX transformation (``jit``, ``grad``, ``jvp``, ``jacfwd``,
-    ``jacrev``, ``hessian``, ``vmap``). Complex derivatives follow the caller's
-    convention.
+    ``jacrev``, ``hessian``, ``vmap``); a TensorFlow caller ``tf.GradientTape``
+    (any order, also inside ``tf.function``) and, eagerly,
+    ``tf.autodiff.ForwardAccumulator``. Complex derivatives follow the caller's
+    convention (torch and jax; refused with TensorFlow).
 
     Parameters
     ----------
     source : str
-        The caller's framework: what goes in and comes out ('torch', 'jax' or
-        'numpy').
+        The caller's framework: what goes in and comes out ('torch', 'jax',
+        'tensorflow' or 'numpy').
     target : str
-        The framework the body is written in ('jax', 'torch' or 'numpy').
+        The framework the body is written in ('jax', 'torch', 'tensorflow' or
+        'numpy').
 
     Returns
     -------
@@ -86,9 +89,10 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     ValueError
         ``source`` or ``target`` names no framework unitensor knows.
     NotImplementedError
-        The pair is not bridged yet: torch->jax and jax->torch are
+        The pair is not bridged yet: any two of torch, jax and tensorflow are
         differentiable, and numpy may be the caller or the body of a plain call
-        with numpy, torch or jax.
+        with numpy, torch or jax. Inside ``tf.function(jit_compile=True)``, and
+        for a ForwardAccumulator inside ``tf.function``.
 
     Notes
     -----
