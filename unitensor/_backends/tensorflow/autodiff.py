@@ -57,8 +57,8 @@ def call(c: Call) -> Any:
     ``tf.py_function`` running the eager path.
     """
     # variables are read here, where a tape records the read
-    xs = [x if type(x) is not tf.Variable and not isinstance(x, tf.Variable)
-          else tf.convert_to_tensor(x) for x in c.arrays()]
+    xs = [tf.convert_to_tensor(x) if isinstance(x, tf.Variable) else x
+          for x in c.arrays()]
     if not tf.executing_eagerly():
         return _in_graph(c, xs)
     return c.result(_eager(c, xs))
@@ -69,7 +69,9 @@ def _eager(c: Call, xs: list[Any]) -> list[Any]:
     # differentiated: watched by a tape, or carrying a ForwardAccumulator's
     # tangent (TF finds the JVP of a custom_gradient function by
     # differentiating its gradient function, which is a bridge again)
-    if c.bridge.quiet and record.could_possibly_record():
+    if not record.could_possibly_record():  # no tape, no accumulator: plain
+        return [c.to_caller(y) for y in c.run([c.to_body(x) for x in xs])]
+    if c.bridge.quiet:
         # a derivative (the body's vjp) under a tape: TF's forward mode
         # transposes it on an internal tape that should_record_backprop does
         # not report, so every input counts as watched
