@@ -533,3 +533,18 @@ def test_jax_to_tf_jit_falls_back_to_pure_callback(monkeypatch, x64):
     np.testing.assert_allclose(jax.jit(f)(a, b), f_jax(a, b))
     got = jax.jit(jax.grad(lambda x, y: f(x, y).sum()))(a, b)
     np.testing.assert_allclose(got, jnp.cos(a) * b ** 2 + b)
+
+
+@pytest.mark.parametrize("source", ["tensorflow", "jax"])
+def test_torch_body_writing_into_an_immutable_input_is_an_error(source):
+    @ut.wrap(source, "torch")
+    def body(x, n):
+        n.add_(1)  # an integer input: no autograd to refuse it before the write
+        return x * 2
+
+    x = tf.constant([1.0, 2.0]) if source == "tensorflow" else jnp.array([1.0, 2.0])
+    n = tf.constant([1, 2]) if source == "tensorflow" else jnp.array([1, 2])
+    with pytest.raises(RuntimeError, match=r"^wrap\(\): func: expected a torch body "
+                       r"that does not write into its inputs .*got a body that "
+                       r"wrote into input 1 in place"):
+        body(x, n)

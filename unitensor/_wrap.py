@@ -41,6 +41,8 @@ PAIRS: Final[dict[tuple[str, str], bool]] = {
     ("jax", "torch"): True,
     **{(a, b): False for a in _PLAIN for b in _PLAIN if "numpy" in (a, b)},
 }
+# callers whose arrays are immutable: a body must not write into them
+_IMMUTABLE = ("jax", "tensorflow")
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
                  "(compiling it into the graph, fullgraph=True: not yet)")
 _SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy->numpy, "
@@ -250,8 +252,29 @@ class Call:
 
     def plain(self) -> Any:
         """The call without differentiation: views in, body, views out."""
-        outs = self.run([self.to_body(x) for x in self.arrays()])
-        return self.result([self.to_caller(y) for y in outs])
+        return self.result(self.plain_arrays(self.arrays()))
+
+    def plain_arrays(self, xs: list[Any]) -> list[Any]:
+        """The body's arrays, as the caller's, for the caller's arrays ``xs``,
+        without differentiation. A torch body that writes in place into the
+        memory of an immutable caller's array (jax, tensorflow) is an error:
+        torch cannot mark that memory read-only, so the write is found after
+        the body ran (by torch's version counters), and named.
+        """
+        arrays = [self.to_body(x) for x in xs]
+        if self.bridge.target != "torch" or self.bridge.source not in _IMMUTABLE:
+            return [self.to_caller(y) for y in self.run(arrays)]
+        before = [a._version for a in arrays]
+        outs = self.run(arrays)
+        for i, (a, v) in enumerate(zip(arrays, before, strict=True)):
+            if a._version != v:
+                raise arg_error(RuntimeError, "wrap", "func", "a torch body that "
+                                f"does not write into its inputs ({self.bridge.source}"
+                                "'s arrays are immutable, and torch cannot mark "
+                                "their memory read-only: the caller's array now "
+                                "holds what was written)",
+                                f"a body that wrote into input {i} in place")
+        return [self.to_caller(y) for y in outs]
 
     def body(self) -> ModuleType:
         """The ``autodiff`` module of the body's framework."""

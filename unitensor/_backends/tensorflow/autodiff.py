@@ -70,7 +70,7 @@ def _eager(c: Call, xs: list[Any]) -> list[Any]:
     # tangent (TF finds the JVP of a custom_gradient function by
     # differentiating its gradient function, which is a bridge again)
     if not record.could_possibly_record():  # no tape, no accumulator: plain
-        return [c.to_caller(y) for y in c.run([c.to_body(x) for x in xs])]
+        return c.plain_arrays(xs)
     if c.bridge.quiet:
         # a derivative (the body's vjp) under a tape: TF's forward mode
         # transposes it on an internal tape that should_record_backprop does
@@ -81,7 +81,7 @@ def _eager(c: Call, xs: list[Any]) -> list[Any]:
         watched = [bool(t or record.should_record_backprop([x]))
                    for t, x in zip(tangents, xs, strict=True)]
     if not any(watched):
-        return [c.to_caller(y) for y in c.run([c.to_body(x) for x in xs])]
+        return c.plain_arrays(xs)
     if not c.bridge.differentiable:
         raise arg_error(TypeError, "wrap", "args", "tensors no tf.GradientTape "
                         f"or ForwardAccumulator watches (a {c.bridge.target} body "
