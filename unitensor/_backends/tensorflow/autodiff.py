@@ -6,10 +6,12 @@ As the caller, eagerly, a call that a ``tf.GradientTape`` watches is one
 pullback; its gradient calls that pullback, or, when a tape watches the gradient
 itself (second order), the body's vector-Jacobian product as a bridge again,
 which is again a ``tf.custom_gradient`` function. Inside ``tf.function`` the call
-is one ``tf.py_function``, which runs the same eager path on the graph's tensors
-(DLPack views) and which TensorFlow differentiates through the tape it records
-inside. Forward mode (``tf.autodiff.ForwardAccumulator``) and XLA
-(``jit_compile=True``) are refused with a clear error.
+is one ``tf.py_function``, which runs the body on the graph's tensors
+(DLPack views), inside a graph-mode ``tf.custom_gradient`` whose gradient is
+again the body's vector-Jacobian product bridged. Forward mode
+(``tf.autodiff.ForwardAccumulator``) works by TF's own transposition of that
+gradient function, eagerly and inside ``tf.function``; XLA
+(``jit_compile=True``) is refused with a clear error.
 
 As the body, a TensorFlow function's derivatives are ``tf.GradientTape`` (the
 pullback), ``tf.autodiff.ForwardAccumulator`` (the Jacobian-vector product) and
@@ -144,11 +146,6 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
                         "call or a tf.function without jit_compile=True (a bridged "
                         "call runs in Python, which XLA cannot compile)",
                         "tensors of a function XLA compiles")
-    if any(_forward_tangents(xs)):
-        raise arg_error(NotImplementedError, "wrap", "args", "tensors no "
-                        "tf.autodiff.ForwardAccumulator watches inside tf.function "
-                        "(forward mode through wrap() runs eagerly only, so far)",
-                        "a tensor with a forward-mode tangent")
     specs = []
     for x in xs:
         if not x.shape.is_fully_defined():
@@ -179,11 +176,7 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
         return c.result(forward(*xs))
     inexact = [_inexact(x) for x in xs]
 
-    @tf.custom_gradient
-    def bridged(*xs: Any) -> tuple[list[Any], Callable[..., Any]]:
-        ys = forward(*xs)
-        _refuse_complex([*xs, *ys], "inputs and outputs")
-
+    def gradient(xs: Any, ys: list[Any]) -> Callable[..., Any]:
         def grad(*cts: Any) -> list[Any]:
             # the body's vjp, bridged again (one more tf.custom_gradient and
             # py_function): what TF differentiates for a second order
@@ -191,8 +184,24 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
             grads = c.derivative()(list(xs), cts_)
             return [None if not m else (tf.zeros_like(x) if g is None else g)
                     for x, g, m in zip(xs, grads, inexact, strict=True)]
+        return grad
 
-        return ys, grad
+    if found and any(_forward_tangents(xs)):
+        # a ForwardAccumulator: graph-mode custom_gradient hides the call from
+        # it (its gradient is an override the accumulator does not transpose),
+        # so the call is recorded as eagerly, with the gradient function TF's
+        # forward mode transposes (and tapes in this graph use)
+        with record.stop_recording():
+            ys = forward(*xs)
+        _refuse_complex([*xs, *ys], "inputs and outputs")
+        record.record_operation("unitensor_wrap", ys, xs, gradient(xs, ys))
+        return c.result(ys)
+
+    @tf.custom_gradient
+    def bridged(*xs: Any) -> tuple[list[Any], Callable[..., Any]]:
+        ys = forward(*xs)
+        _refuse_complex([*xs, *ys], "inputs and outputs")
+        return ys, gradient(xs, ys)
 
     return c.result(list(bridged(*xs)) if found else forward(*xs))
 
