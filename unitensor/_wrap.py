@@ -61,8 +61,8 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     (``grad``, ``jvp``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``); a jax
     caller every JAX transformation (``jit``, ``grad``, ``jvp``, ``jacfwd``,
     ``jacrev``, ``hessian``, ``vmap``); a TensorFlow caller ``tf.GradientTape``
-    (any order, also inside ``tf.function``) and, eagerly,
-    ``tf.autodiff.ForwardAccumulator``. Complex derivatives follow the caller's
+    (any order, also inside ``tf.function``) and
+    ``tf.autodiff.ForwardAccumulator`` (also inside ``tf.function``). Complex derivatives follow the caller's
     convention (torch and jax; refused with TensorFlow).
 
     Parameters
@@ -93,8 +93,8 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     NotImplementedError
         The pair is not bridged yet: any two of torch, jax and tensorflow are
         differentiable, and numpy may be the caller or the body of a plain call
-        with numpy, torch or jax. Inside ``tf.function(jit_compile=True)``, and
-        for a ForwardAccumulator inside ``tf.function``.
+        with numpy, torch or jax. A TensorFlow caller inside
+        ``tf.function(jit_compile=True)``; complex derivatives with TensorFlow.
 
     Notes
     -----
