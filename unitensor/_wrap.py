@@ -62,8 +62,9 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     caller every JAX transformation (``jit``, ``grad``, ``jvp``, ``jacfwd``,
     ``jacrev``, ``hessian``, ``vmap``); a TensorFlow caller ``tf.GradientTape``
     (any order, also inside ``tf.function``) and
-    ``tf.autodiff.ForwardAccumulator`` (also inside ``tf.function``). Complex derivatives follow the caller's
-    convention (torch and jax; refused with TensorFlow).
+    ``tf.autodiff.ForwardAccumulator`` (also inside ``tf.function``).
+    Complex derivatives follow the caller's convention (torch and jax;
+    refused with TensorFlow).
 
     Parameters
     ----------
