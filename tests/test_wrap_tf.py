@@ -540,6 +540,14 @@ def _differentiate_every_tf_pair(body):
 def test_tf_bridged_calls_from_threads():
     tf_caller = ut.wrap("tensorflow", "torch")(f_torch)
     tf_body = ut.wrap("torch", "tensorflow")(f_tf)
+
+    @tf.function
+    def in_graph(x, y):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            out = tf.reduce_sum(tf_caller(x, y))
+        return tape.gradient(out, x)
+
     errors = []
 
     def work(seed):
@@ -552,6 +560,7 @@ def test_tf_bridged_calls_from_threads():
                     out = tf.reduce_sum(tf_caller(x, y))
                 np.testing.assert_allclose(tape.gradient(out, x),
                                            np.cos(a) * b ** 2 + b)
+                np.testing.assert_allclose(in_graph(x, y), np.cos(a) * b ** 2 + b)
                 xt = torch.tensor(a, requires_grad=True)
                 tf_body(xt, torch.tensor(b)).sum().backward()
                 np.testing.assert_allclose(xt.grad.numpy(), np.cos(a) * b ** 2 + b)
@@ -589,3 +598,7 @@ def test_torch_body_writing_into_an_immutable_input_is_an_error(source):
                        r"that does not write into its inputs .*got a body that "
                        r"wrote into input 1 in place"):
         body(x, n)
+    if source == "jax":  # numpy arrays a jax caller passes are mutable
+        m = np.array([1, 2])
+        body(x, m)
+        np.testing.assert_array_equal(m, [2, 3])

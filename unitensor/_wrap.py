@@ -265,10 +265,12 @@ class Call:
         arrays = [self.to_body(x) for x in xs]
         if self.bridge.target != "torch" or self.bridge.source not in _IMMUTABLE:
             return [self.to_caller(y) for y in self.run(arrays)]
-        before = [a._version for a in arrays]
+        # numpy arrays a jax caller passes are mutable: not checked (-1)
+        before = [-1 if type(x).__module__ == "numpy" else a._version
+                  for x, a in zip(xs, arrays, strict=True)]
         outs = self.run(arrays)
         for i, (a, v) in enumerate(zip(arrays, before, strict=True)):
-            if a._version != v:
+            if v >= 0 and a._version != v:
                 raise arg_error(RuntimeError, "wrap", "func", "a torch body that "
                                 f"does not write into its inputs ({self.bridge.source}"
                                 "'s arrays are immutable, and torch cannot mark "
