@@ -160,9 +160,7 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
 
     def eager(*ts: Any) -> list[Any]:
         # the graph's tensors, eager here: views in, body, views out
-        inner = Call(bridge, leaves, tree, positions)
-        return [inner.to_caller(y) for y in inner.run([inner.to_body(t)
-                                                       for t in ts])]
+        return Call(bridge, leaves, tree, positions).plain_arrays(list(ts))
 
     def forward(*xs: Any) -> list[Any]:
         ys = tf.py_function(eager, list(xs), dtypes)
