@@ -26,6 +26,7 @@ from pathlib import Path
 from unitensor._standard import API_VERSION  # the table: imports no framework
 
 ROOT = Path(__file__).resolve().parent.parent
+# The owners a plain run checks (CI's tests/test_conformance.py among them).
 OWNERS = ("numpy", "torch", "jax", "tensorflow", "dask", "array_api_strict")
 BEGIN, END = "<!-- conformance:begin -->", "<!-- conformance:end -->"
 

@@ -108,7 +108,14 @@ def function(namespace: Any, name: str) -> Callable[..., Any]:
 
 
 def to_subject(value: Any) -> Any:
-    """An oracle argument as the subject takes it."""
+    """An oracle argument as the subject takes it.
+
+    For dask, ``.to("dask")`` wraps the copy in dask's 'auto' chunks: one chunk
+    for arrays this small, so each matrix is one chunk and every linalg function
+    runs (per matrix). A stack of matrices split across chunks, which the
+    functions without a chunked algorithm refuse with a ValueError naming dask,
+    is tested in tests/test_dask.py, as are dask's chunked algorithms.
+    """
     if isinstance(value, xs._array_object.Array):
         return ut.asarray(np.from_dlpack(value)).to(OWNER, copy=True)
     if isinstance(value, xs._dtypes.DType):

@@ -213,6 +213,162 @@ def test_linalg_without_out_of_core_algorithm_names_dask():
         ut.linalg.det(x)
 
 
+def test_decompositions_and_solve_per_matrix_over_chunked_stacks():
+    """qr, svd, svdvals, solve, matrix_rank and the singular-value norms on a
+    stack chunked over its stack axis (dask.array.linalg takes 2-D only): one
+    task per chunk, nothing computed until asked, values as numpy's."""
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((6, 4, 3)).astype(np.float32)
+    b = rng.standard_normal((6, 4, 2)) + 5 * np.eye(4, 2)
+    x = ut.asarray(da.from_array(a, chunks=(2, 4, 3)))
+    with computations() as count:
+        q, r = ut.linalg.qr(x)
+        u, s, vh = ut.linalg.svd(x, full_matrices=False)
+        values = ut.linalg.svdvals(x)
+        nuc = ut.linalg.matrix_norm(x, ord="nuc", keepdims=True)
+        rank = ut.linalg.matrix_rank(x)
+    assert count[0] == 0
+    assert q.shape == (6, 4, 3)
+    assert r.shape == (6, 3, 3)
+    assert len(q.native.chunks[0]) == 3  # the stack's chunks kept
+    assert q.dtype == values.dtype == nuc.dtype == ut.float32
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose((u.numpy() * s.numpy()[..., None, :]) @ vh.numpy(), a,
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(values.numpy(), np.linalg.svdvals(a), rtol=1e-5)
+    np.testing.assert_allclose(nuc.numpy(), np.linalg.norm(a, "nuc", axis=(-2, -1),
+                                                           keepdims=True), rtol=1e-5)
+    np.testing.assert_array_equal(rank.numpy(), np.linalg.matrix_rank(a))
+    square = rng.standard_normal((6, 4, 4)) + 8 * np.eye(4)
+    solved = ut.linalg.solve(ut.asarray(da.from_array(square, chunks=(3, 4, 4))),
+                             ut.asarray(da.from_array(b, chunks=(2, 4, 2))))
+    np.testing.assert_allclose(solved.numpy(), np.linalg.solve(square, b))
+    vector = ut.linalg.solve(ut.asarray(da.from_array(square, chunks=(3, 4, 4))),
+                             ut.asarray(da.from_array(b[0, :, 0], chunks=2)))
+    np.testing.assert_allclose(vector.numpy(), np.linalg.solve(square, b[0, :, 0]))
+
+
+def test_decompositions_of_split_matrices():
+    """A 2-D matrix split across chunks: dask's chunked algorithm (inv keeps
+    float32); a stack of split matrices: refused naming dask."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((6, 6)) + 8 * np.eye(6)).astype(np.float32)
+    x = ut.asarray(da.from_array(a, chunks=3))
+    inverse = ut.linalg.inv(x)
+    assert inverse.dtype == ut.float32
+    assert len(inverse.native.chunks[0]) == 2
+    np.testing.assert_allclose(inverse.numpy(), np.linalg.inv(a), rtol=1e-4)
+    b = rng.standard_normal(6).astype(np.float32)
+    np.testing.assert_allclose(ut.linalg.solve(x, ut.asarray(b)).numpy(),
+                               np.linalg.solve(a, b), rtol=1e-4)
+    stack = ut.asarray(da.from_array(np.stack([a, a]), chunks=(1, 3, 3)))
+    for func in (ut.linalg.qr, ut.linalg.svdvals, ut.linalg.inv):
+        with pytest.raises(ValueError, match=r"x: expected matrices each held in "
+                           r"one chunk \(dask's chunked algorithm takes a 2-D"):
+            func(stack)
+
+
+def test_integer_array_indexing_of_several_axes_stays_lazy():
+    data, x = lazy(shape=(5, 4, 3), chunks=(2, 2, 3))
+    rows = np.array([[0, -1], [4, 2]])
+    cols = np.array([3, 0])
+    index = (ut.asarray(da.from_array(rows, chunks=1)), 1,
+             ut.asarray(da.from_array(cols, chunks=1)))
+    with computations() as count:
+        got = x[index]
+    assert count[0] == 0
+    assert got.owner == "dask"
+    assert got.shape == (2, 2)
+    np.testing.assert_array_equal(got.numpy(), data[rows, 1, cols % 3])
+
+
+def test_masks_of_leading_axes_0d_indices_and_array_bounds():
+    data, x = lazy(shape=(4, 3, 2), chunks=(2, 2, 1))
+    mask = np.random.default_rng(4).random((4, 3)) > 0.5
+    got = x[ut.asarray(da.from_array(mask, chunks=2))]
+    assert got.shape == (None, 2)  # known once computed
+    np.testing.assert_array_equal(got.numpy(), data[mask])
+    with pytest.raises(IndexError, match=r"__getitem__\(\): key: expected a boolean "
+                       r"mask of shape \(4,\)"):
+        x[ut.asarray(da.from_array(np.ones(3, bool)))]
+    empty = ut.asarray(da.from_array(np.zeros((0, 3, 2))))
+    assert empty[ut.asarray(da.from_array(np.zeros((0, 3), bool)))].shape == (0, 2)
+    one = ut.asarray(da.from_array(np.array(2)))
+    np.testing.assert_array_equal(x[one].numpy(), data[2])
+    v = ut.asarray(da.from_array(data.reshape(-1), chunks=5))
+    np.testing.assert_array_equal(v[one:ut.sum(one * 3)].numpy(), data.reshape(-1)[2:6])
+
+
+def test_repeat_by_an_array_linspace_endpoint_pinv_rtol_per_matrix():
+    data, x = lazy(shape=(6,), chunks=4)
+    counts = np.array([0, 2, 1, 3, 0, 1])
+    got = ut.repeat(x, ut.asarray(da.from_array(counts, chunks=3)))
+    assert got.shape == (7,)
+    np.testing.assert_array_equal(got.numpy(), np.repeat(data, counts))
+    with ut.owner("dask"):
+        line = ut.linspace(1.0, 2.0**53 + 2, 2)
+    assert line.owner == "dask"
+    assert line.numpy()[-1] == 2.0**53 + 2  # dask's start + step rounds
+    a = np.random.default_rng(5).standard_normal((3, 2, 4, 3))
+    rtol = np.array([0.05, 0.6])
+    got = ut.linalg.pinv(ut.asarray(da.from_array(a, chunks=(1, 1, 4, 3))),
+                         rtol=ut.asarray(da.from_array(rtol)))
+    assert got.shape == (3, 2, 3, 4)
+    np.testing.assert_allclose(got.numpy(), np.linalg.pinv(a, rtol=rtol))
+
+
+def test_special_cases_of_floor_divide_per_chunk():
+    x = ut.asarray(da.from_array(np.array([np.inf, -np.inf, 1.0, -1.0]), chunks=2))
+    y = ut.asarray(da.from_array(np.array([1.0, 1.0, -np.inf, np.inf]), chunks=2))
+    got = ut.floor_divide(x, y).numpy()
+    np.testing.assert_array_equal(got, [np.inf, -np.inf, -0.0, -0.0])
+    assert np.signbit(got[2:]).all()
+
+
+def test_negative_sizes_refused_when_built_and_empty_writes():
+    """dask builds arrays of negative sizes that fail only once computed; and it
+    refuses any write into an empty array."""
+    with ut.owner("dask"), pytest.raises(ValueError, match=r"^ones\(\): shape: "
+                                         r"expected sizes that are not negative"):
+        ut.ones(-1, dtype=ut.bool)  # dask builds it (a float one it refuses)
+    with pytest.raises(ValueError, match=r"^fft.irfftn\(\): x: expected sizes"):
+        ut.fft.irfftn(ut.asarray(da.zeros((0,), dtype=np.complex128)))
+    empty = ut.asarray(da.zeros((0, 2), dtype=bool))
+    empty[:, 0:] = ut.asarray(da.zeros((0, 2), dtype=bool))
+    assert empty.numpy().shape == (0, 2)
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): .*shape mismatch"):
+        empty[:, 0:] = ut.asarray(da.zeros((3, 3), dtype=bool))
+    with pytest.raises(ValueError, match=r"^min\(\): x: expected elements along "
+                       r"the reduced axes"):  # as numpy, when built, not computed
+        ut.min(ut.asarray(da.zeros((1, 0))), axis=1)
+    mask = ut.asarray(da.zeros((2, 0), dtype=bool))  # numpy's rule: selects nothing
+    assert ut.asarray(da.zeros((2, 3)))[mask].shape == (0,)
+
+
+def test_inplace_in_a_dask_block_names_the_operator_when_the_graph_refuses():
+    """x op= y inside ut.owner('dask') on numpy data: dask builds the graph, the
+    write back computes it, and numpy's refusal then is said in our format."""
+    x = ut.asarray(np.array([1, 2, 3], np.int8))
+    with ut.owner("dask"), pytest.raises(ValueError, match=r"^__ipow__\(\): .*dask's "
+                                         r"refusal: Integers to negative"):
+        x **= ut.asarray(np.array([-2, -1, 0], np.int8))
+    np.testing.assert_array_equal(x.numpy(), [1, 2, 3])  # nothing written
+    with ut.owner("dask"):
+        x += 1
+    np.testing.assert_array_equal(x.numpy(), [2, 3, 4])
+
+
+def test_eye_of_any_shape():
+    """dask's own eye leaves blocks out when n_cols > n_rows."""
+    with ut.owner("dask"):
+        for n_rows, n_cols, k in ((1, 2, 0), (3, 5, 1), (0, 4, 0), (7, 2, -1)):
+            got = ut.eye(n_rows, n_cols, k=k, dtype=ut.int8)
+            assert got.owner == "dask"
+            assert got.dtype == ut.int8
+            np.testing.assert_array_equal(got.numpy(),
+                                          np.eye(n_rows, n_cols, k, np.int8))
+
+
 def test_searching_and_reductions_stay_chunked():
     data, x = lazy(shape=(40,), chunks=10)
     s = ut.asarray(da.from_array(np.sort(data), chunks=10))
@@ -342,3 +498,27 @@ def test_out_of_core_array_four_times_a_workers_memory_limit():
         for memory in samples.values():
             assert len(memory) >= 2
             assert max(memory) < limit
+
+
+def test_to_dask_leaves_the_source_s_memory_its_own():
+    # before: the dask Tensor shared the source's alias record, so computing it put
+    # its read-only computed copy in place of the source's memory (found in review)
+    a = np.arange(6.0)
+    n = ut.asarray(a)
+    d = n.to("dask")
+    assert d.numpy().tolist() == a.tolist()
+    assert not n.readonly
+    n[0] = 100.0
+    assert a[0] == 100.0
+    assert np.shares_memory(n.numpy(), a)
+    assert np.from_dlpack(n).ctypes.data == a.ctypes.data
+
+
+def test_in_place_operators_on_an_unknown_size():
+    # before: a TypeError blaming `other`, comparing dask's nan sizes with None
+    x = ut.dask.chunked(np.arange(10.0), 5)
+    m = x[x > 3]
+    assert m.shape == (None,)
+    m += 1
+    assert m.owner == "dask"
+    assert m.numpy().tolist() == [5.0, 6.0, 7.0, 8.0, 9.0, 10.0]

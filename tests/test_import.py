@@ -3,12 +3,15 @@
 import subprocess
 import sys
 
+import pytest
+
 FRAMEWORKS = ("torch", "jax", "jaxlib", "tensorflow", "cupy", "array_api_strict",
               "numpy", "dask", "distributed")
 
 
-def test_import_unitensor_imports_no_framework():
-    code = ("import sys, unitensor; "
+@pytest.mark.parametrize("statement", ["import unitensor", "from unitensor import *"])
+def test_import_unitensor_imports_no_framework(statement):
+    code = (f"import sys; {statement}; "
             f"print(' '.join(m for m in {FRAMEWORKS!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True)

@@ -82,3 +82,19 @@ def test_import_still_imports_no_framework():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+@pytest.mark.parametrize(("shapes", "expected"), [
+    (((2, 1), (3,)), (2, 3)), (((None,), (1,)), (None,)), (((None,), (3,)), (3,)),
+    (((None, 3), (2, 1, 1)), (2, None, 3)), (((None,), (None,)), (None,)), ((), ())])
+def test_broadcast_shapes_propagates_unknown_sizes(shapes, expected):
+    # 2025.12: libraries building graphs (dask) propagate unknown sizes (None)
+    assert ut.broadcast_shapes(*shapes) == expected
+
+
+def test_broadcast_shapes_refuses_what_does_not_broadcast():
+    for shapes in (((2,), (3,)), ((None,), (2,), (3,))):
+        with pytest.raises(ValueError, match=r"^broadcast_shapes\(\): shapes: "):
+            ut.broadcast_shapes(*shapes)
+    with pytest.raises(TypeError, match=r"^broadcast_shapes\(\): shapes\[0\]: "):
+        ut.broadcast_shapes((1.5,))

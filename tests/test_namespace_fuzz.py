@@ -6,8 +6,8 @@ names it: ``sum``, ``linalg.inv``, ``fft.rfftn``), so a row added to the table i
 fuzzed with no change here. The Tensor's operators (plain, reflected, in-place),
 indexing, ``mT``/``T`` and Python conversions are tests of their own.
 
-Each example draws an owner (numpy, torch, jax, tensorflow, array_api_strict: those
-installed), an array ``x`` of a standard dtype (bool, int8..int64, uint8..uint64,
+Each example draws an owner (numpy, torch, jax, tensorflow, array_api_strict, dask:
+those installed), an array ``x`` of a standard dtype (bool, int8..int64, uint8..uint64,
 float32, float64, complex64, complex128) and a small shape (0-d, 1-d, 2-d, 3-d,
 empty) made by that owner (``ut.asarray(make(owner, data))``), and for each
 parameter of the signature either a valid-looking value derived from ``x`` (an axis
@@ -32,7 +32,8 @@ The properties:
     (an int beyond what a C type holds, as Python's own ``int(inf)`` and
     ``[0] * 2**70`` say) and ZeroDivisionError (integer division by zero, as
     Python's); IndexError only from indexing (``x[10]`` on a size-3 array, and
-    ``take``/``take_along_axis`` of such an index, as numpy raises).
+    ``take``/``take_along_axis`` of such an index, as numpy raises) and from
+    ``expand_dims``'s axis out of range (the standard's type for it).
     Exactly: a subclass is a framework's exception that leaked (numpy's AxisError
     and LinAlgError are ValueError subclasses, yet a caller on another owner gets
     something else for the same mistake); so are RuntimeError, AttributeError,
@@ -82,7 +83,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from conftest import FRAMEWORKS
+from conftest import FRAMEWORKS, LAZY
 from frameworks import make
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -105,7 +106,10 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                                        HealthCheck.data_too_large])
 HANG = 5.0  # seconds: a call on these tiny arrays takes milliseconds
 
-OWNERS = tuple(FRAMEWORKS)  # the installed ones of the five
+# the installed ones of the five, and dask (lazy: its results are graphs, sizes
+# that depend on the data are None); UNITENSOR_FUZZ_OWNERS narrows them
+OWNERS = tuple(o for o in (*FRAMEWORKS, *LAZY)
+               if o in os.environ.get("UNITENSOR_FUZZ_OWNERS", o).split(","))
 # The argument may be several ('x1, x2') or an item ('arrays[0]').
 MESSAGE = re.compile(r"^([\w.]+)\(\): [\w ,.\[\]]+: expected .+, got .+", re.S)
 ALLOWED = (TypeError, ValueError, BufferError, NotImplementedError, OverflowError,
@@ -120,6 +124,9 @@ WRONG = ("None", "str", "list", "dict", "float", "2**70", "-1", "axis out of ran
 PYTHON_RESULTS = {"can_cast": bool, "isdtype": bool, "result_type": ut.DType,
                   "broadcast_shapes": tuple,
                   "finfo": "finfo_object", "iinfo": "iinfo_object"}
+# Functions whose refusals may be IndexError (property a): indexing, and
+# expand_dims's axis, where the standard names IndexError.
+INDEX_ERRORS = frozenset({"take", "take_along_axis", "expand_dims"})
 TUPLE_RESULTS = frozenset({"unstack", "nonzero", "meshgrid", "broadcast_arrays"})
 # Compared with numpy's values where every argument is valid (property c).
 VALUE_GROUPS = frozenset({"elementwise", "statistical"})
@@ -561,7 +568,8 @@ def _owner_of(value: Any) -> str | None:
     if type(value) is ut.Tensor:
         return value.owner
     root = type(value).__module__.partition(".")[0]
-    if root in ("numpy", "torch", "jax", "jaxlib", "tensorflow", "array_api_strict") \
+    if root in ("numpy", "torch", "jax", "jaxlib", "tensorflow", "array_api_strict",
+                "dask") \
             and not isinstance(value, (np.generic, np.dtype)) and hasattr(
                 value, "shape"):
         return ut.asarray(value).owner
@@ -591,7 +599,9 @@ def tensor_problem(value: Any, owner: str | None) -> str | None:
                 f"device cannot be read ({type_name(exc)}: {str(exc)[:150]})")
     if type(dtype) is not ut.DType or type(device) is not ut.Device:
         return f"a Tensor with dtype {dtype!r}, device {device!r}"
-    if type(shape) is not tuple or not all(type(d) is int and d >= 0 for d in shape):
+    if type(shape) is not tuple or not all(
+            (type(d) is int and d >= 0) or (d is None and value.owner in LAZY)
+            for d in shape):  # None: a size dask knows only once computed
         return f"a Tensor with shape {shape!r}"
     if owner is not None and value.owner != owner:
         return f"a Tensor owned by {value.owner}, not by {owner} (the owner rule)"
@@ -706,7 +716,7 @@ def evaluate(case: Case, func: Func, args: list[Any], kwargs: dict[str, Any],
     result, exc = run(call)
     if exc is not None:
         problem = exception_problem(exc, {func.name, func.qualified},
-                                    indexing=func.name in ("take", "take_along_axis"))
+                                    indexing=func.name in INDEX_ERRORS)
         if problem is None:
             return Outcome(None, "", type_name(exc))
         return Outcome(*problem, type_name(exc))

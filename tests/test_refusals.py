@@ -329,3 +329,27 @@ def test_python_ints_beyond_64_bits_are_refused_where_they_would_make_objects():
         ut.diff(x, prepend=2**70)
     top = ut.arange(2**63, 2**63 + 2, dtype=ut.uint64)  # uint64's own range stays
     assert top.numpy().tolist() == [2**63, 2**63 + 1]
+
+
+@pytest.mark.parametrize("owner", ["numpy", "dask", "array_api_strict"])
+def test_a_device_an_owner_lacks_is_refused_naming_the_function_called(owner):
+    # before: "dask(): device: ..." and "array_api_strict(): device: ...", the
+    # conversion inside zeros() rather than zeros()
+    pytest.importorskip(owner)
+    with ut.owner(owner), pytest.raises(ValueError, match=r"^zeros\(\): device: "
+                                        r"expected cpu"):
+        ut.zeros(3, device=ut.Device("cuda", 0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, v: ut.isin(x, v), lambda x, v: ut.searchsorted(x, v),
+    lambda x, v: ut.where(x > 1, 1, v), lambda x, v: ut.where(x > 1, v, 1)])
+def test_an_array_or_number_slot_refuses_other_literals_after_a_fast_call(call):
+    # before: once the C fast path had learned the call, isin(x, None) and
+    # isin(x, 'abc') reached numpy, which answered False everywhere
+    x = tensor("numpy", (0, 1, 2, 3))
+    call(x, 2)
+    call(x, 2)  # learned
+    for value in (None, "abc", (1,)):
+        with pytest.raises(TypeError, match=r"^\w+\(\): x[12]: expected an array"):
+            call(x, value)

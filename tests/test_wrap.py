@@ -876,3 +876,25 @@ def test_bridged_calls_from_threads():
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_the_bridge_keeps_no_body_output_alive():
+    # before: Call.out held the body's last outputs, for the jit cache's lifetime
+    # (found in review); a weak reference to each output must die with the result
+    outputs: list[weakref.ref] = []
+
+    @ut.wrap(source="jax", target="torch")
+    def double(x):
+        y = x * 2.0
+        outputs.append(weakref.ref(y))
+        return y
+
+    x = jnp.ones((64, 64))
+    for run in (jax.jit(double), jax.jit(jax.grad(lambda x: double(x).sum()))):
+        result = run(x)
+        result.block_until_ready()
+        del result
+        gc.collect()
+        assert outputs
+        assert [ref() for ref in outputs] == [None] * len(outputs)
+        outputs.clear()

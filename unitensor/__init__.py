@@ -67,7 +67,8 @@ if TYPE_CHECKING:  # the functions the star imports bring (define() makes them)
     from collections.abc import Callable
     from typing import Any
 
-    from . import dask, memory
+    from . import dask as dask
+    from . import memory
 
     def __getattr__(name: str) -> Callable[..., Any]: ...
 else:
@@ -92,10 +93,11 @@ nan = _math.nan
 pi = _math.pi
 newaxis = None
 
+# (not ut.dask: a star import would import dask, an optional extra)
 __all__ = [
     "AliasWarning", "CopyWarning", "DType", "Device", "Tensor", "__array_api_version__",
     "__array_namespace_info__", "bfloat16", "bool", "complex64", "complex128", "e",
-    "dask", "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
+    "fft", "float16", "float32", "float64", "get_default_owner", "inf", "int8",
     "int16", "int32", "int64", "linalg", "memory", "nan", "newaxis", "owner", "pi",
     "set_default_owner", "uint8", "uint16", "uint32", "uint64", "wrap",
     *_creation, *_data_types, *_elementwise, *_indexing, *_linear_algebra,

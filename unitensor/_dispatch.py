@@ -32,7 +32,7 @@ import functools
 import math
 import numbers
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _backends, _config, _convert, _fastpath
@@ -532,15 +532,20 @@ _NOT_BROADCASTING = frozenset({
     "isin"})
 
 
-def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
-    """The standard's broadcast of ``shapes``, or None where they do not."""
-    result: list[int] = []
+def _broadcast(shapes: Sequence[tuple[int | None, ...]],
+               ) -> tuple[int | None, ...] | None:
+    """The standard's broadcast of ``shapes``, or None where they do not. An
+    unknown size (None, a lazy owner's) stands for 1 or the known size beside it,
+    and stays unknown where no size other than 1 is known.
+    """
+    result: list[int | None] = []
     ndim = max(map(len, shapes))
     for i in range(1, ndim + 1):
         sizes = {s[-i] for s in shapes if len(s) >= i} - {1}
-        if len(sizes) > 1:
+        known = sizes - {None}
+        if len(known) > 1:
             return None
-        result.insert(0, sizes.pop() if sizes else 1)
+        result.insert(0, known.pop() if known else None if sizes else 1)
     return tuple(result)
 
 
@@ -716,7 +721,13 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     if forced is not None and _compute(forced) is not backend:
         computed = binary(name, x, other)
         _check_result(x, computed, func)
-        result = _operand(computed, backend, func, x)
+        try:  # a lazy owner (dask) computes here, and may refuse only now
+            result = _operand(computed, backend, func, x)
+        except Exception as exc:
+            error = _refusal(func, computed._backend, exc, (x, other), {})
+            if error is None:
+                raise
+            raise error from exc
         updated = backend.setitem(x._native, ..., result)
         if updated is not x._native:
             _rebind(x, updated, func)
@@ -800,8 +811,9 @@ def _rebind(x: Tensor, native: Any, func: str,
     backend = backend or x._backend
     if type(native) is not backend.ARRAY:
         native = backend.result(native)
-    if backend.dtype(native) is not x.dtype or tuple(native.shape) != x.shape:
-        got = f"{backend.dtype(native).name} {tuple(native.shape)}"
+    shape = backend.shape(native)  # None for a size a lazy owner does not know
+    if backend.dtype(native) is not x.dtype or shape != x.shape:
+        got = f"{backend.dtype(native).name} {shape}"
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name} and shape {x.shape}",
                         f"one giving {got}")
@@ -843,6 +855,10 @@ def define(group: str, namespace: dict[str, Any]) -> list[str]:
         if row.name not in namespace:
             namespace[row.name] = _make_function(row, prefix + row.name)
     return [row.name for row in rows]
+
+
+# Literals to the C fast path that no array-or-number parameter takes.
+_NOT_OPERANDS = frozenset({type(None), str, tuple})
 
 
 def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
@@ -897,9 +913,27 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         # take a call to refuse, past the check that refuses it.
         if not any(position > 0 and kind == "array"
                    for position, _, kind in _array_parameters(row)):
+            general = func
             func = _fastpath.call_function(func, qualified, keywords,
                                            len(positional) if star is None else None,
                                            _as_tensors)
+            # An array or a number (where's x1/x2, isin's and searchsorted's x2):
+            # None, a str or a tuple are literals to the C path, which a learned
+            # call would hand to the framework; the general path refuses them.
+            operands = [name for position, name, kind in _array_parameters(row)
+                        if position > 0 and kind == "array or scalar"]
+            if operands:
+                passed = ", ".join([*positional,
+                                    *(f"{n}={n}" for n, _ in keywords)])
+                odd = " or ".join(f"type({name}) in _NOT_OPERANDS" for name in operands)
+                source = (f"def {row.name}({row.signature}):\n"
+                          f"    if {odd}:\n"
+                          f"        return _general({passed})\n"
+                          f"    return _fast({passed})\n")
+                scope = {"_fast": func, "_general": general,
+                         "_NOT_OPERANDS": _NOT_OPERANDS}
+                exec(source, scope)  # source built above from the table only
+                func = scope[row.name]
         elements = ELEMENT_ARGUMENTS.get(qualified)
         scalars = SCALAR_ARGUMENTS.get(qualified)
         if elements is not None or scalars is not None:

@@ -93,17 +93,17 @@ def arg_error(exc: type[_E], func: str, arg: str, accepted: str,
     return exc(f"{func}(): {arg}: expected {accepted}, got {received}")
 
 
-# Conversions that functions make on the way (jax_dtype for a dtype= JAX does not
-# hold, an operand going to the owner): their errors name the user's function.
-_CONVERSIONS = frozenset({"numpy", "torch", "jax", "tf", "cupy", "to"})
-
-
 def renamed(func: str, exc: Exception) -> Exception | None:
-    """Our ``exc`` naming ``func`` where it names a conversion; None to pass it on
-    (it names the user's function already).
+    """Our ``exc`` naming ``func`` where it names a conversion that ``func`` made
+    on the way (to an owner: ``jax()`` for a dtype= JAX does not hold, ``dask()``
+    for a device; ``tf()``, ``to()``); None to pass it on (it names the user's
+    function already).
     """
+    from ._backends import NAMES  # (which imports this module)
+
     head, _, rest = str(exc).partition("(): ")
-    return type(exc)(f"{func}(): {rest}") if head in _CONVERSIONS else None
+    conversion = head in NAMES or head in ("tf", "to")
+    return type(exc)(f"{func}(): {rest}") if conversion else None
 
 
 def is_ours(exc: BaseException) -> bool:

@@ -9,7 +9,7 @@ from . import _dispatch
 from ._errors import arg_error, describe
 
 
-def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
     """Broadcast shapes against one another (2025.12).
 
     Shapes hold no data, so no framework takes part: the standard's broadcasting
@@ -17,12 +17,14 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
     Parameters
     ----------
-    *shapes : tuple of int
-        The shapes (tuples of non-negative ints; ``torch.Size`` is one).
+    *shapes : tuple of int or None
+        The shapes (tuples of non-negative ints; ``torch.Size`` is one). None is
+        a size a lazy owner (dask) does not know yet: it propagates, as the
+        standard asks of libraries that build graphs.
 
     Returns
     -------
-    tuple of int
+    tuple of int or None
         The broadcast shape; ``()`` for no shapes.
 
     Raises
@@ -38,11 +40,12 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
             raise arg_error(TypeError, "broadcast_shapes", f"shapes[{i}]",
                             "a tuple of ints", describe(shape))
         try:
-            sizes = tuple(operator.index(n) for n in shape)
+            sizes = tuple(None if n is None else operator.index(n) for n in shape)
         except TypeError:
             raise arg_error(TypeError, "broadcast_shapes", f"shapes[{i}]",
-                            "a tuple of ints", str(shape)) from None
-        if any(n < 0 for n in sizes):
+                            "a tuple of ints (None for an unknown size)",
+                            str(shape)) from None
+        if any(n is not None and n < 0 for n in sizes):
             raise arg_error(ValueError, "broadcast_shapes", f"shapes[{i}]",
                             "non-negative sizes", str(shape))
         checked.append(sizes)

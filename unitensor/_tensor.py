@@ -118,8 +118,10 @@ class Tensor(_fast.TensorBase):
         native = _convert.view(self, framework, copy, "to")
         if native is self._native:
             return self
-        aliases = self._shared() if copy is not True else _Aliases()
-        return _make(self._backend_of(framework), native, aliases)
+        backend = self._backend_of(framework)
+        # a lazy owner's graph is no view: what computing it makes is its own
+        shared = copy is not True and not backend.LAZY
+        return _make(backend, native, self._shared() if shared else _Aliases())
 
     def numpy(self, *, copy: bool | None = None) -> Any:
         """Give the memory as a ``numpy.ndarray`` (read-only where the data is).

@@ -201,7 +201,8 @@ class Call:
         self.leaves = leaves
         self.tree = tree
         self.positions = positions
-        # (output leaves, output tree, positions of the body's arrays among them)
+        # (output leaves, None where the body's arrays were; output tree; the
+        # positions of those arrays)
         self.out: tuple[list[Any], Any, list[int]] | None = None
         # the body's pullback, from a differentiated forward to its backward
         self.pull: Callable[[list[Any]], list[Any]] | None = None
@@ -228,8 +229,11 @@ class Call:
         body = _backends.get(self.bridge.target, "wrap")
         positions = [i for i, leaf in enumerate(out_leaves)
                      if isinstance(leaf, body.ARRAY_TYPES)]
+        arrays = [out_leaves[i] for i in positions]
+        for i in positions:  # kept: the structure, not the body's memory
+            out_leaves[i] = None
         self.out = (out_leaves, out_tree, positions)
-        return [out_leaves[i] for i in positions]
+        return arrays
 
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""

@@ -204,3 +204,18 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     assert NUMPY.ROUTES["tensorflow"](tf.constant([1.0], tf.bfloat16)) is None
     x = ut.asarray(tf.constant([1.0, 2.0], tf.bfloat16))  # the general path
     assert x.numpy().dtype.name == "bfloat16"
+
+
+def test_creation_and_astype_take_the_tensor_s_own_device():
+    # found by the namespace fuzzer: astype(x, int16, device=x.device) read TF's
+    # short device name '/CPU:0' as no device at all
+    from unitensor._backends.tensorflow.interop import device_of_name
+    with ut.owner("tensorflow"):
+        x = ut.zeros(3, dtype=ut.int32)
+    y = ut.astype(x, ut.int16, device=x.device)
+    assert (y.owner, y.dtype, y.device) == ("tensorflow", ut.int16, x.device)
+    assert ut.zeros(2, device=x.device).owner == "tensorflow"
+    for name in ("/job:localhost/replica:0/task:0/device:GPU:1", "/GPU:1", "GPU:1"):
+        assert device_of_name(name) == ut.Device("cuda", 1)
+    assert device_of_name("/CPU:0") == ut.Device("cpu")
+    assert device_of_name("/device:CPU:0") == ut.Device("cpu")

@@ -57,8 +57,11 @@ def device(x: tf.Tensor) -> Device:
 
 
 def device_of_name(name: str) -> Device:
-    """unitensor's device for a TF device name ('/job:localhost/.../device:GPU:0')."""
-    kind, _, index = name.rpartition("device:")[2].partition(":")
+    """unitensor's device for a TF device name: a tensor's
+    ('/job:localhost/.../device:GPU:0') or a short one ('/CPU:0', 'GPU:1').
+    """
+    last = name.rpartition("/")[2].removeprefix("device:")
+    kind, _, index = last.upper().partition(":")
     if kind == "CPU":
         return CPU
     if kind == "GPU":

@@ -711,8 +711,17 @@ def permute_dims(x: Tensor, /, axes: Any) -> Tensor:
     return tf.transpose(x, [a % x.ndim if x.ndim else a for a in axes])
 
 
-def expand_dims(x: Tensor, /, axis: int) -> Tensor:
-    return tf.expand_dims(x, axis)
+def expand_dims(x: Tensor, /, axis: int | tuple[int, ...]) -> Tensor:
+    if type(axis) is not tuple:
+        return tf.expand_dims(x, axis)
+    ndim = x.ndim + len(axis)  # 2025.12: axes are places in the result
+    places = sorted(a % ndim if -ndim <= a < ndim else a for a in axis)
+    if places and (len(set(places)) < len(places) or not 0 <= places[0]
+                   or places[-1] >= ndim):
+        raise IndexError(f"axis {axis} out of range or repeated for {ndim} dimensions")
+    for place in places:  # ascending: each lands where the result has it
+        x = tf.expand_dims(x, place)
+    return x
 
 
 def squeeze(x: Tensor, /, axis: Any) -> Tensor:
