@@ -104,10 +104,11 @@ def _recorded(c: Call, xs: list[Any]) -> list[Any]:
         outs, pull = c.pullback([c.to_body(x) for x in xs])
         ys = [c.to_caller(y) for y in outs]
         _refuse_complex(ys, "outputs")
+        out_inexact = [_inexact(y) for y in ys]  # not ys: the tape keeps grad
 
         def grad(*cts: Any) -> list[Any]:
-            cts_: list[Any] = [ct if _inexact(y) else None
-                               for y, ct in zip(ys, cts, strict=True)]
+            cts_: list[Any] = [ct if m else None
+                               for m, ct in zip(out_inexact, cts, strict=True)]
             if record.could_possibly_record():
                 # a tape watches the gradient (second order): the body's
                 # vjp as a bridge again, which that tape records in turn
