@@ -35,14 +35,18 @@ _PLAIN = ("numpy", "torch", "jax")
 # (source, target) -> whether the bridge is differentiable. numpy is a plain
 # (non-differentiable) caller or body for the others.
 PAIRS: Final[dict[tuple[str, str], bool]] = {
+    **{(a, b): True for a in ("torch", "jax", "tensorflow")
+       for b in ("torch", "jax", "tensorflow") if a != b and "tensorflow" in (a, b)},
     ("torch", "jax"): True,
     ("jax", "torch"): True,
     **{(a, b): False for a in _PLAIN for b in _PLAIN if "numpy" in (a, b)},
 }
+# callers whose arrays are immutable: a body must not write into them
+_IMMUTABLE = ("jax", "tensorflow")
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
                  "(compiling it into the graph, fullgraph=True: not yet)")
-_SUPPORTED = ("torch->jax and jax->torch (differentiable); numpy->numpy, torch or "
-              "jax, and torch or jax->numpy (plain calls)")
+_SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy->numpy, "
+              "torch or jax, and torch or jax->numpy (plain calls)")
 
 
 def wrap(source: str, target: str) -> Callable[[_F], _F]:
@@ -56,16 +60,20 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     ``backward()``, ``torch.autograd.grad``, ``forward_ad`` and ``torch.func``
     (``grad``, ``jvp``, ``jacfwd``, ``jacrev``, ``hessian``, ``vmap``); a jax
     caller every JAX transformation (``jit``, ``grad``, ``jvp``, ``jacfwd``,
-    ``jacrev``, ``hessian``, ``vmap``). Complex derivatives follow the caller's
-    convention.
+    ``jacrev``, ``hessian``, ``vmap``); a TensorFlow caller ``tf.GradientTape``
+    (any order, also inside ``tf.function``) and
+    ``tf.autodiff.ForwardAccumulator`` (also inside ``tf.function``).
+    Complex derivatives follow the caller's convention (torch and jax;
+    refused with TensorFlow).
 
     Parameters
     ----------
     source : str
-        The caller's framework: what goes in and comes out ('torch', 'jax' or
-        'numpy').
+        The caller's framework: what goes in and comes out ('torch', 'jax',
+        'tensorflow' or 'numpy').
     target : str
-        The framework the body is written in ('jax', 'torch' or 'numpy').
+        The framework the body is written in ('jax', 'torch', 'tensorflow' or
+        'numpy').
 
     Returns
     -------
@@ -84,9 +92,10 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     ValueError
         ``source`` or ``target`` names no framework unitensor knows.
     NotImplementedError
-        The pair is not bridged yet: torch->jax and jax->torch are
+        The pair is not bridged yet: any two of torch, jax and tensorflow are
         differentiable, and numpy may be the caller or the body of a plain call
-        with numpy, torch or jax.
+        with numpy, torch or jax. A TensorFlow caller inside
+        ``tf.function(jit_compile=True)``; complex derivatives with TensorFlow.
 
     Notes
     -----
@@ -127,6 +136,9 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         @functools.wraps(func)
         def bridged(*args: Any, **kwargs: Any) -> Any:
             return bridge(*args, **kwargs)
+        if source == "tensorflow":  # tf.function's AutoGraph must not rewrite
+            # the bridge (nor the body's framework) into graph code
+            bridged = autodiff(source).unconverted(bridged)
         return bridged  # type: ignore[return-value]  # same signature as func
 
     return decorate
@@ -245,8 +257,31 @@ class Call:
 
     def plain(self) -> Any:
         """The call without differentiation: views in, body, views out."""
-        outs = self.run([self.to_body(x) for x in self.arrays()])
-        return self.result([self.to_caller(y) for y in outs])
+        return self.result(self.plain_arrays(self.arrays()))
+
+    def plain_arrays(self, xs: list[Any]) -> list[Any]:
+        """The body's arrays, as the caller's, for the caller's arrays ``xs``,
+        without differentiation. A torch body that writes in place into the
+        memory of an immutable caller's array (jax, tensorflow) is an error:
+        torch cannot mark that memory read-only, so the write is found after
+        the body ran (by torch's version counters), and named.
+        """
+        arrays = [self.to_body(x) for x in xs]
+        if self.bridge.target != "torch" or self.bridge.source not in _IMMUTABLE:
+            return [self.to_caller(y) for y in self.run(arrays)]
+        # numpy arrays a jax caller passes are mutable: not checked (-1)
+        before = [-1 if type(x).__module__ == "numpy" else a._version
+                  for x, a in zip(xs, arrays, strict=True)]
+        outs = self.run(arrays)
+        for i, (a, v) in enumerate(zip(arrays, before, strict=True)):
+            if v >= 0 and a._version != v:
+                raise arg_error(RuntimeError, "wrap", "func", "a torch body that "
+                                f"does not write into its inputs ({self.bridge.source}"
+                                "'s arrays are immutable, and torch cannot mark "
+                                "their memory read-only: the caller's array now "
+                                "holds what was written)",
+                                f"a body that wrote into input {i} in place")
+        return [self.to_caller(y) for y in outs]
 
     def body(self) -> ModuleType:
         """The ``autodiff`` module of the body's framework."""

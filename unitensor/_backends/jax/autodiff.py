@@ -161,8 +161,8 @@ class _Jvp(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
         n = len(of.in_avals)
-        return of.root.body().jvp(of.run, arrays[:n], arrays[n:], of.inexact_in(),
-                                  of.inexact_out())
+        return of.root.body().jvp_of_inexact(of.run, arrays[:n], arrays[n:],
+                                             of.inexact_in(), of.inexact_out())
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         of = self.of
@@ -186,8 +186,8 @@ class _Vjp(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
         n = len(of.in_avals)
-        return of.root.body().vjp(of.run, arrays[:n], arrays[n:], of.inexact_in(),
-                                  of.inexact_out())
+        return of.root.body().vjp_of_inexact(of.run, arrays[:n], arrays[n:],
+                                             of.inexact_in(), of.inexact_out())
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         of = self.of
@@ -247,7 +247,7 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
     def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
         ys = fn.run([lend(b) for b in buffers])
         for out, y in zip(outs, ys, strict=True):
-            body.write(lend(out), y)
+            body.write(out, y)
 
     return buffer_callback(run_in_place, types)(*xs)
 
@@ -367,6 +367,19 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     def f(*arrays: Any) -> list[Any]:
         return run(list(arrays))
     return list(jax.vmap(f, in_axes=tuple(dims), out_axes=0)(*xs))
+
+
+def eval_shape(run: Callable[[list[Any]], list[Any]],
+               specs: list[tuple[tuple[int, ...], Any]]
+               ) -> list[tuple[tuple[int, ...], Any]]:
+    """The shapes and dtypes (unitensor's) of ``run``'s outputs for inputs of
+    ``specs``: ``jax.eval_shape`` (no data, no computation).
+    """
+    def f(*xs: Any) -> list[Any]:
+        return run(list(xs))
+    outs = jax.eval_shape(f, *[jax.ShapeDtypeStruct(shape, jax_dtype(d))
+                               for shape, d in specs])
+    return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
 
 
 def _inexact(x: Any) -> bool:

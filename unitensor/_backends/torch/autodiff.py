@@ -170,8 +170,9 @@ def _over_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     return f, tuple(xs[i] for i in over)
 
 
-def jvp(run: Callable[[list[Any]], list[Any]], xs: list[Any], tangents: list[Any],
-        inexact_in: list[bool], inexact_out: list[bool]) -> list[Any]:
+def jvp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+                   tangents: list[Any], inexact_in: list[bool],
+                   inexact_out: list[bool]) -> list[Any]:
     """The tangents of ``run``'s inexact outputs at ``xs``, given ``tangents``
     of its inexact inputs: ``torch.func.jvp``, so that it composes with torch's
     other transformations (a jvp of a vjp, a vmap of a jvp).
@@ -180,8 +181,9 @@ def jvp(run: Callable[[list[Any]], list[Any]], xs: list[Any], tangents: list[Any
     return list(torch.func.jvp(f, primals, tuple(tangents))[1])
 
 
-def vjp(run: Callable[[list[Any]], list[Any]], xs: list[Any], cotangents: list[Any],
-        inexact_in: list[bool], inexact_out: list[bool]) -> list[Any]:
+def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+                   cotangents: list[Any], inexact_in: list[bool],
+                   inexact_out: list[bool]) -> list[Any]:
     """The cotangents of ``run``'s inexact inputs at ``xs`` (zeros for unused
     ones), given ``cotangents`` of its inexact outputs: ``torch.func.vjp``.
     """
@@ -210,6 +212,43 @@ def vjp(run: Callable[[list[Any]], list[Any]], xs: list[Any], cotangents: list[A
                 for x, g in zip(ins, grads, strict=True)]
     pull = torch.func.vjp(f, *primals)[1]
     return [_conj(g) for g in pull(cts)]
+
+
+def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
+             wrt: list[bool] | None = None
+             ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
+    """``run(xs)`` and its pullback (torch's autograd over the floating ``xs``,
+    those of them ``wrt`` marks): cotangents of the outputs (None where there
+    is none) -> cotangents of ``xs`` (None for integer and bool inputs and
+    unmarked ones). The caller's inputs require grad in the body, so torch
+    refuses an in-place write into them (before it writes). An input that
+    already requires grad (this pullback inside an outer one: a second order)
+    stays in its graph, and the gradient is then recorded.
+    """
+    over = [i for i, x in enumerate(xs) if _inexact(x) and (wrt is None or wrt[i])]
+    ins = list(xs)
+    for i in over:
+        if not xs[i].requires_grad:
+            ins[i] = xs[i].detach().requires_grad_()
+    with torch.enable_grad():
+        outs = run(ins)
+
+    def pull(cts: list[Any]) -> list[Any]:
+        pairs = [(y, ct) for y, ct in zip(outs, cts, strict=True)
+                 if ct is not None and y.requires_grad]
+        grads: list[Any] = [None] * len(xs)
+        higher = any(x.requires_grad for x in xs) or any(
+            ct.requires_grad for _, ct in pairs)
+        with torch.enable_grad():
+            found = torch.autograd.grad(
+                [y for y, _ in pairs], [ins[i] for i in over],
+                [ct for _, ct in pairs], allow_unused=True, retain_graph=True,
+                create_graph=higher) if pairs and over else (None,) * len(over)
+        for i, g in zip(over, found, strict=True):
+            grads[i] = torch.zeros_like(xs[i]) if g is None else g
+        return grads
+
+    return [y.detach() for y in outs], pull
 
 
 def _conj(x: torch.Tensor) -> torch.Tensor:
@@ -251,6 +290,6 @@ def from_xla(buffer: Any) -> torch.Tensor:
     return torch.utils.dlpack.from_dlpack(buffer)
 
 
-def write(dst: torch.Tensor, src: torch.Tensor) -> None:
-    """Copy the body's output ``src`` into ``dst``, memory the caller provides."""
-    dst.copy_(src)
+def write(buffer: Any, src: torch.Tensor) -> None:
+    """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
+    from_xla(buffer).copy_(src)
