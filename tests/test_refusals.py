@@ -353,3 +353,19 @@ def test_an_array_or_number_slot_refuses_other_literals_after_a_fast_call(call):
     for value in (None, "abc", (1,)):
         with pytest.raises(TypeError, match=r"^\w+\(\): x[12]: expected an array"):
             call(x, value)
+
+
+@pytest.mark.parametrize("owner", [*OWNERS, "dask"])
+def test_reductions_of_nothing_agree_on_every_owner(owner):
+    # before: TensorFlow answered max() of nothing with -inf and var() with
+    # correction past the count with -0.0 (found by the fuzzer's long run)
+    pytest.importorskip(owner)
+    with ut.owner(owner):
+        empty = ut.zeros((0, 3))
+    for function in (ut.max, ut.min, ut.argmax, ut.argmin):
+        with pytest.raises(ValueError, match=r"^\w+\(\): (x|arguments): expected "):
+            function(empty, axis=0)
+    with warnings.catch_warnings():  # numpy, torch: "degrees of freedom <= 0"
+        warnings.simplefilter("ignore")
+        spread = ut.var(empty, axis=0, correction=1).numpy()
+    assert np.isnan(spread).all()

@@ -65,6 +65,24 @@ class ForImmutableConsumer:
         return self.buf.__dlpack_device__()
 
 
+def refuse_empty_reduction(func: str, shape: tuple[Any, ...], axis: Any) -> None:
+    """max, min, argmax, argmin of nothing: refused, as numpy, torch and jax refuse
+    it, by the owners that would answer (TensorFlow: -inf) or answer late (dask:
+    once computed). Sizes not known yet (None, NaN) are not empty.
+    """
+    axes = range(len(shape)) if axis is None else (
+        (axis,) if isinstance(axis, int) else axis)
+    try:
+        empty = any(shape[a] == 0 for a in axes)
+    except (IndexError, TypeError):  # an axis out of range: the owner's refusal
+        return
+    if empty:
+        shown = tuple(None if n is None or n != n else n for n in shape)
+        raise arg_error(ValueError, func, "x", "elements along the reduced axes "
+                        f"({func} of nothing is undefined)",
+                        f"shape {shown} reduced along axis {axis}")
+
+
 def dtype_in(table: Mapping[Any, DType], native_dtype: object,
              framework: str) -> DType:
     """unitensor's dtype for a framework's dtype, or a TypeError naming it."""

@@ -22,6 +22,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, is_ours, standard_type
 from ..._standard import FUNCTIONS
+from .._common import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
@@ -309,16 +310,7 @@ def _of_something(name: str) -> Callable[..., Any]:
     own = getattr(compat, name)
 
     def run(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> Any:
-        axes = range(x.ndim) if axis is None else (
-            (axis,) if isinstance(axis, int) else axis)
-        try:
-            empty = any(x.shape[a] == 0 for a in axes)
-        except (IndexError, TypeError):  # an axis out of range: dask's refusal
-            empty = False
-        if empty:
-            raise arg_error(ValueError, name, "x", "elements along the reduced axes "
-                            f"({name} of nothing is undefined)",
-                            f"shape {shape_text(x)} reduced along axis {axis}")
+        refuse_empty_reduction(name, x.shape, axis)
         return own(x, axis=axis, **kwargs)
     return run
 

@@ -35,7 +35,11 @@ import tensorflow as tf
 from ..._device import Device
 from ..._dtypes import DTYPES, DType, promote, with_scalar
 from ..._standard import FUNCTIONS
-from .._common import COMPLEX_SPECIAL_CASES, complex_special_cases_fixed
+from .._common import (
+    COMPLEX_SPECIAL_CASES,
+    complex_special_cases_fixed,
+    refuse_empty_reduction,
+)
 from ..numpy import interop as numpy_interop
 from ..numpy import namespace as numpy_namespace
 from .interop import _TO_TF, NATIVE_DTYPES, _from_numpy, device_name, device_of_name
@@ -827,6 +831,8 @@ def mean(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
 
 def _nan_propagating(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     def function(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
+        refuse_empty_reduction("max" if op is tf.math.reduce_max else "min",
+                               tuple(x.shape), axis)  # TF: -inf, +inf
         if x.dtype == tf.bool:
             logical = tf.math.reduce_any if op is tf.math.reduce_max else \
                 tf.math.reduce_all
@@ -852,7 +858,8 @@ def var(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
     count = math.prod(x.shape[a] for a in (axes if axes is not None
                                             else range(x.ndim)))
     total = tf.math.reduce_sum(squares, axis=axes, keepdims=keepdims)
-    return total / tf.constant(count - correction, total.dtype)
+    # as numpy: no fewer than 0 degrees of freedom (0/0 is nan, not -0.0)
+    return total / tf.constant(builtins.max(count - correction, 0), total.dtype)
 
 
 def std(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
@@ -915,6 +922,8 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
 def _arg(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     def function(x: Tensor, /, *, axis: int | None = None,
                  keepdims: bool = False) -> Tensor:
+        refuse_empty_reduction("argmax" if op is tf.math.argmax else "argmin",
+                               tuple(x.shape), axis)
         if x.dtype == tf.bool:
             x = tf.cast(x, tf.uint8)
         if axis is None:
