@@ -80,10 +80,14 @@ class Tensor(_fast.TensorBase):
         return len(self._native.shape)
 
     @property
-    def size(self) -> int:
-        """The number of elements."""
+    def size(self) -> int | None:
+        """The number of elements (None where a dimension is unknown: a symbolic
+        tensor inside ``tf.function``).
+        """
         n = 1
         for d in self._native.shape:
+            if d is None:
+                return None
             n *= int(d)
         return n
 
@@ -247,7 +251,7 @@ class Tensor(_fast.TensorBase):
             A 'dltensor_versioned' (or legacy 'dltensor') capsule that keeps
             the memory alive until the consumer's deleter runs.
         """
-        buf = _convert.buffer_of(self)
+        buf = _convert.buffer_of(self, "__dlpack__")
         if max_version is None and copy is not True and buf.readonly:
             warn_read_only_alias("__dlpack__", "a legacy DLPack consumer")
         return buf.__dlpack__(stream=stream, max_version=max_version,
@@ -398,6 +402,7 @@ class Tensor(_fast.TensorBase):
             return None
 
     def _not_a_scalar(self, func: str, exc: Exception) -> Exception:
+        _convert.check_memory(self, func)  # a symbolic tensor: no value to read
         if self.size != 1:
             hint = " (any() and all() reduce one)" if func == "__bool__" else ""
             return arg_error(ValueError, func, "self", f"an array of one element{hint}",

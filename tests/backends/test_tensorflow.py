@@ -5,6 +5,7 @@ standard's promotion, and TF's global state untouched."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -204,3 +205,112 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     assert NUMPY.ROUTES["tensorflow"](tf.constant([1.0], tf.bfloat16)) is None
     x = ut.asarray(tf.constant([1.0, 2.0], tf.bfloat16))  # the general path
     assert x.numpy().dtype.name == "bfloat16"
+
+
+def test_signed_zeros_survive_tensorflows_scalar_cache():
+    """TF caches eager scalar constants by value, and 0.0 == -0.0: after a +0
+    constant, ``tf.constant(-0.0)`` gave +0 (the official suite's -0 cases)."""
+    tf = pytest.importorskip("tensorflow")
+    with ut.owner("tensorflow"):
+        for value, dtype in ((0.0, ut.float64), (-0.0, ut.float64),
+                             (0.0, ut.float32), (-0.0, ut.float32),
+                             (0j, ut.complex128), (complex(-0.0, 0.0), ut.complex128)):
+            x = ut.asarray(value, dtype=dtype)
+            assert x.owner == "tensorflow"
+            got = complex(x)
+            assert math.copysign(1, got.real) == math.copysign(1, value.real)
+        x = ut.asarray(tf.constant([1.0, 2.0], tf.float64))
+        assert (x * 0.0).numpy().tolist() == [0.0, 0.0]
+        assert [math.copysign(1, v) for v in (x * -0.0).numpy()] == [-1, -1]
+        assert math.copysign(1, float(ut.full((), -0.0, dtype=ut.float64))) == -1
+
+
+def _normalize(a):
+    """Framework-agnostic code: the standard's namespace, operators, indexing."""
+    x = ut.asarray(a)
+    xp = x.__array_namespace__()
+    centred = (x - xp.mean(x, axis=0)) / xp.std(x, axis=0, correction=1)
+    top = xp.max(centred[:, 1:], axis=-1, keepdims=True)
+    mask = centred > 0
+    clipped = xp.where(mask, centred, xp.zeros_like(centred))
+    return xp.concat([clipped, top, xp.sort(centred, axis=1, descending=True)], axis=1)
+
+
+GRAPH_CASES = {
+    "normalize": (_normalize, "float64"),
+    "elementwise": (lambda a: ut.exp(ut.asarray(a)) + ut.sin(a) * 2 - ut.abs(a) ** 2,
+                    "float32"),
+    "reductions": (lambda a: ut.stack([ut.sum(a, axis=0), ut.var(a, axis=0),
+                                       ut.cumulative_sum(a, axis=0)[-1]]), "float64"),
+    "indexing": (lambda a: ut.asarray(a)[ut.asarray(a)[:, 0] > 2.0][:, ::-1],
+                 "float64"),
+    "integer arrays": (lambda a: ut.take(a, ut.argsort(ut.asarray(a)[:, 1]), axis=0),
+                       "float64"),
+    "matmul": (lambda a: ut.linalg.inv(
+        ut.matmul(ut.matrix_transpose(a), a)
+        + ut.eye(3, dtype=ut.float64, device=ut.asarray(a).device)), "float64"),
+    "setitem": (lambda a: _write(ut.asarray(a)), "float64"),
+    "complex": (lambda a: ut.sqrt(ut.astype(a, ut.complex128) - 4.0)
+                / ut.asarray(1j, device=ut.asarray(a).device), "float64"),
+    "complex special": (lambda a: ut.log(ut.astype(a, ut.complex128) * 0), "float64"),
+    "uint8 pow": (lambda a: ut.astype(a, ut.uint8) ** 2, "float64"),
+}
+
+
+def _write(x):
+    x[0, :] = -1.0
+    x[x > 3] = 0.0
+    x += 1
+    return x
+
+
+@pytest.mark.parametrize("name", GRAPH_CASES)
+def test_namespace_inside_tf_function_matches_eager(name):
+    """Inside tf.function the operands are symbolic tensors: they are wrapped as
+    TF-owned Tensors, the namespace builds TF's graph, and the results match
+    eager execution."""
+    tf = pytest.importorskip("tensorflow")
+    func, dtype = GRAPH_CASES[name]
+    data = tf.constant([[1.0, 5.0, 2.0], [3.0, -1.0, 4.0], [6.0, 2.0, 0.5],
+                        [2.5, 3.5, 1.0]], dtype)
+    seen = []
+
+    def body(a):
+        result = func(a)
+        seen.append(result.owner)
+        return result.tf()
+    graph = tf.function(body)(data)
+    assert seen == ["tensorflow"]
+    assert isinstance(graph, tf.Tensor)
+    assert hasattr(graph, "numpy")
+    eager = func(data)
+    assert eager.owner == "tensorflow"
+    np.testing.assert_allclose(graph.numpy(), eager.numpy(), rtol=1e-6)
+
+
+def test_tensor_of_a_symbolic_tensor_and_what_needs_memory():
+    tf = pytest.importorskip("tensorflow")
+    checked = []
+
+    @tf.function
+    def body(a):
+        x = ut.asarray(a)
+        assert x.owner == "tensorflow"
+        assert x.dtype == ut.float32
+        assert x.shape == (None, 2)
+        assert x.size is None
+        assert x.ndim == 2
+        assert x.device == ut.asarray(tf.constant(1.0)).device
+        for convert in (lambda: x.numpy(), lambda: x.torch(), lambda: x.__dlpack__(),
+                        lambda: float(x[0, 0]), lambda: bool(x[0, 0] > 0),
+                        lambda: np.asarray(x), lambda: ut.unique_values(x)):
+            with pytest.raises(TypeError, match=r"^\w+\(\): \w+: expected .*"
+                               r"tf\.function.*, got a symbolic tf\.Tensor inside "
+                               r"tf\.function"):
+                convert()
+            checked.append(convert)
+        return (x * 2).tf()
+    spec = tf.TensorSpec((None, 2), tf.float32)
+    out = body.get_concrete_function(spec)(tf.ones((3, 2)))
+    assert out.numpy().tolist() == [[2.0, 2.0]] * 3
+    assert len(checked) == 7

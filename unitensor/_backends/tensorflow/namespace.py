@@ -34,11 +34,21 @@ import tensorflow as tf
 
 from ..._device import Device
 from ..._dtypes import DTYPES, DType, promote, with_scalar
+from ..._errors import arg_error
 from ..._standard import FUNCTIONS
 from .._common import COMPLEX_SPECIAL_CASES, complex_special_cases_fixed
 from ..numpy import interop as numpy_interop
 from ..numpy import namespace as numpy_namespace
-from .interop import _TO_TF, NATIVE_DTYPES, _from_numpy, device_name, device_of_name
+from .interop import (
+    _TO_TF,
+    NATIVE_DTYPES,
+    NO_MEMORY,
+    _from_numpy,
+    constant,
+    device_name,
+    device_of_name,
+    no_memory,
+)
 
 ARRAY = type(tf.constant(0))
 Tensor = Any  # a tf.Tensor (eager); TF's own type stubs are too loose to help
@@ -75,7 +85,7 @@ def _cast(x: Tensor, dtype: Any) -> Tensor:
 
 
 def _scalar(value: Any, dtype: Any) -> Tensor:
-    return tf.constant(value, dtype)
+    return constant(value, dtype)
 
 
 def _common(x1: Any, x2: Any, func: str) -> tuple[Tensor, Tensor]:
@@ -157,9 +167,49 @@ def from_numpy(value: Any) -> Any:
 _NUMPY_ROUTE: Callable[[Any], Any] = numpy_interop.ROUTES["tensorflow"]  # type: ignore[assignment]
 
 
+def _symbolic(values: Any) -> bool:
+    """Whether any of ``values`` (or of the sequences among them) is a graph
+    tensor, traced by ``tf.function``: it has no memory numpy could read.
+    """
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            if _symbolic(value):
+                return True
+        elif isinstance(value, tf.Tensor) and no_memory(value) is not None:
+            return True
+    return False
+
+
+def _no_numpy_in_graph(name: str) -> TypeError:
+    return arg_error(TypeError, name, "x", "an eager tensor (TensorFlow computes "
+                     f"{name} through numpy for these arguments, which needs memory: "
+                     "call it outside tf.function)", NO_MEMORY)
+
+
+def _numpy_op(name: str, tensors: Sequence[Tensor], dtype: Any, shape: Any) -> Tensor:
+    """The elementwise ``name`` computed by numpy inside the TF graph
+    (``tf.numpy_function``): for symbolic tensors, whose result's dtype and shape
+    are known before it runs. Not compilable by XLA, as any Python callback.
+    """
+    func = numpy_namespace.reference(name) if name in COMPLEX_SPECIAL_CASES else \
+        _numpy_function(name)
+    wanted = dtype.as_numpy_dtype
+
+    def run(*arrays: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return np.asarray(func(*arrays)).astype(wanted, copy=False)
+    out = tf.numpy_function(run, list(tensors), dtype, stateful=False, name=name)
+    out.set_shape(shape)
+    return out
+
+
 def through_numpy(name: str) -> Callable[..., Any]:
-    """``name`` computed by numpy on zero-copy views, its results TF tensors."""
+    """``name`` computed by numpy on zero-copy views, its results TF tensors.
+    Inside ``tf.function`` (symbolic tensors) a ``TypeError`` naming it.
+    """
     def function(*args: Any, **kwargs: Any) -> Any:
+        if _symbolic(args) or _symbolic(kwargs.values()):
+            raise _no_numpy_in_graph(name)
         if kwargs.get("device") is not None:
             kwargs["device"] = "cpu"
         args = tuple(to_numpy(a) for a in args)
@@ -327,13 +377,17 @@ _UNARY: dict[str, Callable[[Tensor], Tensor]] = {
 def _divide(x1: Tensor, x2: Tensor) -> Tensor:
     if not (x1.dtype.is_floating or x1.dtype.is_complex):
         x1, x2 = _cast(x1, DEFAULT_FLOAT), _cast(x2, DEFAULT_FLOAT)
-    if x1.dtype.is_complex and bool(tf.math.reduce_any(
-            (x2 == 0) | ~_isfinite(x2) | ~_isfinite(x1))):
-        # TF's complex division differs from the standard's (numpy's) special cases
+    if not x1.dtype.is_complex:
+        return tf.math.truediv(x1, x2)
+    # TF's complex division differs from the standard's (numpy's) special cases
+    special = tf.math.reduce_any((x2 == 0) | ~_isfinite(x2) | ~_isfinite(x1))
+    if no_memory(special) is not None:  # traced: both branches in the graph
+        shape = tf.broadcast_static_shape(x1.shape, x2.shape)
+        return tf.cond(special, lambda: _numpy_op("divide", (x1, x2), x1.dtype, shape),
+                       lambda: _complex_divide(x1, x2))
+    if bool(special):
         raise tf.errors.NotFoundError(None, None, "complex division special cases")
-    if x1.dtype.is_complex:
-        return _complex_divide(x1, x2)
-    return tf.math.truediv(x1, x2)
+    return _complex_divide(x1, x2)
 
 
 def _complex_divide(x1: Tensor, x2: Tensor) -> Tensor:
@@ -452,6 +506,11 @@ def _extremum(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
 
 
 def _pow(x1: Tensor, x2: Tensor) -> Tensor:
+    numpy_pow = x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16) or \
+        x1.dtype.is_complex
+    if numpy_pow and _symbolic((x1, x2)):
+        return _numpy_op("pow", (x1, x2), x1.dtype,
+                         tf.broadcast_static_shape(x1.shape, x2.shape))
     if x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16):
         raise tf.errors.NotFoundError(None, None, "no integer pow kernel")
     if x1.dtype.is_complex:
@@ -597,10 +656,12 @@ def _fill_dtype(value: Any) -> Any:
 def full(shape: Any, fill_value: Any, *, dtype: Any = None,
          device: Any = None) -> Tensor:
     if isinstance(fill_value, tf.Tensor):
-        fill_value = fill_value.numpy().item()
+        with _device(device):
+            return tf.fill(_shape_of(shape),
+                           _cast(fill_value, dtype or fill_value.dtype))
     dtype = dtype or _fill_dtype(fill_value)
     with _device(device):
-        return tf.fill(_shape_of(shape), tf.constant(fill_value, dtype))
+        return tf.fill(_shape_of(shape), constant(fill_value, dtype))
 
 
 def _like(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
@@ -626,8 +687,8 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
     size = builtins.max(math.ceil((stop - start) / step), 0)
     with _device(device):
         if dtype.is_floating:
-            values = tf.range(size, dtype=dtype) * tf.constant(step, dtype)
-            return values + tf.constant(start, dtype)
+            values = tf.range(size, dtype=dtype) * constant(step, dtype)
+            return values + constant(start, dtype)
         return tf.cast(tf.range(start, start + size * step, step, dtype=tf.int64)
                        if not dtype.is_unsigned else
                        tf.range(size, dtype=tf.int64) * step + start, dtype)
@@ -840,10 +901,10 @@ def var(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
     centred = x - tf.math.reduce_mean(x, axis=axes, keepdims=True)
     squares = tf.math.real(centred * tf.math.conj(centred)) if x.dtype.is_complex \
         else centred * centred
-    count = math.prod(x.shape[a] for a in (axes if axes is not None
-                                            else range(x.ndim)))
     total = tf.math.reduce_sum(squares, axis=axes, keepdims=keepdims)
-    return total / tf.constant(count - correction, total.dtype)
+    shape = tf.shape(x, tf.int64)  # sizes known only when the graph runs, too
+    count = tf.math.reduce_prod(shape if axes is None else tf.gather(shape, axes))
+    return total / (tf.cast(count, total.dtype) - tf.constant(correction, total.dtype))
 
 
 def std(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
@@ -959,10 +1020,10 @@ def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
     axis %= x.ndim
     if descending:  # stable: equal elements keep their order
         y = tf.reverse(y, [axis])
-        n = x.shape[axis]
+        n = tf.shape(x, INDEX)[axis]
         order = tf.argsort(y, axis=axis, direction="ASCENDING", stable=True)
-        order = tf.reverse(order, [axis])
-        return tf.cast(n - 1 - order, INDEX)
+        order = tf.cast(tf.reverse(order, [axis]), INDEX)
+        return n - 1 - order
     return tf.cast(tf.argsort(y, axis=axis, stable=True), INDEX)
 
 
@@ -1154,9 +1215,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         return x[key]
     if len(items) == 1 and items[0].dtype == tf.bool:
         mask = items[0]
-        if mask.ndim == 0:
-            expanded = tf.expand_dims(x, 0)
-            return expanded if bool(mask) else expanded[:0]
+        if mask.ndim == 0:  # a new axis, kept or emptied (also when traced)
+            return tf.boolean_mask(tf.expand_dims(x, 0), tf.reshape(mask, [1]))
         return tf.boolean_mask(x, mask)
     integers = builtins.all(isinstance(k, int) or (
         isinstance(k, tf.Tensor) and k.dtype.is_integer) for k in items)
@@ -1166,9 +1226,14 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         shape = tf.TensorShape([])
         for i in indices:
             shape = tf.broadcast_static_shape(shape, i.shape)
-        for i, size in zip(indices, x.shape, strict=False):
-            if bool(tf.reduce_any((i < 0) | (i >= size))):
-                raise IndexError(f"__getitem__(): index out of bounds for size {size}")
+        for i, size in zip(indices, tf.unstack(tf.shape(x, tf.int64)), strict=False):
+            outside = tf.reduce_any((i < 0) | (i >= size))
+            if no_memory(outside) is not None:  # traced: checked when it runs
+                tf.debugging.assert_equal(outside, False,
+                                          "__getitem__(): index out of bounds")
+            elif bool(outside):
+                raise IndexError("__getitem__(): index out of bounds for size "
+                                 f"{int(size)}")
         stacked = tf.stack([tf.broadcast_to(i, shape) for i in indices], -1)
         return tf.gather_nd(x, stacked)
     return through_numpy("__getitem__")(x, key)
@@ -1180,7 +1245,7 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> Tensor:
     the original ``tf.Tensor`` is unchanged.
     """
     value = _cast(value, x.dtype) if isinstance(value, tf.Tensor) else \
-        tf.constant(value, x.dtype)
+        constant(value, x.dtype)
     if key is Ellipsis:
         return tf.broadcast_to(value, tf.shape(x))
     positions = getitem(tf.reshape(tf.range(tf.size(x, tf.int64), dtype=tf.int64),
@@ -1294,10 +1359,32 @@ def _build() -> tuple[types.SimpleNamespace, list[str]]:
 NAMESPACE, NOT_YET = _build()
 
 _COMPLEX = frozenset({tf.complex64, tf.complex128})
-for _name in COMPLEX_SPECIAL_CASES:
-    setattr(NAMESPACE, _name, _or_numpy(_name, complex_special_cases_fixed(
+
+
+def _complex_special_cases(name: str) -> Callable[..., Any]:
+    """``name`` with the standard's complex special cases (numpy's elements for
+    them, ``_common.complex_special_cases_fixed``); traced by ``tf.function``,
+    the same with both branches in the graph.
+    """
+    native = getattr(NAMESPACE, name)
+    eager = _or_numpy(name, complex_special_cases_fixed(
         NAMESPACE,  # type: ignore[arg-type]
-        _name, _COMPLEX, to_numpy, from_numpy, numpy_namespace.reference(_name))))
+        name, _COMPLEX, to_numpy, from_numpy, numpy_namespace.reference(name)))
+
+    def function(x: Tensor, /) -> Tensor:
+        if x.dtype not in _COMPLEX or no_memory(x) is None:
+            return eager(x)
+        result = native(x)
+        ordinary = _isfinite(x) & (tf.math.imag(x) != 0) & (tf.math.real(x) != 0)
+        return tf.cond(tf.math.reduce_all(ordinary), lambda: result,
+                       lambda: tf.where(ordinary, result,
+                                        _numpy_op(name, (x,), x.dtype, x.shape)))
+    function.__name__ = name
+    return function
+
+
+for _name in COMPLEX_SPECIAL_CASES:
+    setattr(NAMESPACE, _name, _complex_special_cases(_name))
 
 # In-place operators (``x += y``) of an immutable owner compute through the fix of
 # the operation, so that they promote as the standard says (TF's own ``+=`` is
