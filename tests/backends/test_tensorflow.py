@@ -62,13 +62,14 @@ def test_tensorflow_owned_data_computes_in_tensorflow():
 
 
 def test_functions_not_written_yet_compute_in_numpy_and_stay_tensorflow_owned():
-    """Most of linalg, fft and unique_* compute in numpy for now (NOT_YET),
-    on zero-copy views, and their results are TF tensors: no change of owner."""
+    """Some of linalg (and isin) compute in numpy for now (NOT_YET), on
+    zero-copy views, and their results are TF tensors: no change of owner."""
     tf = pytest.importorskip("tensorflow")
     from unitensor._backends.tensorflow import namespace as tf_namespace
     assert "linalg.solve" in tf_namespace.NOT_YET
     assert "linalg.inv" not in tf_namespace.NOT_YET
     assert "add" not in tf_namespace.NOT_YET
+    assert not [n for n in tf_namespace.NOT_YET if n.startswith(("fft.", "unique_"))]
     x = ut.asarray(tf.constant([[2.0, 0.0], [0.0, 4.0]], tf.float64))
     solved = ut.linalg.solve(x, x)
     assert solved.owner == "tensorflow"
@@ -254,6 +255,8 @@ GRAPH_CASES = {
                 / ut.asarray(1j, device=ut.asarray(a).device), "float64"),
     "complex special": (lambda a: ut.log(ut.astype(a, ut.complex128) * 0), "float64"),
     "uint8 pow": (lambda a: ut.astype(a, ut.uint8) ** 2, "float64"),
+    "unique": (lambda a: ut.unique_all(ut.round(a)).inverse_indices, "float64"),
+    "fft": (lambda a: ut.abs(ut.fft.rfftn(a, axes=(0, 1), norm="ortho")), "float64"),
 }
 
 
@@ -303,14 +306,81 @@ def test_tensor_of_a_symbolic_tensor_and_what_needs_memory():
         assert x.device == ut.asarray(tf.constant(1.0)).device
         for convert in (lambda: x.numpy(), lambda: x.torch(), lambda: x.__dlpack__(),
                         lambda: float(x[0, 0]), lambda: bool(x[0, 0] > 0),
-                        lambda: np.asarray(x), lambda: ut.unique_values(x)):
+                        lambda: np.asarray(x),
+                        lambda: ut.matmul(ut.astype(x, ut.int8),
+                                          ut.astype(x.mT, ut.int8))):
             with pytest.raises(TypeError, match=r"^\w+\(\): \w+: expected .*"
                                r"tf\.function.*, got a symbolic tf\.Tensor inside "
                                r"tf\.function"):
                 convert()
             checked.append(convert)
         return (x * 2).tf()
+
     spec = tf.TensorSpec((None, 2), tf.float32)
     out = body.get_concrete_function(spec)(tf.ones((3, 2)))
     assert out.numpy().tolist() == [[2.0, 2.0]] * 3
     assert len(checked) == 7
+
+
+def test_unique_in_tensorflow_sort_based():
+    """unique_* sort in TF (real part, imaginary part, NaNs last): every NaN is a
+    value of its own, -0 and +0 are one, uint64 above 2**63 exact; the same
+    values, first indices, inverse and counts as numpy's (values sorted)."""
+    tf = pytest.importorskip("tensorflow")
+    nan = math.nan
+    cases = [
+        np.array([3.0, nan, 1.0, 3.0, -0.0, 0.0, nan, math.inf, 1.0, -math.inf]),
+        np.array([[1 + 1j, 1 + 0j], [complex(nan, 0), 1 + 1j], [0j, complex(0, nan)],
+                  [1 + 0j, -1j]]),
+        np.array([2**64 - 1, 2**63, 5, 2**64 - 1, 0], np.uint64),
+        np.array([[True, False], [True, True]]),
+        np.array([5, -3, 5, 5, 0], np.int8),
+        np.zeros((0, 3), np.float32),
+    ]
+    for data in cases:
+        x = ut.asarray(tf.constant(data))
+        got = ut.unique_all(x)
+        assert {t.owner for t in got} == {"tensorflow"}
+        values, indices, inverse, counts = np.unique(
+            data, return_index=True, return_inverse=True, return_counts=True,
+            equal_nan=False)
+        np.testing.assert_array_equal(got.values.numpy(), values)
+        np.testing.assert_array_equal(got.indices.numpy(), indices)
+        np.testing.assert_array_equal(got.inverse_indices.numpy(),
+                                      inverse.reshape(data.shape))
+        np.testing.assert_array_equal(got.counts.numpy(), counts)
+        assert got.indices.dtype == got.counts.dtype == ut.int64
+        np.testing.assert_array_equal(ut.unique_values(x).numpy(), values)
+        np.testing.assert_array_equal(ut.unique_counts(x).counts.numpy(), counts)
+        np.testing.assert_array_equal(ut.unique_inverse(x).inverse_indices.numpy(),
+                                      inverse.reshape(data.shape))
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
+                                  "fftn", "ifftn", "rfftn", "irfftn"])
+def test_fft_through_tf_signal_matches_numpy(name):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(1)
+    real = rng.standard_normal((3, 4, 6))
+    data = real if name in ("rfft", "ihfft", "rfftn") else \
+        real + 1j * rng.standard_normal(real.shape)
+    x = ut.asarray(tf.constant(data))
+    if name.endswith("n"):
+        options = [{}, {"s": (3, 5), "axes": (0, 2)}, {"axes": (1,)}]
+    else:
+        options = [{}, {"n": 3, "axis": 0}, {"n": 9, "axis": 1}]
+    for kwargs in options:
+        for norm in ("backward", "ortho", "forward"):
+            got = getattr(ut.fft, name)(x, norm=norm, **kwargs)
+            assert got.owner == "tensorflow"
+            want = getattr(np.fft, name)(data, norm=norm, **kwargs)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-10)
+    frequencies = ut.fft.fftfreq(5, d=0.5, device=x.device)
+    assert frequencies.owner == "tensorflow"
+    np.testing.assert_allclose(frequencies.numpy(), np.fft.fftfreq(5, 0.5))
+    np.testing.assert_allclose(ut.fft.rfftfreq(5, device=x.device).numpy(),
+                               np.fft.rfftfreq(5))
+    np.testing.assert_array_equal(ut.fft.fftshift(x, axes=(0, 2)).numpy(),
+                                  np.fft.fftshift(data, axes=(0, 2)))
+    np.testing.assert_array_equal(ut.fft.ifftshift(x).numpy(), np.fft.ifftshift(data))

@@ -39,6 +39,7 @@ from ..._standard import FUNCTIONS
 from .._common import COMPLEX_SPECIAL_CASES, complex_special_cases_fixed
 from ..numpy import interop as numpy_interop
 from ..numpy import namespace as numpy_namespace
+from . import _fft
 from .interop import (
     _TO_TF,
     NATIVE_DTYPES,
@@ -1035,6 +1036,80 @@ def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
     return take_along_axis(x, order, axis=axis)
 
 
+# -- set functions: sort-based, O(n log n) time and O(n) memory ----------------------
+def _lexicographic_order(flat: Tensor) -> Tensor:
+    """A stable order of ``flat`` in which equal values are neighbours: numpy's
+    sort order (complex: by the real part, then the imaginary part; NaNs last,
+    as R + nanj, nan + Rj, nan + nanj). Every NaN then differs from its
+    neighbours, so each is a value of its own (the standard).
+    """
+    if flat.dtype == tf.bool:
+        flat = tf.cast(flat, tf.uint8)
+    parts = [tf.math.real(flat), tf.math.imag(flat)] if flat.dtype.is_complex \
+        else [flat]
+    keys = parts
+    if not flat.dtype.is_integer:
+        nans = [tf.math.is_nan(p) for p in parts]
+        rank = tf.cast(nans[0], tf.uint8)
+        if len(nans) == 2:
+            rank = 2 * rank + tf.cast(nans[1], tf.uint8)
+        keys = [rank] + [tf.where(nan, tf.zeros_like(p), p)
+                         for nan, p in zip(nans, parts, strict=True)]
+    order = tf.range(tf.size(flat, INDEX), dtype=INDEX)
+    for key in reversed(keys):  # least significant first; each sort is stable
+        order = tf.gather(order, tf.argsort(tf.gather(key, order), stable=True))
+    return order
+
+
+def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The flattened ``x``'s stable sorted order, the first position of each
+    value in it (``starts``), each element's value number in sorted order, and
+    the number of elements.
+    """
+    flat = tf.reshape(x, [-1])
+    size = tf.size(flat, INDEX)
+    order = _lexicographic_order(flat)
+    ordered = tf.gather(flat, order)
+    first = tf.concat([tf.ones([tf.minimum(size, 1)], tf.bool),
+                       tf.math.not_equal(ordered[1:], ordered[:-1])], 0)
+    starts = tf.where(first)[:, 0]
+    group = tf.math.cumsum(tf.cast(first, INDEX)) - 1
+    return order, starts, group, size
+
+
+def _counts(starts: Tensor, size: Tensor) -> Tensor:
+    return tf.concat([starts[1:], tf.reshape(size, [1])], 0) - starts
+
+
+def _inverse(x: Tensor, order: Tensor, group: Tensor, size: Tensor) -> Tensor:
+    inverse = tf.scatter_nd(order[:, None], group, tf.reshape(size, [1]))
+    return tf.reshape(inverse, tf.shape(x))
+
+
+def unique_values(x: Tensor, /) -> Tensor:
+    order, starts, _, _ = _unique(x)
+    return tf.gather(tf.reshape(x, [-1]), tf.gather(order, starts))
+
+
+def unique_counts(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    order, starts, _, size = _unique(x)
+    return (tf.gather(tf.reshape(x, [-1]), tf.gather(order, starts)),
+            _counts(starts, size))
+
+
+def unique_inverse(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    order, starts, group, size = _unique(x)
+    return (tf.gather(tf.reshape(x, [-1]), tf.gather(order, starts)),
+            _inverse(x, order, group, size))
+
+
+def unique_all(x: Tensor, /) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    order, starts, group, size = _unique(x)
+    indices = tf.gather(order, starts)  # stable: each value's first occurrence
+    return (tf.gather(tf.reshape(x, [-1]), indices), indices,
+            _inverse(x, order, group, size), _counts(starts, size))
+
+
 # -- linear algebra -------------------------------------------------------------------
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     a, b = _common(x1, x2, "matmul")
@@ -1313,7 +1388,8 @@ _HAND_WRITTEN = (
     "moveaxis", "sum", "prod", "mean", "std", "var", "min", "max", "cumulative_sum",
     "cumulative_prod", "all", "any", "diff", "argmax", "argmin", "where", "nonzero",
     "count_nonzero", "searchsorted", "sort", "argsort", "matmul", "matrix_transpose",
-    "tensordot", "vecdot", "take", "take_along_axis")
+    "tensordot", "vecdot", "take", "take_along_axis", "unique_all", "unique_counts",
+    "unique_inverse", "unique_values")
 
 
 _LINALG_WRITTEN = ("diagonal", "outer", "trace", "cross", "inv", "det", "cholesky",
@@ -1344,6 +1420,8 @@ def _build() -> tuple[types.SimpleNamespace, list[str]]:
         elif row.group == "linalg" and row.name in ("matmul", "matrix_transpose",
                                                     "tensordot", "vecdot"):
             func = top[row.name]
+        elif row.group == "fft" and row.name in _fft.FUNCTIONS:
+            func = _or_numpy(qualified, getattr(_fft, row.name))
         elif row.group == "linalg" and row.name in _LINALG_WRITTEN:
             func = _or_numpy(qualified, globals()[row.name])
         else:
