@@ -384,3 +384,30 @@ def test_fft_through_tf_signal_matches_numpy(name):
     np.testing.assert_array_equal(ut.fft.fftshift(x, axes=(0, 2)).numpy(),
                                   np.fft.fftshift(data, axes=(0, 2)))
     np.testing.assert_array_equal(ut.fft.ifftshift(x).numpy(), np.fft.ifftshift(data))
+
+
+def test_official_suite_findings():
+    """What data-apis/array-api-tests found with a TF owner."""
+    pytest.importorskip("tensorflow")
+    with ut.owner("tensorflow"):
+        x = ut.asarray([[7]], dtype=ut.int32)
+        # 0-d int64 and int32 indices together (TF packs a key into one tensor)
+        assert int(x[ut.asarray(0), ut.asarray(0, dtype=ut.int32)]) == 7
+        # a 0-d array as a slice bound
+        y = ut.asarray([False, True, True])
+        assert y[0:ut.asarray(2, dtype=ut.int32)].numpy().tolist() == [False, True]
+        # bools for a numeric dtype
+        assert int(ut.asarray(False, dtype=ut.uint8)) == 0
+        assert ut.asarray([True, False], dtype=ut.float32).numpy().tolist() == [1, 0]
+        # a diagonal beyond int64
+        assert ut.eye(2, k=2**63).numpy().tolist() == [[0, 0], [0, 0]]
+        # std/var over no axis
+        assert ut.std(ut.asarray([1.0, 2.0]), axis=()).numpy().tolist() == [0, 0]
+        # expand_dims with several axes (2025.12)
+        assert ut.expand_dims(ut.asarray([1.0, 2.0]), axis=(0, -1)).shape == (1, 2, 1)
+        with pytest.raises(IndexError, match="expand_dims"):
+            ut.expand_dims(ut.asarray([1.0, 2.0]), axis=(0, 0))
+        # pinv's and matrix_rank's rtol may be an array
+        m = ut.asarray(np.diag([1.0, 1e-3, 0.0]))
+        assert int(ut.linalg.matrix_rank(m, rtol=ut.asarray(1e-2))) == 1
+        assert ut.linalg.pinv(m, rtol=ut.asarray(1e-6)).owner == "tensorflow"

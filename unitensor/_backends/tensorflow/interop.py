@@ -222,4 +222,13 @@ def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
             return tf.constant(array)
     if dtype is not None and type(obj) in (float, complex):
         return constant(obj, _TO_TF[dtype])
-    return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
+    try:
+        return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
+    except (TypeError, ValueError):
+        import numpy as np
+        array = np.asarray(obj)
+        if dtype is None or array.dtype != np.bool_:
+            raise
+        # TF refuses bools for a numeric dtype ("Cannot convert False to
+        # EagerTensor of dtype uint8"); the standard's asarray takes them
+        return tf.constant(array.astype(_TO_TF[dtype].as_numpy_dtype))

@@ -724,7 +724,8 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None,
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
         device: Any = None) -> Tensor:
     n_cols = n_rows if n_cols is None else n_cols
-    with _device(device):
+    k = builtins.max(builtins.min(k, n_cols), -n_rows)  # beyond: no diagonal (and
+    with _device(device):  # within int64)
         rows = tf.range(n_rows, dtype=tf.int64)[:, None]
         cols = tf.range(n_cols, dtype=tf.int64)[None, :]
         return tf.cast(cols - rows == k, dtype or DEFAULT_FLOAT)
@@ -773,8 +774,16 @@ def permute_dims(x: Tensor, /, axes: Any) -> Tensor:
     return tf.transpose(x, [a % x.ndim if x.ndim else a for a in axes])
 
 
-def expand_dims(x: Tensor, /, axis: int) -> Tensor:
-    return tf.expand_dims(x, axis)
+def expand_dims(x: Tensor, /, axis: Any = 0) -> Tensor:
+    if not isinstance(axis, (tuple, list)):
+        return tf.expand_dims(x, axis)
+    ndim = x.ndim + len(axis)  # 2025.12: several axes, placed in the result
+    places = sorted(a % ndim for a in axis if -ndim <= a < ndim)
+    if len(set(places)) != len(axis):
+        raise IndexError(f"expand_dims(): axes {axis} for {ndim} dimensions")
+    for place in places:  # in increasing order, each already in its final place
+        x = tf.expand_dims(x, place)
+    return x
 
 
 def squeeze(x: Tensor, /, axis: Any) -> Tensor:
@@ -904,7 +913,8 @@ def var(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
         else centred * centred
     total = tf.math.reduce_sum(squares, axis=axes, keepdims=keepdims)
     shape = tf.shape(x, tf.int64)  # sizes known only when the graph runs, too
-    count = tf.math.reduce_prod(shape if axes is None else tf.gather(shape, axes))
+    count = tf.math.reduce_prod(shape if axes is None else
+                                tf.gather(shape, tf.constant(axes, tf.int64)))
     return total / (tf.cast(count, total.dtype) - tf.constant(correction, total.dtype))
 
 
@@ -1283,10 +1293,25 @@ def _is_array_key(item: Any) -> bool:
     return isinstance(item, tf.Tensor) and (item.ndim > 0 or item.dtype == tf.bool)
 
 
+def _index64(item: Any) -> Any:
+    """A 0-d integer tensor (or one in a slice) as int64: TF packs the parts of
+    a basic key into one tensor, which fails for int32 beside int64.
+    """
+    if isinstance(item, tf.Tensor) and item.dtype.is_integer:
+        return _cast(item, tf.int64)
+    if isinstance(item, slice) and builtins.any(
+            isinstance(p, tf.Tensor) for p in (item.start, item.stop, item.step)):
+        return slice(_index64(item.start), _index64(item.stop), _index64(item.step))
+    return item
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``: TF's own for basic keys; boolean masks and integer arrays here."""
     items = key if isinstance(key, tuple) else (key,)
     if not builtins.any(_is_array_key(k) for k in items):
+        if builtins.any(isinstance(k, (tf.Tensor, slice)) for k in items):
+            items = tuple(_index64(k) for k in items)
+            key = items if isinstance(key, tuple) else items[0]
         return x[key]
     if len(items) == 1 and items[0].dtype == tf.bool:
         mask = items[0]
