@@ -61,25 +61,40 @@ def test_tensorflow_owned_data_computes_in_tensorflow():
     assert (x * 2).numpy().tolist() == [2.0, 4.0, 6.0]
 
 
-def test_functions_not_written_yet_compute_in_numpy_and_stay_tensorflow_owned():
-    """Some of linalg (and isin) compute in numpy for now (NOT_YET), on
-    zero-copy views, and their results are TF tensors: no change of owner."""
+def test_every_function_computes_in_tensorflow_and_missing_kernels_in_numpy():
+    """No function of the standard is left to numpy (NOT_YET is empty); a dtype
+    without a TF kernel (matmul of int8) still computes in numpy, on zero-copy
+    views, and its result is a TF tensor: no change of owner."""
     tf = pytest.importorskip("tensorflow")
     from unitensor._backends.tensorflow import namespace as tf_namespace
-    assert "linalg.solve" in tf_namespace.NOT_YET
-    assert "linalg.inv" not in tf_namespace.NOT_YET
-    assert "add" not in tf_namespace.NOT_YET
-    assert not [n for n in tf_namespace.NOT_YET if n.startswith(("fft.", "unique_"))]
-    x = ut.asarray(tf.constant([[2.0, 0.0], [0.0, 4.0]], tf.float64))
-    solved = ut.linalg.solve(x, x)
-    assert solved.owner == "tensorflow"
-    np.testing.assert_array_equal(solved.numpy(), [[1.0, 0.0], [0.0, 1.0]])
-    inverse = ut.linalg.inv(x)  # written in TF
-    assert inverse.owner == "tensorflow"
-    np.testing.assert_array_equal(inverse.numpy(), [[0.5, 0.0], [0.0, 0.25]])
+    assert tf_namespace.NOT_YET == []
+    x = ut.asarray(tf.constant([[2, 0], [0, 4]], tf.int8))
+    product = ut.matmul(x, x)
+    assert product.owner == "tensorflow"
+    assert product.dtype == ut.int8
+    np.testing.assert_array_equal(product.numpy(), [[4, 0], [0, 16]])
     values = ut.unique_values(ut.asarray(tf.constant([3, 1, 3])))
     assert values.owner == "tensorflow"
     assert values.numpy().tolist() == [1, 3]
+
+
+def test_isin_sort_based_in_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    nan = math.nan
+    cases = [(np.array([[1.0, nan, 3.0], [2.0, -0.0, 5.0]]), np.array([3.0, 0.0, nan])),
+             (np.array([2**64 - 1, 2**63, 1], np.uint64), np.array([2**63], np.uint64)),
+             (np.array([1 + 1j, 2j, complex(nan, 1)]),
+              np.array([1 + 1j, complex(nan, 1)])),
+             (np.ones((2, 2)), np.zeros(0))]
+    for a, b in cases:
+        for invert in (False, True):
+            got = ut.isin(ut.asarray(tf.constant(a)), ut.asarray(tf.constant(b)),
+                          invert=invert)
+            assert got.owner == "tensorflow"
+            np.testing.assert_array_equal(got.numpy(), np.isin(a, b, invert=invert))
+    x = ut.asarray(tf.constant([1, 2, 3], tf.int8))
+    assert ut.isin(x, 2).numpy().tolist() == [False, True, False]
+    assert ut.broadcast_shapes((2, 1), (3,)) == (2, 3)
 
 
 def test_promotion_is_the_standards_operators_included():
@@ -408,6 +423,47 @@ def test_official_suite_findings():
         with pytest.raises(IndexError, match="expand_dims"):
             ut.expand_dims(ut.asarray([1.0, 2.0]), axis=(0, 0))
         # pinv's and matrix_rank's rtol may be an array
-        m = ut.asarray(np.diag([1.0, 1e-3, 0.0]))
+        m = ut.asarray([[1.0, 0.0, 0.0], [0.0, 1e-3, 0.0], [0.0, 0.0, 0.0]])
         assert int(ut.linalg.matrix_rank(m, rtol=ut.asarray(1e-2))) == 1
         assert ut.linalg.pinv(m, rtol=ut.asarray(1e-6)).owner == "tensorflow"
+
+
+def test_linalg_in_tensorflow_matches_numpy():
+    """solve, qr, svd, slogdet, pinv, matrix_rank, matrix_norm, eig and eigvals
+    compute in TF (no longer NOT_YET), with numpy's results."""
+    tf = pytest.importorskip("tensorflow")
+    from unitensor._backends.tensorflow import namespace as tf_namespace
+    assert not [n for n in tf_namespace.NOT_YET if n.startswith("linalg.")]
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((2, 3, 3))
+    b = rng.standard_normal((3, 2))
+    x, y = ut.asarray(tf.constant(a)), ut.asarray(tf.constant(b))
+    close = np.testing.assert_allclose
+    close(ut.linalg.solve(x, y).numpy(), np.linalg.solve(a, b), rtol=1e-10)
+    close(ut.linalg.solve(x, y[:, 0]).numpy(), np.linalg.solve(a, b[:, 0]), rtol=1e-10)
+    q, r = ut.linalg.qr(x)
+    close(ut.matmul(q, r).numpy(), a, atol=1e-12)
+    u, s, vh = ut.linalg.svd(x, full_matrices=False)
+    close(s.numpy(), np.linalg.svd(a, compute_uv=False), rtol=1e-10)
+    close((u * s[..., None, :]) @ vh, a, atol=1e-12)
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    sign, logabsdet = ut.linalg.slogdet(ut.asarray(tf.constant(singular)))
+    assert math.copysign(1, float(sign)) == 1.0
+    assert float(logabsdet) == -math.inf
+    close(ut.linalg.slogdet(x).logabsdet.numpy(), np.linalg.slogdet(a).logabsdet)
+    close(ut.linalg.pinv(x).numpy(), np.linalg.pinv(a), rtol=1e-8)
+    low = np.diag([1.0, 1e-3, 0.0])
+    rank = ut.linalg.matrix_rank(ut.asarray(tf.constant(np.stack([low, low]))),
+                                 rtol=ut.asarray(tf.constant([1e-2, 1e-6])))
+    assert rank.numpy().tolist() == [1, 2]
+    for order in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        got = ut.linalg.matrix_norm(x, ord=order, keepdims=True)
+        assert got.owner == "tensorflow"
+        close(got.numpy(), np.linalg.norm(a, ord=order, axis=(-2, -1), keepdims=True),
+              rtol=1e-10)
+    values, vectors = ut.linalg.eig(x)
+    assert values.dtype == ut.complex128
+    close((ut.astype(x, ut.complex128) @ vectors).numpy(),
+          (vectors * values[..., None, :]).numpy(), atol=1e-10)
+    close(np.sort_complex(ut.linalg.eigvals(x).numpy()),
+          np.sort_complex(np.linalg.eigvals(a)), rtol=1e-10)

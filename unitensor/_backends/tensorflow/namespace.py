@@ -1120,6 +1120,34 @@ def unique_all(x: Tensor, /) -> tuple[Tensor, Tensor, Tensor, Tensor]:
             _inverse(x, order, group, size), _counts(starts, size))
 
 
+def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Tensor:
+    """Sort-based, as ``unique_*``: ``x2``'s and ``x1``'s elements sorted
+    together; an element of ``x1`` is in ``x2`` where its run of equal values
+    holds one of ``x2``'s (a NaN equals nothing). O(n log n) time, O(n) memory.
+    """
+    a, b = _common(x1, x2, "isin")
+    values = tf.concat([tf.reshape(b, [-1]), tf.reshape(a, [-1])], 0)
+    size = tf.size(values, INDEX)
+    order = _lexicographic_order(values)
+    ordered = tf.gather(values, order)
+    first = tf.concat([tf.ones([tf.minimum(size, 1)], tf.bool),
+                       tf.math.not_equal(ordered[1:], ordered[:-1])], 0)
+    group = tf.math.cumsum(tf.cast(first, INDEX)) - 1
+    of_x2 = tf.cast(order < tf.size(b, INDEX), tf.int32)
+    holds = tf.math.unsorted_segment_max(of_x2, group, size)
+    found = tf.scatter_nd(order[:, None], tf.gather(holds, group),
+                          tf.reshape(size, [1]))[tf.size(b, INDEX):]
+    found = tf.reshape(found > 0, tf.shape(a))
+    return tf.math.logical_not(found) if invert else found
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    result = tf.TensorShape([])
+    for shape in shapes:
+        result = tf.broadcast_static_shape(result, tf.TensorShape(list(shape)))
+    return tuple(result.as_list())
+
+
 # -- linear algebra -------------------------------------------------------------------
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     a, b = _common(x1, x2, "matmul")
@@ -1260,6 +1288,107 @@ def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
                                                keepdims=keepdims))
     p = tf.constant(ord, magnitude.dtype)
     return tf.math.reduce_sum(magnitude ** p, axis=axes, keepdims=keepdims) ** (1 / p)
+
+
+# -- linalg: the factorizations and what is built on them ----------------------------
+def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
+    a, b = _common(x1, x2, "linalg.solve")
+    _floating(a)
+    vector = b.ndim == 1  # the standard: x2 of shape (M,) is a vector
+    if vector:
+        b = b[:, None]
+    batch = tf.broadcast_static_shape(a.shape[:-2], b.shape[:-2])
+    a = tf.broadcast_to(a, batch.concatenate(a.shape[-2:]))
+    b = tf.broadcast_to(b, batch.concatenate(b.shape[-2:]))
+    result = tf.linalg.solve(a, b)
+    return result[..., 0] if vector else result
+
+
+def qr(x: Tensor, /, *, mode: str = "reduced") -> tuple[Tensor, Tensor]:
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', "
+                         f"got {mode!r}")
+    q, r = tf.linalg.qr(_floating(x), full_matrices=mode == "complete")
+    return q, r
+
+
+def svd(x: Tensor, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    s, u, v = tf.linalg.svd(_floating(x), full_matrices=full_matrices)
+    return u, _real_of(s), _adjoint(v)
+
+
+def slogdet(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    sign, logabsdet = tf.linalg.slogdet(_floating(x))
+    sign = tf.where(sign == 0, tf.zeros_like(sign), sign)  # TF's singular: -0
+    return sign, _real_of(logabsdet)
+
+
+def _default_rtol(x: Tensor, s: Tensor) -> Tensor:
+    eps = np.finfo(s.dtype.as_numpy_dtype).eps
+    return tf.constant(builtins.max(x.shape[-2], x.shape[-1]) * eps, s.dtype)
+
+
+def _cutoff(x: Tensor, s: Tensor, rtol: Any) -> Tensor:
+    """The standard's cutoff for singular values: ``rtol`` (a Python float or an
+    array broadcasting against the stack) times the largest singular value.
+    """
+    if rtol is None:
+        tol = _default_rtol(x, s)
+    elif isinstance(rtol, tf.Tensor):
+        tol = _cast(rtol, s.dtype)[..., None]
+    else:
+        tol = tf.constant(rtol, s.dtype)
+    return tol * tf.math.reduce_max(s, axis=-1, keepdims=True)
+
+
+def pinv(x: Tensor, /, *, rtol: Any = None) -> Tensor:
+    s, u, v = tf.linalg.svd(_floating(x), full_matrices=False)
+    s = _real_of(s)
+    large = s > _cutoff(x, s, rtol)
+    inverse = tf.where(large, 1 / tf.where(large, s, tf.ones_like(s)),
+                       tf.zeros_like(s))
+    scaled = v * tf.cast(inverse, v.dtype)[..., None, :]
+    return tf.linalg.matmul(scaled, _adjoint(u))
+
+
+def matrix_rank(x: Tensor, /, *, rtol: Any = None) -> Tensor:
+    s = svdvals(x)
+    if s.shape[-1] == 0:
+        return tf.zeros(s.shape[:-1], INDEX)
+    return tf.math.count_nonzero(s > _cutoff(x, s, rtol), axis=-1, dtype=INDEX)
+
+
+def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Tensor:
+    x = _floating(x)
+    magnitude = tf.math.abs(x)
+    if ord == "fro":
+        result = tf.math.sqrt(tf.math.reduce_sum(magnitude * magnitude, axis=(-2, -1)))
+    elif ord == "nuc":
+        result = tf.math.reduce_sum(svdvals(x), axis=-1)
+    elif ord in (1, -1):
+        columns = tf.math.reduce_sum(magnitude, axis=-2)
+        op = tf.math.reduce_max if ord == 1 else tf.math.reduce_min
+        result = op(columns, axis=-1)
+    elif ord in (math.inf, -math.inf):
+        rows = tf.math.reduce_sum(magnitude, axis=-1)
+        op = tf.math.reduce_max if ord == math.inf else tf.math.reduce_min
+        result = op(rows, axis=-1)
+    elif ord in (2, -2):
+        op = tf.math.reduce_max if ord == 2 else tf.math.reduce_min
+        result = op(svdvals(x), axis=-1)
+    else:
+        raise ValueError(f"linalg.matrix_norm(): ord {ord!r} is not one of 'fro', "
+                         "'nuc', 1, -1, 2, -2, inf, -inf")
+    return result[..., None, None] if keepdims else result
+
+
+def eig(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    values, vectors = tf.linalg.eig(_floating(x))
+    return values, vectors
+
+
+def eigvals(x: Tensor, /) -> Tensor:
+    return tf.linalg.eigvals(_floating(x))
 
 
 # -- indexing -------------------------------------------------------------------------
@@ -1414,11 +1543,13 @@ _HAND_WRITTEN = (
     "cumulative_prod", "all", "any", "diff", "argmax", "argmin", "where", "nonzero",
     "count_nonzero", "searchsorted", "sort", "argsort", "matmul", "matrix_transpose",
     "tensordot", "vecdot", "take", "take_along_axis", "unique_all", "unique_counts",
-    "unique_inverse", "unique_values")
+    "unique_inverse", "unique_values", "isin", "broadcast_shapes")
 
 
 _LINALG_WRITTEN = ("diagonal", "outer", "trace", "cross", "inv", "det", "cholesky",
-                   "eigh", "eigvalsh", "svdvals", "matrix_power", "vector_norm")
+                   "eigh", "eigvalsh", "svdvals", "matrix_power", "vector_norm",
+                   "solve", "qr", "svd", "slogdet", "pinv", "matrix_rank",
+                   "matrix_norm", "eig", "eigvals")
 
 
 def _qualified(group: str, name: str) -> str:
