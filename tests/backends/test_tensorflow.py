@@ -467,3 +467,48 @@ def test_linalg_in_tensorflow_matches_numpy():
           (vectors * values[..., None, :]).numpy(), atol=1e-10)
     close(np.sort_complex(ut.linalg.eigvals(x).numpy()),
           np.sort_complex(np.linalg.eigvals(a)), rtol=1e-10)
+
+
+UINT64_CASES = {
+    "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b, "floor_divide": lambda a, b: a // b,
+    "remainder": lambda a, b: a % b, "pow": lambda a, b: a ** 2,
+    "maximum": ut.maximum, "less": lambda a, b: a < b,
+    "bitwise": lambda a, b: (a & b) | (a ^ (b << 3)) | (~a >> 2),
+    "negative": lambda a, b: -a, "sign": lambda a, b: ut.sign(a),
+    "sum": lambda a, b: ut.sum(a), "prod": lambda a, b: ut.prod(a),
+    "cumulative_sum": lambda a, b: ut.cumulative_sum(a),
+    "max": lambda a, b: ut.max(a),
+    "argmax": lambda a, b: ut.argmax(a), "sort": lambda a, b: ut.sort(a, descending=True),
+    "argsort": lambda a, b: ut.argsort(a), "where": lambda a, b: ut.where(a > b, a, b),
+    "clip": lambda a, b: ut.clip(a, 2**63, 2**64 - 2),
+    "searchsorted": lambda a, b: ut.searchsorted(ut.sort(a), b),
+    "unique": lambda a, b: ut.unique_counts(a).values, "isin": ut.isin,
+    "diff": lambda a, b: ut.diff(a), "repeat": lambda a, b: ut.repeat(a, 2),
+    "full_like": lambda a, b: ut.full_like(a, 2**64 - 1),
+    "arange": lambda a, b: ut.arange(2**64 - 1, 2**63, -(2**61), dtype=ut.uint64,
+                                     device=a.device),
+    "matmul": ut.matmul, "vecdot": ut.vecdot,
+    "astype": lambda a, b: ut.astype(a, ut.int8),
+    "getitem": lambda a, b: a[a > 2**63], "equal": lambda a, b: a == 2**64 - 1,
+    "add_scalar": lambda a, b: a + 2**63,
+}
+
+
+@pytest.mark.parametrize("name", UINT64_CASES)
+def test_uint64_exact_in_tensorflow(name):
+    """uint64 values of 2**63 and more survive every path (no int64 detour)."""
+    tf = pytest.importorskip("tensorflow")
+    big = np.array([2**64 - 1, 2**63, 2**63 + 5, 7, 0], np.uint64)
+    other = np.array([3, 2**63 + 1, 1, 2**64 - 2, 9], np.uint64)
+    func = UINT64_CASES[name]
+    with np.errstate(all="ignore"):
+        got = func(ut.asarray(tf.constant(big)), ut.asarray(tf.constant(other)))
+        want = func(ut.asarray(big.copy()), ut.asarray(other.copy()))
+    assert got.owner == "tensorflow"
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    values = ut.asarray(tf.constant(big))
+    assert int(values[0]) == 2**64 - 1
+    values[1] = 2**64 - 3
+    assert int(values[1]) == 2**64 - 3

@@ -690,9 +690,13 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
         if dtype.is_floating:
             values = tf.range(size, dtype=dtype) * constant(step, dtype)
             return values + constant(start, dtype)
-        return tf.cast(tf.range(start, start + size * step, step, dtype=tf.int64)
-                       if not dtype.is_unsigned else
-                       tf.range(size, dtype=tf.int64) * step + start, dtype)
+        if dtype.is_unsigned:  # in uint64: int64 would wrap at 2**63
+            k = tf.cast(tf.range(size, dtype=tf.int64), tf.uint64)
+            base, magnitude = (tf.constant(v, tf.uint64) for v in (start, abs(step)))
+            return tf.cast(base + k * magnitude if step > 0 else base - k * magnitude,
+                           dtype)
+        return tf.cast(tf.range(start, start + size * step, step, dtype=tf.int64),
+                       dtype)
 
 
 def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None,
