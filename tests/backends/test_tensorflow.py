@@ -513,3 +513,15 @@ def test_uint64_exact_in_tensorflow(name):
     assert int(values[0]) == 2**64 - 1
     values[1] = 2**64 - 3
     assert int(values[1]) == 2**64 - 3
+
+
+def test_device_is_where_the_memory_is():
+    """``Tensor.device`` reads TF's backing_device (an int32 tensor placed on a
+    GPU lives in host memory); on this CPU build both name the CPU."""
+    tf = pytest.importorskip("tensorflow")
+    from unitensor._backends.tensorflow import interop as tf_interop
+    for dtype in (tf.int32, tf.float32):
+        t = tf.constant([1, 2], dtype)
+        x = ut.asarray(t)
+        assert x.device == tf_interop.device_of_name(t.backing_device)
+        assert x.device.dlpack == x.__dlpack_device__() == (1, 0)

@@ -68,8 +68,12 @@ def no_memory(x: tf.Tensor) -> str | None:
 
 
 def device(x: tf.Tensor) -> Device:
-    name = x.device
-    if not name:  # a symbolic tensor not placed yet: where TF will place it
+    """Where ``x``'s memory is: TF's ``backing_device`` (TF keeps int32 tensors
+    placed on a GPU in host memory, and ``x.device`` names the GPU); a symbolic
+    tensor has none, and is where TF will place it.
+    """
+    name = getattr(x, "backing_device", None) or x.device
+    if not name:
         return default_device()
     return device_of_name(name)
 
