@@ -525,3 +525,26 @@ def test_device_is_where_the_memory_is():
         x = ut.asarray(t)
         assert x.device == tf_interop.device_of_name(t.backing_device)
         assert x.device.dlpack == x.__dlpack_device__() == (1, 0)
+
+
+def test_complex_prod_multiplies_in_order_and_empty_unsigned_arange():
+    """A complex product that overflows reaches numpy's infinities (TF's tree
+    reduction gave inf-infj for numpy's -9.7e37-infj); arange with no elements
+    takes bounds outside an unsigned dtype."""
+    tf = pytest.importorskip("tensorflow")
+    data = np.array([6j, 42j, 57j, 65j, 80j, 83j, 85j, 86j, 90j, 93j, 81j, 11j, 39j,
+                     22j, 27j, 28j, 56j, 46 + 63j, 78j, 85, 91 + 93j, -1 - 7j, -1,
+                     -19 - 100j], np.complex64).reshape(2, 3, 4)
+    x = ut.asarray(tf.constant(data))
+    with np.errstate(all="ignore"):
+        want = np.prod(data)
+        np.testing.assert_array_equal(ut.prod(x).numpy(), want)
+        for axis in (0, (0, 2), (), -1):
+            np.testing.assert_allclose(ut.prod(x, axis=axis, keepdims=True).numpy(),
+                                       np.prod(data, axis=axis, keepdims=True),
+                                       rtol=1e-6)
+    empty = ut.asarray(tf.constant(np.zeros((0, 2), np.complex128)))
+    assert ut.prod(empty, axis=0).numpy().tolist() == [1, 1]
+    with ut.owner("tensorflow"):
+        assert ut.arange(-1, -2, 3, dtype=ut.uint64).shape == (0,)
+        assert ut.arange(2, stop=-2, step=3, dtype=ut.uint8).shape == (0,)

@@ -690,6 +690,8 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
         if dtype.is_floating:
             values = tf.range(size, dtype=dtype) * constant(step, dtype)
             return values + constant(start, dtype)
+        if size == 0:  # bounds outside the dtype need not fit then
+            return tf.zeros([0], dtype)
         if dtype.is_unsigned:  # in uint64: int64 would wrap at 2**63
             k = tf.cast(tf.range(size, dtype=tf.int64), tf.uint64)
             base, magnitude = (tf.constant(v, tf.uint64) for v in (start, abs(step)))
@@ -883,8 +885,31 @@ def sum(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
 
 def prod(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
          keepdims: bool = False) -> Tensor:
-    return _reduce(tf.math.reduce_prod, _cast(x, _sum_dtype(x, dtype)), axis,
-                   keepdims)
+    x = _cast(x, _sum_dtype(x, dtype))
+    if x.dtype.is_complex:
+        return _sequential_prod(x, _axes(axis, x.ndim), keepdims)
+    return _reduce(tf.math.reduce_prod, x, axis, keepdims)
+
+
+def _sequential_prod(x: Tensor, axes: list[int] | None, keepdims: bool) -> Tensor:
+    """A complex product in order, element after element (a cumulative product's
+    last element), as numpy multiplies: TF's tree-shaped reduction reaches other
+    infinities and NaNs where a product overflows (``inf-infj`` for numpy's
+    ``-9.7e37-infj``).
+    """
+    axes = sorted(set(range(x.ndim) if axes is None else axes))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = tf.transpose(x, kept + axes) if x.ndim else x
+    shape = tf.shape(x)
+    kept_sizes = tf.gather(shape, tf.constant(kept, tf.int32))
+    size = tf.reduce_prod(tf.gather(shape, tf.constant(axes, tf.int32)))
+    flat = tf.reshape(moved, tf.concat([kept_sizes, [size]], 0))
+    ones = tf.ones(tf.concat([kept_sizes, [1]], 0), x.dtype)  # empty products: 1
+    result = tf.math.cumprod(tf.concat([ones, flat], -1), axis=-1)[..., -1]
+    if keepdims:
+        result = tf.reshape(result, [1 if a in axes else shape[a]
+                                     for a in range(x.ndim)])
+    return result
 
 
 def mean(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
