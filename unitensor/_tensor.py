@@ -81,8 +81,9 @@ class Tensor(_fast.TensorBase):
 
     @property
     def size(self) -> int | None:
-        """The number of elements (None where a dimension is unknown: a symbolic
-        tensor inside ``tf.function``).
+        """The number of elements, None where a dimension is unknown.
+
+        A symbolic tensor inside ``tf.function`` may have unknown dimensions.
         """
         n = 1
         for d in self._native.shape:
