@@ -887,7 +887,13 @@ def prod(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
          keepdims: bool = False) -> Tensor:
     x = _cast(x, _sum_dtype(x, dtype))
     if x.dtype.is_complex:
-        return _sequential_prod(x, _axes(axis, x.ndim), keepdims)
+        result = _sequential_prod(x, _axes(axis, x.ndim), keepdims)
+        if no_memory(result) is None and not bool(tf.math.reduce_all(
+                _isfinite(result))):
+            # TF's complex multiplication recovers infinities (C99 Annex G:
+            # -inf+infj) where numpy's gives NaN: numpy's there, eagerly
+            raise tf.errors.NotFoundError(None, None, "complex product overflow")
+        return result
     return _reduce(tf.math.reduce_prod, x, axis, keepdims)
 
 
