@@ -416,6 +416,11 @@ def test_official_suite_findings():
         assert ut.asarray([True, False], dtype=ut.float32).numpy().tolist() == [1, 0]
         # a diagonal beyond int64
         assert ut.eye(2, k=2**63).numpy().tolist() == [[0, 0], [0, 0]]
+        # repeat of an empty array along a non-empty axis (TF's own fails)
+        empty = ut.zeros((0, 2), dtype=ut.bool)
+        repeats = ut.asarray([1, 2], dtype=ut.int8)
+        assert ut.repeat(empty, repeats, axis=1).shape == (0, 3)
+        assert ut.repeat(empty, 2, axis=1).shape == (0, 4)
         # std/var over no axis
         assert ut.std(ut.asarray([1.0, 2.0]), axis=()).numpy().tolist() == [0, 0]
         # expand_dims with several axes (2025.12)

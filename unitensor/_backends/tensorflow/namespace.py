@@ -844,6 +844,14 @@ def tile(x: Tensor, repetitions: Any, /) -> Tensor:
 def repeat(x: Tensor, repeats: Any, /, *, axis: int | None = None) -> Tensor:
     if axis is None:
         x, axis = tf.reshape(x, [-1]), 0
+    if x.shape.num_elements() == 0:  # TF's repeat fails on empty arrays along a
+        # non-empty axis with an array of repeats ("shape (0, 2) is not
+        # compatible with (0, 0)"): the result is empty, of the standard's shape
+        shape = tf.unstack(tf.shape(x, tf.int64))
+        counts = _cast(repeats, tf.int64) if isinstance(repeats, tf.Tensor) else \
+            tf.fill([x.shape[axis]], tf.constant(repeats, tf.int64))
+        shape[axis] = tf.math.reduce_sum(tf.broadcast_to(counts, [x.shape[axis]]))
+        return tf.zeros(tf.stack(shape), x.dtype)
     return tf.repeat(x, repeats, axis=axis)
 
 
