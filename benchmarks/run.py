@@ -254,8 +254,9 @@ def dispatch(quick: bool) -> list[Row]:
 
 
 def tensorflow_dispatch(quick: bool) -> list[Row]:
-    """TF-owned ut.add (16 elements) against TF's public call (tf.math.add) and
-    its C fast path (TFE_Py_FastPathExecute, what tf.math.add calls first)."""
+    """TF-owned calls (16 elements) against TF's public ops (there is no
+    array-api-compat namespace for TF), and ut.add against TF's C fast path
+    (TFE_Py_FastPathExecute, what tf.math.add calls first)."""
     import tensorflow as tf
     from tensorflow.python import pywrap_tfe
     from tensorflow.python.eager import context
@@ -266,10 +267,26 @@ def tensorflow_dispatch(quick: bool) -> list[Row]:
     ours, public, path = side_by_side(
         [lambda: ut.add(t, t), lambda: tf.math.add(a, a),
          lambda: fast(ctx, "AddV2", None, a, a)], quick)
-    return [Row("dispatch", "tensorflow (16): ut.add(x, y)", ours, public,
+    rows = [Row("dispatch", "tensorflow (16): ut.add(x, y)", ours, public,
                 "tf.math.add"),
             Row("dispatch", "tensorflow (16): ut.add(x, y) vs fast path", ours, path,
                 "TFE_Py_FastPathExecute")]
+    m = make("tensorflow", aligned(64).reshape(8, 8))
+    tm = ut.asarray(m)
+    for label, mine, theirs, route in (
+            ("x + y", lambda: t + t, lambda: a + a, "a + a"),
+            ("x + 1.0", lambda: t + 1.0, lambda: a + 1.0, "a + 1.0"),
+            ("ut.sin(x)", lambda: ut.sin(t), lambda: tf.math.sin(a), "tf.math.sin"),
+            ("ut.sum(x)", lambda: ut.sum(t), lambda: tf.math.reduce_sum(a),
+             "tf.math.reduce_sum"),
+            ("x[1:3]", lambda: t[1:3], lambda: a[1:3], "a[1:3]")):
+        ours, native = side_by_side([mine, theirs], quick)
+        rows.append(Row("dispatch", f"tensorflow (16): {label}", ours, native, route))
+    ours, native = side_by_side([lambda: ut.matmul(tm, tm),
+                                 lambda: tf.linalg.matmul(m, m)], quick)
+    rows.append(Row("dispatch", "tensorflow (8x8): ut.matmul(x, y)", ours, native,
+                    "tf.linalg.matmul"))
+    return rows
 
 
 def dask_rows(quick: bool) -> list[Row]:

@@ -199,7 +199,7 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
                 aliases = t._aliases = _Aliases()
             aliases.views[framework] = native
             return native
-    buf = buffer_of(t)
+    buf = buffer_of(t, func)
     reason = target.copy_reason(buf, reading)
     if copy is True or reason is not None:
         if copy is not True:
@@ -211,13 +211,27 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
     return native
 
 
-def buffer_of(t: Tensor) -> _core.Buffer:
-    """The Buffer over ``t``'s memory, exported from its owner on first need."""
+def buffer_of(t: Tensor, func: str = "__dlpack__") -> _core.Buffer:
+    """The Buffer over ``t``'s memory, exported from its owner on first need;
+    ``TypeError`` naming ``func`` where ``t`` has none (a symbolic tensor).
+    """
     aliases = t._shared()
     buf = aliases.buffer
     if buf is None:
+        check_memory(t, func)
         buf = aliases.buffer = t._backend.export(t._native)
     return buf
+
+
+def check_memory(t: Tensor, func: str) -> None:
+    """``TypeError`` naming ``func`` where ``t`` has no memory (a symbolic tensor
+    inside ``tf.function``): conversions that read or share memory cannot run.
+    """
+    reason = t._backend.no_memory(t._native)
+    if reason is not None:
+        raise arg_error(TypeError, func, "self", "an array with memory (inside "
+                        "tf.function, compute with unitensor's functions and "
+                        "return .tf(); convert the function's result)", reason)
 
 
 # -- helpers ---------------------------------------------------------------------

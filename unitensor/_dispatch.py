@@ -176,6 +176,10 @@ def _operand(value: Any, backend: Adapter, func: str, anchor: Tensor | None) -> 
                                 "has", value.name) from None
         if kind is Device:
             return backend.native_device(value)
+        if kind is slice and Tensor in (type(value.start), type(value.stop),
+                                        type(value.step)):  # a 0-d array as a bound
+            return slice(*(_operand(p, backend, func, anchor)
+                           for p in (value.start, value.stop, value.step)))
         return value
     if kind is list or kind is tuple:
         return kind(_operand(item, backend, func, anchor) for item in value)
@@ -348,8 +352,9 @@ _ARRAY_POSITIONS = {name: tuple(_ALWAYS if kind in ("arrays", "*arrays") else po
 # rtol) or other objects (asarray's obj, dtypes, finfo's type): the others take
 # Python values only.
 _ARRAYS_ALLOWED = frozenset({"min", "max", "prepend", "append", "sorter", "repeats",
-                             "rtol", "obj", "from_", "to", "type", "dtype", "kind"})
-# Keyword parameters that take an array or a Python scalar (and None), nothing else.
+                             "obj", "from_", "to", "type", "dtype", "kind", "rtol"})
+# Keyword parameters that take an array or a Python scalar (and None), nothing else
+# (pinv's and matrix_rank's rtol: "Optional[Union[float, array]]").
 _ARRAY_OR_SCALAR = frozenset({"min", "max", "prepend", "append", "sorter", "rtol"})
 
 

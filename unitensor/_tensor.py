@@ -81,7 +81,11 @@ class Tensor(_fast.TensorBase):
 
     @property
     def size(self) -> int | None:
-        """The number of elements (None where a length of ``shape`` is)."""
+        """The number of elements, None where a dimension is unknown.
+
+        A lazy owner's size may depend on the data (dask); a symbolic tensor's
+        inside ``tf.function`` may be unknown until the graph runs.
+        """
         n = 1
         for d in self._backend.shape(self._native):
             if d is None:
@@ -251,7 +255,7 @@ class Tensor(_fast.TensorBase):
             A 'dltensor_versioned' (or legacy 'dltensor') capsule that keeps
             the memory alive until the consumer's deleter runs.
         """
-        buf = _convert.buffer_of(self)
+        buf = _convert.buffer_of(self, "__dlpack__")
         if max_version is None and copy is not True and buf.readonly:
             warn_read_only_alias("__dlpack__", "a legacy DLPack consumer")
         return buf.__dlpack__(stream=stream, max_version=max_version,
@@ -415,6 +419,7 @@ class Tensor(_fast.TensorBase):
             return None
 
     def _not_a_scalar(self, func: str, exc: Exception) -> Exception:
+        _convert.check_memory(self, func)  # a symbolic tensor: no value to read
         if self.size != 1:
             hint = " (any() and all() reduce one)" if func == "__bool__" else ""
             return arg_error(ValueError, func, "self", f"an array of one element{hint}",

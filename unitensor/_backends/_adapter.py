@@ -79,6 +79,11 @@ class Interop(Protocol):
     def export(self, x: Any, /) -> _core.Buffer:
         """A Buffer over ``x``'s memory, zero-copy."""
 
+    def no_memory(self, x: Any, /) -> str | None:
+        """Why ``x`` has no memory to export or read (a symbolic tensor traced by
+        ``tf.function``), or None. Default: None.
+        """
+
     def copy_reason(self, buf: _core.Buffer, reading: bool = False) -> str | None:
         """Why the framework cannot alias ``buf`` (a copy is needed), or None;
         raises ``BufferError`` when not even a copy would be right. ``reading``:
@@ -220,6 +225,10 @@ def _shape_as_is(x: Any, /) -> tuple[int | None, ...]:
     return tuple(x.shape)
 
 
+def _has_memory(x: Any, /) -> None:
+    return None
+
+
 def _no_byte_order_fix(x: Any, /) -> None:
     return None
 
@@ -241,7 +250,7 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "ROUTES": {}, "readonly": _not_read_only,
-    "shape": _shape_as_is,
+    "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
     "error_type": standard_type,

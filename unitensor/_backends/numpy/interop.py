@@ -82,7 +82,8 @@ def _from_tensorflow(x: Any) -> np.ndarray | None:  # x: a tf.Tensor
     """
     try:
         array = np.from_dlpack(x)
-    except (BufferError, RuntimeError, TypeError, ValueError):
+    except (BufferError, RuntimeError, TypeError, ValueError, AttributeError):
+        # AttributeError: a symbolic tensor (tf.function), which has no memory
         return None
     array.flags.writeable = False  # already so from TF's read-only flag: kept so
     return array

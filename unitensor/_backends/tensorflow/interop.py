@@ -37,23 +37,51 @@ ARRAY_TYPES = (tf.Tensor, tf.Variable)
 
 
 def wraps_as_is(kind: type) -> bool:
-    """Eager tensors; variables are read (``native``) and graph tensors refused."""
-    return (issubclass(kind, tf.Tensor) and hasattr(kind, "numpy")
-            and not issubclass(kind, tf.Variable))
+    """Tensors, eager or symbolic (inside ``tf.function``); variables are read
+    (``native``).
+    """
+    return issubclass(kind, tf.Tensor) and not issubclass(kind, tf.Variable)
 
 
 def native(obj: object) -> tf.Tensor:
     if isinstance(obj, tf.Variable):
-        return obj.value()  # the variable's current value, as an eager tensor
-    if isinstance(obj, tf.Tensor) and hasattr(obj, "numpy"):
+        return obj.value()  # the variable's current value (symbolic when traced)
+    if isinstance(obj, tf.Tensor):
         return obj
-    raise arg_error(TypeError, "asarray", "obj", "an eager tf.Tensor or tf.Variable",
+    raise arg_error(TypeError, "asarray", "obj", "a tf.Tensor or tf.Variable",
                     describe(obj))
+
+
+def symbolic(x: tf.Tensor) -> bool:
+    """Whether ``x`` is a graph tensor (inside ``tf.function``): it has no memory."""
+    return not hasattr(x, "numpy")
+
+
+NO_MEMORY = ("a symbolic tf.Tensor inside tf.function, which has no memory to "
+             "share or read")
+
+
+def no_memory(x: tf.Tensor) -> str | None:
+    """Why ``x`` has no memory (a symbolic tensor traced by ``tf.function``)."""
+    return NO_MEMORY if not hasattr(x, "numpy") else None
 
 
 
 def device(x: tf.Tensor) -> Device:
-    return device_of_name(x.device)
+    """Where ``x``'s memory is: TF's ``backing_device`` (TF keeps int32 tensors
+    placed on a GPU in host memory, and ``x.device`` names the GPU); a symbolic
+    tensor has none, and is where TF will place it.
+    """
+    name = getattr(x, "backing_device", None) or x.device
+    if not name:
+        return default_device()
+    return device_of_name(name)
+
+
+def default_device() -> Device:
+    """TF's own placement: its first GPU where it has one, else the CPU."""
+    gpus = tf.config.list_logical_devices("GPU")
+    return device_of_name(gpus[0].name) if gpus else CPU
 
 
 def device_of_name(name: str) -> Device:
@@ -175,6 +203,20 @@ def device_name(device: Device) -> str:
     return "/CPU:0" if device.kind == "cpu" else f"/GPU:{device.index}"
 
 
+def constant(value: Any, dtype: Any) -> tf.Tensor:
+    """``tf.constant(value, dtype)`` for a Python scalar, signed zeros kept: TF's
+    eager cache of scalar constants is keyed by the value, and ``0.0 == -0.0``,
+    so ``tf.constant(-0.0)`` after ``tf.constant(0.0)`` gives +0 (also for a
+    zero part of a complex). Zeros go through numpy, which TF does not cache.
+    """
+    kind = type(value)
+    if (kind is float and value == 0) or (kind is complex and (
+            value.real == 0 or value.imag == 0)):
+        import numpy as np
+        return tf.constant(np.array(value, dtype.as_numpy_dtype))
+    return tf.constant(value, dtype)
+
+
 def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
     """Python data, with the standard's default dtypes where ``dtype`` is None
     (those the inspection API reports: float64, complex128, int64; TF's own
@@ -185,4 +227,15 @@ def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
         array = np.asarray(obj)
         if array.dtype.kind in "biufc":
             return tf.constant(array)
-    return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
+    if dtype is not None and type(obj) in (float, complex):
+        return constant(obj, _TO_TF[dtype])
+    try:
+        return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
+    except (TypeError, ValueError):
+        import numpy as np
+        array = np.asarray(obj)
+        if dtype is None or array.dtype != np.bool_:
+            raise
+        # TF refuses bools for a numeric dtype ("Cannot convert False to
+        # EagerTensor of dtype uint8"); the standard's asarray takes them
+        return tf.constant(array.astype(_TO_TF[dtype].as_numpy_dtype))

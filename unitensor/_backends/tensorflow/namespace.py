@@ -34,6 +34,7 @@ import tensorflow as tf
 
 from ..._device import Device
 from ..._dtypes import DTYPES, DType, promote, with_scalar
+from ..._errors import arg_error
 from ..._standard import FUNCTIONS
 from .._common import (
     COMPLEX_SPECIAL_CASES,
@@ -42,7 +43,17 @@ from .._common import (
 )
 from ..numpy import interop as numpy_interop
 from ..numpy import namespace as numpy_namespace
-from .interop import _TO_TF, NATIVE_DTYPES, _from_numpy, device_name, device_of_name
+from . import _fft
+from .interop import (
+    _TO_TF,
+    NATIVE_DTYPES,
+    NO_MEMORY,
+    _from_numpy,
+    constant,
+    device_name,
+    device_of_name,
+    no_memory,
+)
 
 ARRAY = type(tf.constant(0))
 Tensor = Any  # a tf.Tensor (eager); TF's own type stubs are too loose to help
@@ -79,7 +90,7 @@ def _cast(x: Tensor, dtype: Any) -> Tensor:
 
 
 def _scalar(value: Any, dtype: Any) -> Tensor:
-    return tf.constant(value, dtype)
+    return constant(value, dtype)
 
 
 def _common(x1: Any, x2: Any, func: str) -> tuple[Tensor, Tensor]:
@@ -161,9 +172,49 @@ def from_numpy(value: Any) -> Any:
 _NUMPY_ROUTE: Callable[[Any], Any] = numpy_interop.ROUTES["tensorflow"]  # type: ignore[assignment]
 
 
+def _symbolic(values: Any) -> bool:
+    """Whether any of ``values`` (or of the sequences among them) is a graph
+    tensor, traced by ``tf.function``: it has no memory numpy could read.
+    """
+    for value in values:
+        if isinstance(value, (list, tuple)):
+            if _symbolic(value):
+                return True
+        elif isinstance(value, tf.Tensor) and no_memory(value) is not None:
+            return True
+    return False
+
+
+def _no_numpy_in_graph(name: str) -> TypeError:
+    return arg_error(TypeError, name, "x", "an eager tensor (TensorFlow computes "
+                     f"{name} through numpy for these arguments, which needs memory: "
+                     "call it outside tf.function)", NO_MEMORY)
+
+
+def _numpy_op(name: str, tensors: Sequence[Tensor], dtype: Any, shape: Any) -> Tensor:
+    """The elementwise ``name`` computed by numpy inside the TF graph
+    (``tf.numpy_function``): for symbolic tensors, whose result's dtype and shape
+    are known before it runs. Not compilable by XLA, as any Python callback.
+    """
+    func = numpy_namespace.reference(name) if name in COMPLEX_SPECIAL_CASES else \
+        _numpy_function(name)
+    wanted = dtype.as_numpy_dtype
+
+    def run(*arrays: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return np.asarray(func(*arrays)).astype(wanted, copy=False)
+    out = tf.numpy_function(run, list(tensors), dtype, stateful=False, name=name)
+    out.set_shape(shape)
+    return out
+
+
 def through_numpy(name: str) -> Callable[..., Any]:
-    """``name`` computed by numpy on zero-copy views, its results TF tensors."""
+    """``name`` computed by numpy on zero-copy views, its results TF tensors.
+    Inside ``tf.function`` (symbolic tensors) a ``TypeError`` naming it.
+    """
     def function(*args: Any, **kwargs: Any) -> Any:
+        if _symbolic(args) or _symbolic(kwargs.values()):
+            raise _no_numpy_in_graph(name)
         if kwargs.get("device") is not None:
             kwargs["device"] = "cpu"
         args = tuple(to_numpy(a) for a in args)
@@ -331,13 +382,17 @@ _UNARY: dict[str, Callable[[Tensor], Tensor]] = {
 def _divide(x1: Tensor, x2: Tensor) -> Tensor:
     if not (x1.dtype.is_floating or x1.dtype.is_complex):
         x1, x2 = _cast(x1, DEFAULT_FLOAT), _cast(x2, DEFAULT_FLOAT)
-    if x1.dtype.is_complex and bool(tf.math.reduce_any(
-            (x2 == 0) | ~_isfinite(x2) | ~_isfinite(x1))):
-        # TF's complex division differs from the standard's (numpy's) special cases
+    if not x1.dtype.is_complex:
+        return tf.math.truediv(x1, x2)
+    # TF's complex division differs from the standard's (numpy's) special cases
+    special = tf.math.reduce_any((x2 == 0) | ~_isfinite(x2) | ~_isfinite(x1))
+    if no_memory(special) is not None:  # traced: both branches in the graph
+        shape = tf.broadcast_static_shape(x1.shape, x2.shape)
+        return tf.cond(special, lambda: _numpy_op("divide", (x1, x2), x1.dtype, shape),
+                       lambda: _complex_divide(x1, x2))
+    if bool(special):
         raise tf.errors.NotFoundError(None, None, "complex division special cases")
-    if x1.dtype.is_complex:
-        return _complex_divide(x1, x2)
-    return tf.math.truediv(x1, x2)
+    return _complex_divide(x1, x2)
 
 
 def _complex_divide(x1: Tensor, x2: Tensor) -> Tensor:
@@ -456,6 +511,11 @@ def _extremum(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
 
 
 def _pow(x1: Tensor, x2: Tensor) -> Tensor:
+    numpy_pow = x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16) or \
+        x1.dtype.is_complex
+    if numpy_pow and _symbolic((x1, x2)):
+        return _numpy_op("pow", (x1, x2), x1.dtype,
+                         tf.broadcast_static_shape(x1.shape, x2.shape))
     if x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16):
         raise tf.errors.NotFoundError(None, None, "no integer pow kernel")
     if x1.dtype.is_complex:
@@ -601,10 +661,12 @@ def _fill_dtype(value: Any) -> Any:
 def full(shape: Any, fill_value: Any, *, dtype: Any = None,
          device: Any = None) -> Tensor:
     if isinstance(fill_value, tf.Tensor):
-        fill_value = fill_value.numpy().item()
+        with _device(device):
+            return tf.fill(_shape_of(shape),
+                           _cast(fill_value, dtype or fill_value.dtype))
     dtype = dtype or _fill_dtype(fill_value)
     with _device(device):
-        return tf.fill(_shape_of(shape), tf.constant(fill_value, dtype))
+        return tf.fill(_shape_of(shape), constant(fill_value, dtype))
 
 
 def _like(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
@@ -630,11 +692,17 @@ def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None,
     size = builtins.max(math.ceil((stop - start) / step), 0)
     with _device(device):
         if dtype.is_floating:
-            values = tf.range(size, dtype=dtype) * tf.constant(step, dtype)
-            return values + tf.constant(start, dtype)
-        return tf.cast(tf.range(start, start + size * step, step, dtype=tf.int64)
-                       if not dtype.is_unsigned else
-                       tf.range(size, dtype=tf.int64) * step + start, dtype)
+            values = tf.range(size, dtype=dtype) * constant(step, dtype)
+            return values + constant(start, dtype)
+        if size == 0:  # bounds outside the dtype need not fit then
+            return tf.zeros([0], dtype)
+        if dtype.is_unsigned:  # in uint64: int64 would wrap at 2**63
+            k = tf.cast(tf.range(size, dtype=tf.int64), tf.uint64)
+            base, magnitude = (tf.constant(v, tf.uint64) for v in (start, abs(step)))
+            return tf.cast(base + k * magnitude if step > 0 else base - k * magnitude,
+                           dtype)
+        return tf.cast(tf.range(start, start + size * step, step, dtype=tf.int64),
+                       dtype)
 
 
 def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None,
@@ -666,7 +734,8 @@ def linspace(start: Any, stop: Any, /, num: int, *, dtype: Any = None,
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
         device: Any = None) -> Tensor:
     n_cols = n_rows if n_cols is None else n_cols
-    with _device(device):
+    k = builtins.max(builtins.min(k, n_cols), -n_rows)  # beyond: no diagonal (and
+    with _device(device):  # within int64)
         rows = tf.range(n_rows, dtype=tf.int64)[:, None]
         cols = tf.range(n_cols, dtype=tf.int64)[None, :]
         return tf.cast(cols - rows == k, dtype or DEFAULT_FLOAT)
@@ -715,15 +784,14 @@ def permute_dims(x: Tensor, /, axes: Any) -> Tensor:
     return tf.transpose(x, [a % x.ndim if x.ndim else a for a in axes])
 
 
-def expand_dims(x: Tensor, /, axis: int | tuple[int, ...]) -> Tensor:
-    if type(axis) is not tuple:
+def expand_dims(x: Tensor, /, axis: Any = 0) -> Tensor:
+    if not isinstance(axis, (tuple, list)):
         return tf.expand_dims(x, axis)
-    ndim = x.ndim + len(axis)  # 2025.12: axes are places in the result
-    places = sorted(a % ndim if -ndim <= a < ndim else a for a in axis)
-    if places and (len(set(places)) < len(places) or not 0 <= places[0]
-                   or places[-1] >= ndim):
-        raise IndexError(f"axis {axis} out of range or repeated for {ndim} dimensions")
-    for place in places:  # ascending: each lands where the result has it
+    ndim = x.ndim + len(axis)  # 2025.12: several axes, placed in the result
+    places = sorted(a % ndim for a in axis if -ndim <= a < ndim)
+    if len(set(places)) != len(axis):
+        raise IndexError(f"expand_dims(): axes {axis} for {ndim} dimensions")
+    for place in places:  # in increasing order, each already in its final place
         x = tf.expand_dims(x, place)
     return x
 
@@ -780,6 +848,14 @@ def tile(x: Tensor, repetitions: Any, /) -> Tensor:
 def repeat(x: Tensor, repeats: Any, /, *, axis: int | None = None) -> Tensor:
     if axis is None:
         x, axis = tf.reshape(x, [-1]), 0
+    if x.shape.num_elements() == 0:  # TF's repeat fails on empty arrays along a
+        # non-empty axis with an array of repeats ("shape (0, 2) is not
+        # compatible with (0, 0)"): the result is empty, of the standard's shape
+        shape = tf.unstack(tf.shape(x, tf.int64))
+        counts = _cast(repeats, tf.int64) if isinstance(repeats, tf.Tensor) else \
+            tf.fill([x.shape[axis]], tf.constant(repeats, tf.int64))
+        shape[axis] = tf.math.reduce_sum(tf.broadcast_to(counts, [x.shape[axis]]))
+        return tf.zeros(tf.stack(shape), x.dtype)
     return tf.repeat(x, repeats, axis=axis)
 
 
@@ -821,8 +897,37 @@ def sum(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
 
 def prod(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
          keepdims: bool = False) -> Tensor:
-    return _reduce(tf.math.reduce_prod, _cast(x, _sum_dtype(x, dtype)), axis,
-                   keepdims)
+    x = _cast(x, _sum_dtype(x, dtype))
+    if x.dtype.is_complex:
+        result = _sequential_prod(x, _axes(axis, x.ndim), keepdims)
+        if no_memory(result) is None and not bool(tf.math.reduce_all(
+                _isfinite(result))):
+            # TF's complex multiplication recovers infinities (C99 Annex G:
+            # -inf+infj) where numpy's gives NaN: numpy's there, eagerly
+            raise tf.errors.NotFoundError(None, None, "complex product overflow")
+        return result
+    return _reduce(tf.math.reduce_prod, x, axis, keepdims)
+
+
+def _sequential_prod(x: Tensor, axes: list[int] | None, keepdims: bool) -> Tensor:
+    """A complex product in order, element after element (a cumulative product's
+    last element), as numpy multiplies: TF's tree-shaped reduction reaches other
+    infinities and NaNs where a product overflows (``inf-infj`` for numpy's
+    ``-9.7e37-infj``).
+    """
+    axes = sorted(set(range(x.ndim) if axes is None else axes))
+    kept = [a for a in range(x.ndim) if a not in axes]
+    moved = tf.transpose(x, kept + axes) if x.ndim else x
+    shape = tf.shape(x)
+    kept_sizes = tf.gather(shape, tf.constant(kept, tf.int32))
+    size = tf.reduce_prod(tf.gather(shape, tf.constant(axes, tf.int32)))
+    flat = tf.reshape(moved, tf.concat([kept_sizes, [size]], 0))
+    ones = tf.ones(tf.concat([kept_sizes, [1]], 0), x.dtype)  # empty products: 1
+    result = tf.math.cumprod(tf.concat([ones, flat], -1), axis=-1)[..., -1]
+    if keepdims:
+        result = tf.reshape(result, [1 if a in axes else shape[a]
+                                     for a in range(x.ndim)])
+    return result
 
 
 def mean(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
@@ -855,11 +960,14 @@ def var(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
     centred = x - tf.math.reduce_mean(x, axis=axes, keepdims=True)
     squares = tf.math.real(centred * tf.math.conj(centred)) if x.dtype.is_complex \
         else centred * centred
-    count = math.prod(x.shape[a] for a in (axes if axes is not None
-                                            else range(x.ndim)))
     total = tf.math.reduce_sum(squares, axis=axes, keepdims=keepdims)
+    shape = tf.shape(x, tf.int64)  # sizes known only when the graph runs, too
+    count = tf.math.reduce_prod(shape if axes is None else
+                                tf.gather(shape, tf.constant(axes, tf.int64)))
     # as numpy: no fewer than 0 degrees of freedom (0/0 is nan, not -0.0)
-    return total / tf.constant(builtins.max(count - correction, 0), total.dtype)
+    freedom = tf.math.maximum(tf.cast(count, total.dtype)
+                              - tf.constant(correction, total.dtype), 0)
+    return total / freedom
 
 
 def std(x: Tensor, /, *, axis: Any = None, correction: float = 0.0,
@@ -977,10 +1085,10 @@ def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
     axis %= x.ndim
     if descending:  # stable: equal elements keep their order
         y = tf.reverse(y, [axis])
-        n = x.shape[axis]
+        n = tf.shape(x, INDEX)[axis]
         order = tf.argsort(y, axis=axis, direction="ASCENDING", stable=True)
-        order = tf.reverse(order, [axis])
-        return tf.cast(n - 1 - order, INDEX)
+        order = tf.cast(tf.reverse(order, [axis]), INDEX)
+        return n - 1 - order
     return tf.cast(tf.argsort(y, axis=axis, stable=True), INDEX)
 
 
@@ -990,6 +1098,108 @@ def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
         return x
     order = argsort(x, axis=axis, descending=descending)
     return take_along_axis(x, order, axis=axis)
+
+
+# -- set functions: sort-based, O(n log n) time and O(n) memory ----------------------
+def _lexicographic_order(flat: Tensor) -> Tensor:
+    """A stable order of ``flat`` in which equal values are neighbours: numpy's
+    sort order (complex: by the real part, then the imaginary part; NaNs last,
+    as R + nanj, nan + Rj, nan + nanj). Every NaN then differs from its
+    neighbours, so each is a value of its own (the standard).
+    """
+    if flat.dtype == tf.bool:
+        flat = tf.cast(flat, tf.uint8)
+    parts = [tf.math.real(flat), tf.math.imag(flat)] if flat.dtype.is_complex \
+        else [flat]
+    keys = parts
+    if not flat.dtype.is_integer:
+        nans = [tf.math.is_nan(p) for p in parts]
+        rank = tf.cast(nans[0], tf.uint8)
+        if len(nans) == 2:
+            rank = 2 * rank + tf.cast(nans[1], tf.uint8)
+        keys = [rank] + [tf.where(nan, tf.zeros_like(p), p)
+                         for nan, p in zip(nans, parts, strict=True)]
+    order = tf.range(tf.size(flat, INDEX), dtype=INDEX)
+    for key in reversed(keys):  # least significant first; each sort is stable
+        order = tf.gather(order, tf.argsort(tf.gather(key, order), stable=True))
+    return order
+
+
+def _unique(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The flattened ``x``'s stable sorted order, the first position of each
+    value in it (``starts``), each element's value number in sorted order, and
+    the number of elements.
+    """
+    flat = tf.reshape(x, [-1])
+    size = tf.size(flat, INDEX)
+    order = _lexicographic_order(flat)
+    ordered = tf.gather(flat, order)
+    first = tf.concat([tf.ones([tf.minimum(size, 1)], tf.bool),
+                       tf.math.not_equal(ordered[1:], ordered[:-1])], 0)
+    starts = tf.where(first)[:, 0]
+    group = tf.math.cumsum(tf.cast(first, INDEX)) - 1
+    return order, starts, group, size
+
+
+def _counts(starts: Tensor, size: Tensor) -> Tensor:
+    return tf.concat([starts[1:], tf.reshape(size, [1])], 0) - starts
+
+
+def _inverse(x: Tensor, order: Tensor, group: Tensor, size: Tensor) -> Tensor:
+    inverse = tf.scatter_nd(order[:, None], group, tf.reshape(size, [1]))
+    return tf.reshape(inverse, tf.shape(x))
+
+
+def unique_values(x: Tensor, /) -> Tensor:
+    order, starts, _, _ = _unique(x)
+    return tf.gather(tf.reshape(x, [-1]), tf.gather(order, starts))
+
+
+def unique_counts(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    order, starts, _, size = _unique(x)
+    return (tf.gather(tf.reshape(x, [-1]), tf.gather(order, starts)),
+            _counts(starts, size))
+
+
+def unique_inverse(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    order, starts, group, size = _unique(x)
+    return (tf.gather(tf.reshape(x, [-1]), tf.gather(order, starts)),
+            _inverse(x, order, group, size))
+
+
+def unique_all(x: Tensor, /) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    order, starts, group, size = _unique(x)
+    indices = tf.gather(order, starts)  # stable: each value's first occurrence
+    return (tf.gather(tf.reshape(x, [-1]), indices), indices,
+            _inverse(x, order, group, size), _counts(starts, size))
+
+
+def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Tensor:
+    """Sort-based, as ``unique_*``: ``x2``'s and ``x1``'s elements sorted
+    together; an element of ``x1`` is in ``x2`` where its run of equal values
+    holds one of ``x2``'s (a NaN equals nothing). O(n log n) time, O(n) memory.
+    """
+    a, b = _common(x1, x2, "isin")
+    values = tf.concat([tf.reshape(b, [-1]), tf.reshape(a, [-1])], 0)
+    size = tf.size(values, INDEX)
+    order = _lexicographic_order(values)
+    ordered = tf.gather(values, order)
+    first = tf.concat([tf.ones([tf.minimum(size, 1)], tf.bool),
+                       tf.math.not_equal(ordered[1:], ordered[:-1])], 0)
+    group = tf.math.cumsum(tf.cast(first, INDEX)) - 1
+    of_x2 = tf.cast(order < tf.size(b, INDEX), tf.int32)
+    holds = tf.math.unsorted_segment_max(of_x2, group, size)
+    found = tf.scatter_nd(order[:, None], tf.gather(holds, group),
+                          tf.reshape(size, [1]))[tf.size(b, INDEX):]
+    found = tf.reshape(found > 0, tf.shape(a))
+    return tf.math.logical_not(found) if invert else found
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    result = tf.TensorShape([])
+    for shape in shapes:
+        result = tf.broadcast_static_shape(result, tf.TensorShape(list(shape)))
+    return tuple(result.as_list())
 
 
 # -- linear algebra -------------------------------------------------------------------
@@ -1134,6 +1344,107 @@ def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
     return tf.math.reduce_sum(magnitude ** p, axis=axes, keepdims=keepdims) ** (1 / p)
 
 
+# -- linalg: the factorizations and what is built on them ----------------------------
+def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
+    a, b = _common(x1, x2, "linalg.solve")
+    _floating(a)
+    vector = b.ndim == 1  # the standard: x2 of shape (M,) is a vector
+    if vector:
+        b = b[:, None]
+    batch = tf.broadcast_static_shape(a.shape[:-2], b.shape[:-2])
+    a = tf.broadcast_to(a, batch.concatenate(a.shape[-2:]))
+    b = tf.broadcast_to(b, batch.concatenate(b.shape[-2:]))
+    result = tf.linalg.solve(a, b)
+    return result[..., 0] if vector else result
+
+
+def qr(x: Tensor, /, *, mode: str = "reduced") -> tuple[Tensor, Tensor]:
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', "
+                         f"got {mode!r}")
+    q, r = tf.linalg.qr(_floating(x), full_matrices=mode == "complete")
+    return q, r
+
+
+def svd(x: Tensor, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:
+    s, u, v = tf.linalg.svd(_floating(x), full_matrices=full_matrices)
+    return u, _real_of(s), _adjoint(v)
+
+
+def slogdet(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    sign, logabsdet = tf.linalg.slogdet(_floating(x))
+    sign = tf.where(sign == 0, tf.zeros_like(sign), sign)  # TF's singular: -0
+    return sign, _real_of(logabsdet)
+
+
+def _default_rtol(x: Tensor, s: Tensor) -> Tensor:
+    eps = np.finfo(s.dtype.as_numpy_dtype).eps
+    return tf.constant(builtins.max(x.shape[-2], x.shape[-1]) * eps, s.dtype)
+
+
+def _cutoff(x: Tensor, s: Tensor, rtol: Any) -> Tensor:
+    """The standard's cutoff for singular values: ``rtol`` (a Python float or an
+    array broadcasting against the stack) times the largest singular value.
+    """
+    if rtol is None:
+        tol = _default_rtol(x, s)
+    elif isinstance(rtol, tf.Tensor):
+        tol = _cast(rtol, s.dtype)[..., None]
+    else:
+        tol = tf.constant(rtol, s.dtype)
+    return tol * tf.math.reduce_max(s, axis=-1, keepdims=True)
+
+
+def pinv(x: Tensor, /, *, rtol: Any = None) -> Tensor:
+    s, u, v = tf.linalg.svd(_floating(x), full_matrices=False)
+    s = _real_of(s)
+    large = s > _cutoff(x, s, rtol)
+    inverse = tf.where(large, 1 / tf.where(large, s, tf.ones_like(s)),
+                       tf.zeros_like(s))
+    scaled = v * tf.cast(inverse, v.dtype)[..., None, :]
+    return tf.linalg.matmul(scaled, _adjoint(u))
+
+
+def matrix_rank(x: Tensor, /, *, rtol: Any = None) -> Tensor:
+    s = svdvals(x)
+    if s.shape[-1] == 0:
+        return tf.zeros(s.shape[:-1], INDEX)
+    return tf.math.count_nonzero(s > _cutoff(x, s, rtol), axis=-1, dtype=INDEX)
+
+
+def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Tensor:
+    x = _floating(x)
+    magnitude = tf.math.abs(x)
+    if ord == "fro":
+        result = tf.math.sqrt(tf.math.reduce_sum(magnitude * magnitude, axis=(-2, -1)))
+    elif ord == "nuc":
+        result = tf.math.reduce_sum(svdvals(x), axis=-1)
+    elif ord in (1, -1):
+        columns = tf.math.reduce_sum(magnitude, axis=-2)
+        op = tf.math.reduce_max if ord == 1 else tf.math.reduce_min
+        result = op(columns, axis=-1)
+    elif ord in (math.inf, -math.inf):
+        rows = tf.math.reduce_sum(magnitude, axis=-1)
+        op = tf.math.reduce_max if ord == math.inf else tf.math.reduce_min
+        result = op(rows, axis=-1)
+    elif ord in (2, -2):
+        op = tf.math.reduce_max if ord == 2 else tf.math.reduce_min
+        result = op(svdvals(x), axis=-1)
+    else:
+        raise ValueError(f"linalg.matrix_norm(): ord {ord!r} is not one of 'fro', "
+                         "'nuc', 1, -1, 2, -2, inf, -inf")
+    return result[..., None, None] if keepdims else result
+
+
+def eig(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    values, vectors = tf.linalg.eig(_floating(x))
+    return values, vectors
+
+
+def eigvals(x: Tensor, /) -> Tensor:
+    return tf.linalg.eigvals(_floating(x))
+
+
 # -- indexing -------------------------------------------------------------------------
 def _normalised(indices: Tensor, size: Any) -> Tensor:
     indices = _cast(indices, tf.int64)
@@ -1165,16 +1476,30 @@ def _is_array_key(item: Any) -> bool:
     return isinstance(item, tf.Tensor) and (item.ndim > 0 or item.dtype == tf.bool)
 
 
+def _index64(item: Any) -> Any:
+    """A 0-d integer tensor (or one in a slice) as int64: TF packs the parts of
+    a basic key into one tensor, which fails for int32 beside int64.
+    """
+    if isinstance(item, tf.Tensor) and item.dtype.is_integer:
+        return _cast(item, tf.int64)
+    if isinstance(item, slice) and builtins.any(
+            isinstance(p, tf.Tensor) for p in (item.start, item.stop, item.step)):
+        return slice(_index64(item.start), _index64(item.stop), _index64(item.step))
+    return item
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``: TF's own for basic keys; boolean masks and integer arrays here."""
     items = key if isinstance(key, tuple) else (key,)
     if not builtins.any(_is_array_key(k) for k in items):
+        if builtins.any(isinstance(k, (tf.Tensor, slice)) for k in items):
+            items = tuple(_index64(k) for k in items)
+            key = items if isinstance(key, tuple) else items[0]
         return x[key]
     if len(items) == 1 and items[0].dtype == tf.bool:
         mask = items[0]
-        if mask.ndim == 0:
-            expanded = tf.expand_dims(x, 0)
-            return expanded if bool(mask) else expanded[:0]
+        if mask.ndim == 0:  # a new axis, kept or emptied (also when traced)
+            return tf.boolean_mask(tf.expand_dims(x, 0), tf.reshape(mask, [1]))
         return tf.boolean_mask(x, mask)
     integers = builtins.all(isinstance(k, int) or (
         isinstance(k, tf.Tensor) and k.dtype.is_integer) for k in items)
@@ -1184,9 +1509,14 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         shape = tf.TensorShape([])
         for i in indices:
             shape = tf.broadcast_static_shape(shape, i.shape)
-        for i, size in zip(indices, x.shape, strict=False):
-            if bool(tf.reduce_any((i < 0) | (i >= size))):
-                raise IndexError(f"__getitem__(): index out of bounds for size {size}")
+        for i, size in zip(indices, tf.unstack(tf.shape(x, tf.int64)), strict=False):
+            outside = tf.reduce_any((i < 0) | (i >= size))
+            if no_memory(outside) is not None:  # traced: checked when it runs
+                tf.debugging.assert_equal(outside, False,
+                                          "__getitem__(): index out of bounds")
+            elif bool(outside):
+                raise IndexError("__getitem__(): index out of bounds for size "
+                                 f"{int(size)}")
         stacked = tf.stack([tf.broadcast_to(i, shape) for i in indices], -1)
         return tf.gather_nd(x, stacked)
     return through_numpy("__getitem__")(x, key)
@@ -1198,7 +1528,7 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> Tensor:
     the original ``tf.Tensor`` is unchanged.
     """
     value = _cast(value, x.dtype) if isinstance(value, tf.Tensor) else \
-        tf.constant(value, x.dtype)
+        constant(value, x.dtype)
     if key is Ellipsis:
         return tf.broadcast_to(value, tf.shape(x))
     positions = getitem(tf.reshape(tf.range(tf.size(x, tf.int64), dtype=tf.int64),
@@ -1266,11 +1596,14 @@ _HAND_WRITTEN = (
     "moveaxis", "sum", "prod", "mean", "std", "var", "min", "max", "cumulative_sum",
     "cumulative_prod", "all", "any", "diff", "argmax", "argmin", "where", "nonzero",
     "count_nonzero", "searchsorted", "sort", "argsort", "matmul", "matrix_transpose",
-    "tensordot", "vecdot", "take", "take_along_axis")
+    "tensordot", "vecdot", "take", "take_along_axis", "unique_all", "unique_counts",
+    "unique_inverse", "unique_values", "isin", "broadcast_shapes")
 
 
 _LINALG_WRITTEN = ("diagonal", "outer", "trace", "cross", "inv", "det", "cholesky",
-                   "eigh", "eigvalsh", "svdvals", "matrix_power", "vector_norm")
+                   "eigh", "eigvalsh", "svdvals", "matrix_power", "vector_norm",
+                   "solve", "qr", "svd", "slogdet", "pinv", "matrix_rank",
+                   "matrix_norm", "eig", "eigvals")
 
 
 def _qualified(group: str, name: str) -> str:
@@ -1297,6 +1630,8 @@ def _build() -> tuple[types.SimpleNamespace, list[str]]:
         elif row.group == "linalg" and row.name in ("matmul", "matrix_transpose",
                                                     "tensordot", "vecdot"):
             func = top[row.name]
+        elif row.group == "fft" and row.name in _fft.FUNCTIONS:
+            func = _or_numpy(qualified, getattr(_fft, row.name))
         elif row.group == "linalg" and row.name in _LINALG_WRITTEN:
             func = _or_numpy(qualified, globals()[row.name])
         else:
@@ -1312,10 +1647,32 @@ def _build() -> tuple[types.SimpleNamespace, list[str]]:
 NAMESPACE, NOT_YET = _build()
 
 _COMPLEX = frozenset({tf.complex64, tf.complex128})
-for _name in COMPLEX_SPECIAL_CASES:
-    setattr(NAMESPACE, _name, _or_numpy(_name, complex_special_cases_fixed(
+
+
+def _complex_special_cases(name: str) -> Callable[..., Any]:
+    """``name`` with the standard's complex special cases (numpy's elements for
+    them, ``_common.complex_special_cases_fixed``); traced by ``tf.function``,
+    the same with both branches in the graph.
+    """
+    native = getattr(NAMESPACE, name)
+    eager = _or_numpy(name, complex_special_cases_fixed(
         NAMESPACE,  # type: ignore[arg-type]
-        _name, _COMPLEX, to_numpy, from_numpy, numpy_namespace.reference(_name))))
+        name, _COMPLEX, to_numpy, from_numpy, numpy_namespace.reference(name)))
+
+    def function(x: Tensor, /) -> Tensor:
+        if x.dtype not in _COMPLEX or no_memory(x) is None:
+            return eager(x)
+        result = native(x)
+        ordinary = _isfinite(x) & (tf.math.imag(x) != 0) & (tf.math.real(x) != 0)
+        return tf.cond(tf.math.reduce_all(ordinary), lambda: result,
+                       lambda: tf.where(ordinary, result,
+                                        _numpy_op(name, (x,), x.dtype, x.shape)))
+    function.__name__ = name
+    return function
+
+
+for _name in COMPLEX_SPECIAL_CASES:
+    setattr(NAMESPACE, _name, _complex_special_cases(_name))
 
 # In-place operators (``x += y``) of an immutable owner compute through the fix of
 # the operation, so that they promote as the standard says (TF's own ``+=`` is
