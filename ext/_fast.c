@@ -1198,8 +1198,10 @@ static PyObject *
 show_get(PyObject *module, PyObject *func)
 {
     if (!PyFunction_Check(func)) {
-        PyErr_Format(PyExc_TypeError, "show_get(): func: expected a Python function, "
-                                      "got %.100s", Py_TYPE(func)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "show_get(): func: expected a Python function, "
+                     "got %.100s",
+                     Py_TYPE(func)->tp_name);
         return NULL;
     }
     if (PyDict_SetItemString(FastPathType.tp_dict, "__get__", func) < 0) {
