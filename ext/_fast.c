@@ -114,12 +114,19 @@ tensor_dealloc(TensorObject *t)
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
-static PyObject *
-tensor_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+/* TensorBase's tp_new is object's (set in PyInit__fast), so that
+ * object.__new__(unitensor.Tensor) allocates an empty Tensor, as a compiler
+ * tracing Python (torch.compile's Dynamo) must do to stand for a Tensor made in
+ * its graph and to remake it afterwards (unitensor/_backends/torch/compile.py);
+ * its fields are then set by assignment. An empty Tensor (no backend or
+ * native) is no Tensor to the fast paths (is_tensor). Calling the class refuses:
+ * here for TensorBase, in unitensor.Tensor.__new__ for the subclass. */
+static int
+tensor_init(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     PyErr_SetString(PyExc_TypeError, "Tensor(): use unitensor.asarray(obj) or "
                                      "unitensor.from_dlpack(obj) to make a Tensor");
-    return NULL;
+    return -1;
 }
 
 static PyObject *
@@ -163,7 +170,7 @@ static PyTypeObject TensorBaseType = {
     .tp_basicsize = sizeof(TensorObject),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
     .tp_doc = "The storage of unitensor.Tensor.",
-    .tp_new = tensor_new,
+    .tp_init = tensor_init, /* tp_new: object's, set in PyInit__fast */
     .tp_dealloc = (destructor)tensor_dealloc,
     .tp_traverse = (traverseproc)tensor_traverse,
     .tp_clear = (inquiry)tensor_clear,
@@ -258,7 +265,10 @@ static PyTypeObject AliasesType = {
 static inline bool
 is_tensor(PyObject *obj)
 {
-    return Py_TYPE(obj) == tensor_type;
+    /* An empty one (made by object.__new__, or cleared by the cyclic GC) has no
+     * backend or native: the slow path raises for it. */
+    return Py_TYPE(obj) == tensor_type && ((TensorObject *)obj)->backend != NULL &&
+           ((TensorObject *)obj)->native != NULL;
 }
 
 static inline bool
@@ -1179,7 +1189,32 @@ make_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return new_tensor(args[0], args[1], nargs == 3 ? args[2] : NULL);
 }
 
+/* show_get(func): put the Python function `func` in FastPath's type dict as
+ * __get__, where a tracer of Python bytecode (torch.compile's Dynamo) reads how
+ * a FastPath binds as a method: unitensor/_backends/torch/compile.py gives it
+ * fastpath_get's behaviour in Python. The C slot (tp_descr_get) stays
+ * fastpath_get: CPython binds through the slot, so eager calls are unchanged. */
+static PyObject *
+show_get(PyObject *module, PyObject *func)
+{
+    if (!PyFunction_Check(func)) {
+        PyErr_Format(PyExc_TypeError,
+                     "show_get(): func: expected a Python function, "
+                     "got %.100s",
+                     Py_TYPE(func)->tp_name);
+        return NULL;
+    }
+    if (PyDict_SetItemString(FastPathType.tp_dict, "__get__", func) < 0) {
+        return NULL;
+    }
+    PyType_Modified(&FastPathType);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
+    {"show_get", show_get, METH_O,
+     "show_get(func)\nShow func as FastPath.__get__ to Python-level tracers; "
+     "CPython still binds through the C slot."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "configure(Tensor, loaded)\nRegister unitensor.Tensor and the loaded adapters "
      "(framework name -> adapter module)."},
@@ -1205,6 +1240,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__fast(void)
 {
+    TensorBaseType.tp_new = PyBaseObject_Type.tp_new; /* see tensor_init */
     if (PyType_Ready(&TensorBaseType) < 0 || PyType_Ready(&FastPathType) < 0 ||
         PyType_Ready(&AliasesType) < 0 || PyType_Ready(&EntryType) < 0 ||
         PyType_Ready(&TypeEntryType) < 0) {

@@ -12,6 +12,7 @@ import math as _math
 from typing import TYPE_CHECKING
 
 from . import fft, linalg
+from ._backends import torch as _backends_torch
 from ._creation_functions import *  # noqa: F403
 from ._creation_functions import __all__ as _creation
 from ._data_type_functions import *  # noqa: F403
@@ -103,3 +104,7 @@ __all__ = [
     *_creation, *_data_types, *_elementwise, *_indexing, *_linear_algebra,
     *_manipulation, *_searching, *_set, *_sorting, *_statistical, *_utility,
 ]
+
+# torch.compile: once its tracer is imported, it is shown unitensor's C paths in
+# Python (_backends/torch/compile.py); nothing is imported here.
+_backends_torch.watch_compiler()

@@ -131,7 +131,9 @@ def _compute(backend: Adapter) -> Adapter:
 def _choose(args: tuple[Any, ...],
             kwargs: dict[str, Any]) -> tuple[Adapter, Tensor | None]:
     """The backend that runs the call, and the Tensor that decided it (if any)."""
-    forced = _forced.get()
+    # The C count first: no owner() block open anywhere, no context to read
+    # (and none for a compiler tracing this to read: _backends/torch/compile.py).
+    forced = _forced.get() if owner_blocks() else None
     for value in (*args, *kwargs.values()):
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)

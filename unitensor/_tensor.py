@@ -42,8 +42,14 @@ class Tensor(_fast.TensorBase):
     # The storage is the C base (ext/_fast.c, typed in _fast.pyi): the owner's
     # adapter (_backend), its array (_native), and the _Aliases record (_aliases),
     # made on first need so that asarray() stays cheap.
-    # Tensor() itself refuses: asarray() and from_dlpack() make Tensors.
     __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        # Tensor() itself refuses: asarray() and from_dlpack() make Tensors.
+        # (Defined here, not by the C base, so that object.__new__(Tensor) can
+        # allocate an empty one for a tracing compiler: ext/_fast.c, tensor_init.)
+        raise TypeError("Tensor(): use unitensor.asarray(obj) or "
+                        "unitensor.from_dlpack(obj) to make a Tensor")
 
     # -- what it is ---------------------------------------------------------
     @property
