@@ -28,6 +28,9 @@ class TensorBase:
     _backend: Adapter  # the owner's adapter
     _native: Any  # the owner's array (assigning it forgets the cached dtype)
     _aliases: Aliases | None  # shared by every Tensor aliasing this memory
+    # refuses: Tensors come from unitensor.asarray / from_dlpack (object.__new__
+    # makes an empty one, for torch.compile's tracer)
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
 @final
 class Aliases:
