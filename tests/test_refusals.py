@@ -369,3 +369,13 @@ def test_reductions_of_nothing_agree_on_every_owner(owner):
         warnings.simplefilter("ignore")
         spread = ut.var(empty, axis=0, correction=1).numpy()
     assert np.isnan(spread).all()
+
+
+@pytest.mark.parametrize("owner", [*OWNERS, "dask"])
+def test_arange_without_a_start_is_refused_on_every_owner(owner):
+    # before: a raw "cannot be interpreted as an integer" TypeError from
+    # unitensor's own range check, and dask read None as 0 (the fuzzer's long run)
+    pytest.importorskip(owner)
+    with ut.owner(owner), pytest.raises(TypeError, match=r"^arange\(\): start: "
+                                        r"expected an int or a float, got None"):
+        ut.arange(None, stop=4, step=-1)

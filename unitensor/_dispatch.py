@@ -594,6 +594,9 @@ def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
     """
     if any(type(v) is not int and v is not None for v in values.values()):
         return  # a float: a floating result
+    if func == "arange" and values["start"] is None:  # dask reads it as 0
+        raise arg_error(TypeError, func, "start", "an int or a float",
+                        describe(None))
     if dtype is not None:
         dtype = parse_dtype(dtype, func)  # np.int8 as ut.int8
     elements = _arange_ends(**values) if func == "arange" else values
@@ -950,6 +953,8 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
             names = elements or scalars or ()
             unusual = " or ".join(f"type({name}) is int and not 0 <= {name} <= "
                                   f"{HELD_BY_ALL}" for name in names)
+            if qualified == "arange":
+                unusual = f"start is None or {unusual}"
             values = ", ".join(f"{name}={name}" for name in names)
             if elements is not None:
                 like = "x" if "x" in positional else "None"
