@@ -52,6 +52,18 @@ def _truth(name: str) -> Callable[..., Any]:
     return fixed
 
 
+def _bool_of_complex(native: Callable[..., Any]) -> Callable[..., Any]:
+    """jnp's sum/prod with dtype=bool read a complex number by its real part
+    (jnp.prod(1j, dtype=bool) is False): the standard casts the input first.
+    """
+    def fixed(x: jax.Array, /, **kw: Any) -> jax.Array:
+        dtype = kw.get("dtype")
+        if dtype is not None and np.dtype(dtype) == np.bool_ and jnp.iscomplexobj(x):
+            x = x != 0
+        return native(x, **kw)
+    return fixed
+
+
 def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     """jnp.permute_dims refuses negative axes, which the standard allows."""
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
@@ -59,7 +71,10 @@ def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
 
 FIXES: dict[str, Callable[..., Any]] = {
     "searchsorted": _searchsorted, "permute_dims": _permute_dims,
-    "all": _truth("all"), "any": _truth("any"), "cumulative_prod": _cumulative_prod,
+    "all": _truth("all"), "any": _truth("any"),
+    "cumulative_prod": _bool_of_complex(_cumulative_prod),
+    "cumulative_sum": _bool_of_complex(jnp.cumulative_sum),
+    "sum": _bool_of_complex(jnp.sum), "prod": _bool_of_complex(jnp.prod),
     "floor_divide": floor_divide_fixed(jnp), "remainder": remainder_fixed(jnp),
     "sign": sign_fixed(jnp)}
 FIXES.update({name: complex_special_cases_fixed(
