@@ -1208,18 +1208,38 @@ make_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * generic slot for it, which calls the Python function: still correct. */
 
 enum {
-    OP_ADD, OP_SUBTRACT, OP_MULTIPLY, OP_TRUE_DIVIDE, OP_FLOOR_DIVIDE, OP_REMAINDER,
-    OP_POWER, OP_MATMUL, OP_AND, OP_OR, OP_XOR, OP_LSHIFT, OP_RSHIFT, OP_NEGATIVE,
-    OP_POSITIVE, OP_ABSOLUTE, OP_INVERT, OP_GETITEM,
-    OP_LT, OP_LE, OP_EQ, OP_NE, OP_GT, OP_GE, /* Py_LT ... Py_GE, in that order */
+    OP_ADD,
+    OP_SUBTRACT,
+    OP_MULTIPLY,
+    OP_TRUE_DIVIDE,
+    OP_FLOOR_DIVIDE,
+    OP_REMAINDER,
+    OP_POWER,
+    OP_MATMUL,
+    OP_AND,
+    OP_OR,
+    OP_XOR,
+    OP_LSHIFT,
+    OP_RSHIFT,
+    OP_NEGATIVE,
+    OP_POSITIVE,
+    OP_ABSOLUTE,
+    OP_INVERT,
+    OP_GETITEM,
+    OP_LT,
+    OP_LE,
+    OP_EQ,
+    OP_NE,
+    OP_GT,
+    OP_GE, /* Py_LT ... Py_GE, in that order */
     N_OPERATORS
 };
 
 static const char *const OPERATOR_NAMES[N_OPERATORS] = {
-    "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__",
-    "__pow__", "__matmul__", "__and__", "__or__", "__xor__", "__lshift__",
-    "__rshift__", "__neg__", "__pos__", "__abs__", "__invert__", "__getitem__",
-    "__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__",
+    "__add__",    "__sub__",    "__mul__", "__truediv__", "__floordiv__", "__mod__",
+    "__pow__",    "__matmul__", "__and__", "__or__",      "__xor__",      "__lshift__",
+    "__rshift__", "__neg__",    "__pos__", "__abs__",     "__invert__",   "__getitem__",
+    "__lt__",     "__le__",     "__eq__",  "__ne__",      "__gt__",       "__ge__",
 };
 
 static PyObject *operators[N_OPERATORS]; /* the FastPath of each, or NULL */
@@ -1231,10 +1251,16 @@ call_operator(int op, PyObject *a, PyObject *b)
     return PyObject_Vectorcall(operators[op], args, b == NULL ? 1 : 2, NULL);
 }
 
-#define BINARY_SLOT(slot, op)                                                      \
-    static PyObject *slot(PyObject *a, PyObject *b) { return call_operator(op, a, b); }
-#define UNARY_SLOT(slot, op)                                                       \
-    static PyObject *slot(PyObject *a) { return call_operator(op, a, NULL); }
+#define BINARY_SLOT(slot, op)                                                          \
+    static PyObject *slot(PyObject *a, PyObject *b)                                    \
+    {                                                                                  \
+        return call_operator(op, a, b);                                                \
+    }
+#define UNARY_SLOT(slot, op)                                                           \
+    static PyObject *slot(PyObject *a)                                                 \
+    {                                                                                  \
+        return call_operator(op, a, NULL);                                             \
+    }
 
 BINARY_SLOT(op_add, OP_ADD)
 BINARY_SLOT(op_subtract, OP_SUBTRACT)
@@ -1290,7 +1316,8 @@ show_operators(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                                 "show_operators(): operators: expected a FastPath for "
                                 "%s, got %.100s",
                                 OPERATOR_NAMES[i],
-                                found[i] == NULL ? "nothing" : Py_TYPE(found[i])->tp_name);
+                                found[i] == NULL ? "nothing"
+                                                 : Py_TYPE(found[i])->tp_name);
         }
     }
     for (int i = 0; i < N_OPERATORS; i++) {
