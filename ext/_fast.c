@@ -1189,6 +1189,165 @@ make_tensor(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return new_tensor(args[0], args[1], nargs == 3 ? args[2] : NULL);
 }
 
+/* ------------------------------------------------------------ operators --- */
+
+/* Tensor's operators, comparisons and x[key] are namespace functions (FastPaths:
+ * x * y is multiply(x, y)). Tensor's dict holds small Python functions for them
+ * (unitensor/_operators.py), which a tracer of Python bytecode (torch.compile's
+ * Dynamo) can follow and which CPython would call through its generic slot_*
+ * wrappers. show_operators() then points Tensor's C slots straight at the
+ * FastPaths, so that eager code skips the Python function:
+ *   - a binary slot is called for x * y and for y * x alike, with the operands
+ *     in the written order, and the reflected method is the same call
+ *     (y.__rmul__(x) is multiply(x, y)): one call, the operands as given;
+ *   - tp_richcompare is called with the operation swapped for a reflected
+ *     comparison (y > x for x < y), which is the method's own call;
+ *   - nb_power with a modulus is not supported (NotImplemented: TypeError).
+ * The references below are taken once and never dropped (the module is never
+ * unloaded). Setting one of these names on Tensor later puts back CPython's
+ * generic slot for it, which calls the Python function: still correct. */
+
+enum {
+    OP_ADD,
+    OP_SUBTRACT,
+    OP_MULTIPLY,
+    OP_TRUE_DIVIDE,
+    OP_FLOOR_DIVIDE,
+    OP_REMAINDER,
+    OP_POWER,
+    OP_MATMUL,
+    OP_AND,
+    OP_OR,
+    OP_XOR,
+    OP_LSHIFT,
+    OP_RSHIFT,
+    OP_NEGATIVE,
+    OP_POSITIVE,
+    OP_ABSOLUTE,
+    OP_INVERT,
+    OP_GETITEM,
+    OP_LT,
+    OP_LE,
+    OP_EQ,
+    OP_NE,
+    OP_GT,
+    OP_GE, /* Py_LT ... Py_GE, in that order */
+    N_OPERATORS
+};
+
+static const char *const OPERATOR_NAMES[N_OPERATORS] = {
+    "__add__",    "__sub__",    "__mul__", "__truediv__", "__floordiv__", "__mod__",
+    "__pow__",    "__matmul__", "__and__", "__or__",      "__xor__",      "__lshift__",
+    "__rshift__", "__neg__",    "__pos__", "__abs__",     "__invert__",   "__getitem__",
+    "__lt__",     "__le__",     "__eq__",  "__ne__",      "__gt__",       "__ge__",
+};
+
+static PyObject *operators[N_OPERATORS]; /* the FastPath of each, or NULL */
+
+static inline PyObject *
+call_operator(int op, PyObject *a, PyObject *b)
+{
+    PyObject *args[2] = {a, b};
+    return PyObject_Vectorcall(operators[op], args, b == NULL ? 1 : 2, NULL);
+}
+
+#define BINARY_SLOT(slot, op)                                                          \
+    static PyObject *slot(PyObject *a, PyObject *b)                                    \
+    {                                                                                  \
+        return call_operator(op, a, b);                                                \
+    }
+#define UNARY_SLOT(slot, op)                                                           \
+    static PyObject *slot(PyObject *a)                                                 \
+    {                                                                                  \
+        return call_operator(op, a, NULL);                                             \
+    }
+
+BINARY_SLOT(op_add, OP_ADD)
+BINARY_SLOT(op_subtract, OP_SUBTRACT)
+BINARY_SLOT(op_multiply, OP_MULTIPLY)
+BINARY_SLOT(op_true_divide, OP_TRUE_DIVIDE)
+BINARY_SLOT(op_floor_divide, OP_FLOOR_DIVIDE)
+BINARY_SLOT(op_remainder, OP_REMAINDER)
+BINARY_SLOT(op_matmul, OP_MATMUL)
+BINARY_SLOT(op_and, OP_AND)
+BINARY_SLOT(op_or, OP_OR)
+BINARY_SLOT(op_xor, OP_XOR)
+BINARY_SLOT(op_lshift, OP_LSHIFT)
+BINARY_SLOT(op_rshift, OP_RSHIFT)
+BINARY_SLOT(op_getitem, OP_GETITEM)
+UNARY_SLOT(op_negative, OP_NEGATIVE)
+UNARY_SLOT(op_positive, OP_POSITIVE)
+UNARY_SLOT(op_absolute, OP_ABSOLUTE)
+UNARY_SLOT(op_invert, OP_INVERT)
+
+static PyObject *
+op_power(PyObject *a, PyObject *b, PyObject *modulus)
+{
+    if (modulus != Py_None) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return call_operator(OP_POWER, a, b);
+}
+
+static PyObject *
+op_richcompare(PyObject *a, PyObject *b, int op)
+{
+    return call_operator(OP_LT + op, a, b);
+}
+
+/* show_operators(Tensor, {dunder: FastPath}): every name of OPERATOR_NAMES,
+ * already set on Tensor as a Python function; Tensor's slots then call the
+ * FastPaths directly. */
+static PyObject *
+show_operators(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || tensor_type == NULL || args[0] != (PyObject *)tensor_type ||
+        !PyDict_CheckExact(args[1])) {
+        return PyErr_Format(PyExc_TypeError,
+                            "show_operators(): expected (the configured Tensor type, "
+                            "a dict), got %zd arguments",
+                            nargs);
+    }
+    PyObject *found[N_OPERATORS];
+    for (int i = 0; i < N_OPERATORS; i++) {
+        found[i] = PyDict_GetItemString(args[1], OPERATOR_NAMES[i]);
+        if (found[i] == NULL || !PyObject_TypeCheck(found[i], &FastPathType)) {
+            return PyErr_Format(PyExc_TypeError,
+                                "show_operators(): operators: expected a FastPath for "
+                                "%s, got %.100s",
+                                OPERATOR_NAMES[i],
+                                found[i] == NULL ? "nothing"
+                                                 : Py_TYPE(found[i])->tp_name);
+        }
+    }
+    for (int i = 0; i < N_OPERATORS; i++) {
+        Py_XSETREF(operators[i], Py_NewRef(found[i]));
+    }
+    PyTypeObject *t = tensor_type;
+    PyNumberMethods *nb = t->tp_as_number;
+    nb->nb_add = op_add;
+    nb->nb_subtract = op_subtract;
+    nb->nb_multiply = op_multiply;
+    nb->nb_true_divide = op_true_divide;
+    nb->nb_floor_divide = op_floor_divide;
+    nb->nb_remainder = op_remainder;
+    nb->nb_power = op_power;
+    nb->nb_matrix_multiply = op_matmul;
+    nb->nb_and = op_and;
+    nb->nb_or = op_or;
+    nb->nb_xor = op_xor;
+    nb->nb_lshift = op_lshift;
+    nb->nb_rshift = op_rshift;
+    nb->nb_negative = op_negative;
+    nb->nb_positive = op_positive;
+    nb->nb_absolute = op_absolute;
+    nb->nb_invert = op_invert;
+    t->tp_as_mapping->mp_subscript = op_getitem;
+    t->tp_richcompare = op_richcompare;
+    PyType_Modified(t);
+    Py_RETURN_NONE;
+}
+
 /* show_get(func): put the Python function `func` in FastPath's type dict as
  * __get__, where a tracer of Python bytecode (torch.compile's Dynamo) reads how
  * a FastPath binds as a method: unitensor/_backends/torch/compile.py gives it
@@ -1212,6 +1371,10 @@ show_get(PyObject *module, PyObject *func)
 }
 
 static PyMethodDef module_methods[] = {
+    {"show_operators", (PyCFunction)(void (*)(void))show_operators, METH_FASTCALL,
+     "show_operators(Tensor, operators)\nPoint Tensor's operator, comparison and "
+     "subscript slots at the FastPaths of `operators` (dunder name -> FastPath); the "
+     "Python functions of those names stay in Tensor's dict for tracers."},
     {"show_get", show_get, METH_O,
      "show_get(func)\nShow func as FastPath.__get__ to Python-level tracers; "
      "CPython still binds through the C slot."},

@@ -21,8 +21,11 @@ import pytest
 import torch
 
 import unitensor as ut
-from unitensor import _backends, _dispatch, _fast, _fastpath
+from unitensor import _backends, _dispatch, _fast, _fastpath, _operators
 from unitensor._tensor import Tensor, _make
+
+# x[key]'s fast path, which Tensor's subscript slot calls (ext/_fast.c)
+GETITEM = _operators._OPERATORS["__getitem__"]
 
 NUMPY = _backends.get("numpy")
 TORCH = _backends.get("torch")
@@ -405,7 +408,7 @@ def test_view_fast_path_routes_agree_with_python():
 def test_getitem_fast_path_agrees_with_python(key):
     for native in (np.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)):
         x = ut.asarray(native)
-        fast, slow = x[key], ut.Tensor.__getitem__.__wrapped__(x, key)
+        fast, slow = x[key], GETITEM.__wrapped__(x, key)
         assert type(fast) is Tensor
         assert fast.owner == slow.owner
         np.testing.assert_array_equal(fast.numpy(), slow.numpy())
@@ -692,10 +695,10 @@ def test_learn_is_only_taught_by_the_arrays_own_owner():
 
 
 def test_getitem_and_asarray_are_taught_too():
-    Tensor.__getitem__.table.pop(NUMPY, None)
+    GETITEM.table.pop(NUMPY, None)
     x = ut.asarray(np.arange(4.0))
     assert x[[0, 1]].shape == (2,)  # an advanced key: the general path
-    assert Tensor.__getitem__.table[NUMPY].func is operator.getitem
+    assert GETITEM.table[NUMPY].func is operator.getitem
     _fastpath.learn("asarray", NUMPY, np.float64)  # wrapped by numpy, not as it is
     assert np.float64 not in ut.asarray.table
     ut.asarray.table.pop(np.ndarray, None)

@@ -305,22 +305,88 @@ def test_torch_caller_gets_the_body_s_exception_under_jvp_and_vmap():
         torch.func.vmap(body)(torch.ones(2, 2))
 
 
+@ut.wrap(source="torch", target="jax")
+def compiled_body(x, y, n, scale=1.0):
+    return {"f": jnp.sin(x) * y * scale + n, "g": (jnp.sum(x ** 2), n, 3), "y": y}
+
+
+def compiled_program(a, b, n):
+    """A torch program calling a jax body: keywords, an integer input, a Python
+    constant, a dict and a tuple out, an input returned as it is."""
+    out = compiled_body(a * 2, b, n, scale=3.0)
+    f, (g, m, three), y = out["f"], out["g"], out["y"]
+    return f.sum() * three + g + m.sum() + y.sum()
+
+
+def compiled_inputs():
+    return (torch.randn(5, dtype=torch.float64, requires_grad=True),
+            torch.randn(5, dtype=torch.float64, requires_grad=True),
+            torch.arange(5))
+
+
 # Dynamo reads .grad of the non-leaf tensors it meets while tracing: its warning
 @pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
                             "leaf:UserWarning")
-def test_torch_compile_runs_the_bridge_eagerly_with_a_graph_break():
-    from torch._dynamo.exc import Unsupported
-    body = ut.wrap("torch", "jax")(lambda v: jnp.sin(v) * v)
-    x = torch.tensor([0.5, 1.0, 2.0], requires_grad=True)
-    # in the graph (fullgraph=True): not yet, refused by torch.compile
-    with pytest.raises(Unsupported):
-        torch.compile(body, fullgraph=True, backend="eager")(x)
+@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+def test_torch_compile_fullgraph_compiles_the_bridge_as_one_op(backend, x64):
     torch._dynamo.reset()
-    y = torch.compile(lambda v: body(v * 2) + 1, backend="eager")(x)
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append(gm)
+        return torch._dynamo.backends.registry.lookup_backend(backend)(
+            gm, example_inputs)
+    args = compiled_inputs()
+    compiled = torch.compile(compiled_program, fullgraph=True, backend=counting)
+    got, want = compiled(*args), compiled_program(*args)
+    torch.testing.assert_close(got, want)
+    grads = torch.autograd.grad(got, args[:2])
+    for g, w in zip(grads, torch.autograd.grad(want, args[:2]), strict=True):
+        torch.testing.assert_close(g, w)
+    assert len(graphs) == 1
+    ops = [node.target for node in graphs[0].graph.nodes]
+    assert torch.ops.unitensor.bridge.default in ops or \
+        torch.ops.unitensor.bridge in ops, ops
+    # a second call runs the compiled graph (no retrace), with new values
+    args2 = compiled_inputs()
+    torch.testing.assert_close(compiled(*args2), compiled_program(*args2))
+    assert len(graphs) == 1
+    torch._dynamo.reset()
+
+
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
+                            "leaf:UserWarning")
+def test_torch_compile_backward_through_the_bridge_op_matches_the_derivative(x64):
+    torch._dynamo.reset()
+    body = ut.wrap("torch", "jax")(lambda v: jnp.sin(v) * v)
+    compiled = torch.compile(lambda v: body(v * 2) + 1, fullgraph=True,
+                             backend="aot_eager")
+    x = torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    y = compiled(x)
     y.sum().backward()
     v = 2 * x.detach()
     torch.testing.assert_close(y.detach(), torch.sin(v) * v + 1)
     torch.testing.assert_close(x.grad, 2 * (torch.cos(v) * v + torch.sin(v)))
+    torch._dynamo.reset()
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # inductor's imports
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
+                            "leaf:UserWarning")
+def test_torch_compile_inductor_with_operators_and_the_bridge(x64):
+    torch._dynamo.reset()
+    body = ut.wrap("torch", "jax")(lambda v: jnp.sin(v) * v)
+
+    def f(a):
+        y = body((ut.asarray(a) * 2.0).torch())
+        return (ut.asarray(y)[1:] + 1.0).torch().sum()
+    a = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    got = torch.compile(f, fullgraph=True, backend="inductor")(a)
+    want = f(a)
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(torch.autograd.grad(got, a)[0],
+                               torch.autograd.grad(want, a)[0])
     torch._dynamo.reset()
 
 

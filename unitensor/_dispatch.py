@@ -727,7 +727,7 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     if backend.namespace() is None:  # a framework computing in numpy
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))
         return
-    forced = _forced.get()
+    forced = _forced.get() if owner_blocks() else None  # as _choose reads it
     if forced is not None and _compute(forced) is not backend:
         computed = binary(name, x, other)
         _check_result(x, computed, func)

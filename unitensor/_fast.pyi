@@ -103,3 +103,7 @@ def make_tensor(backend: Adapter, native: Any, aliases: Aliases | None = None,
 # Put func in FastPath's type dict as __get__, where torch.compile's tracer reads
 # it; CPython still binds through the C slot (_backends/torch/compile.py).
 def show_get(func: Callable[..., Any], /) -> None: ...
+# Tensor's operator, comparison and subscript slots call these FastPaths
+# (dunder name -> FastPath; every name ext/_fast.c's OPERATOR_NAMES lists).
+def show_operators(tensor_type: type[Tensor], operators: dict[str, FastPath],
+                   /) -> None: ...

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import sys
+import weakref
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final, TypeVar
@@ -44,7 +46,16 @@ PAIRS: Final[dict[tuple[str, str], bool]] = {
 # callers whose arrays are immutable: a body must not write into them
 _IMMUTABLE = ("jax", "tensorflow")
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
-                 "(compiling it into the graph, fullgraph=True: not yet)")
+                 "(compiled into the graph: a torch caller of a jax body)")
+# Bridges a torch caller calls, by a number that torch.compile's graph can name
+# (unitensor/_backends/torch/compile.py: the bridge as one opaque op).
+BRIDGES: weakref.WeakValueDictionary[int, Bridge] = weakref.WeakValueDictionary()
+_numbers = itertools.count()
+# (bridge, args, kwargs) -> the result: set by _backends/torch/compile.py once
+# torch._dynamo is imported; called where torch.compile traces a bridge it
+# compiles into its graph (COMPILED: the pairs).
+compiled_call: Callable[[Bridge, tuple[Any, ...], dict[str, Any]], Any] | None = None
+COMPILED: Final = (("torch", "jax"),)
 _SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy->numpy, "
               "torch or jax, and torch or jax->numpy (plain calls)")
 
@@ -151,7 +162,8 @@ class Bridge:
     other framework cannot alias them.
     """
 
-    __slots__ = ("_eager", "differentiable", "func", "quiet", "source", "target")
+    __slots__ = ("__weakref__", "_eager", "differentiable", "func", "key", "quiet",
+                 "source", "target")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -162,9 +174,17 @@ class Bridge:
         self.differentiable = PAIRS[source, target]
         # _call hidden from torch.compile, made on the first call that needs it
         self._eager: Callable[..., Any] | None = None
+        self.key = next(_numbers)
+        if source == "torch":
+            BRIDGES[self.key] = self
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
+            compiled = compiled_call
+            if (compiled is not None and (self.source, self.target) in COMPILED
+                    and sys.modules["torch"].compiler.is_compiling()):
+                # traced by torch.compile: one opaque op of its graph
+                return compiled(self, args, kwargs)
             # torch.compile is in use: it must not trace the bridge (nor the
             # body's framework): a graph break, or under fullgraph=True,
             # Dynamo's error giving this reason

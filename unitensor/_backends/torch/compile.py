@@ -16,6 +16,14 @@ Dynamo traces the twin, eager code still runs the C.
 - ``_fastpath.learn``: nothing (its tables are for eager calls; their rows are
   C structs Dynamo cannot make).
 
+And ``wrap(source="torch", target="jax")`` is one opaque op of the graph
+(``unitensor::bridge``, a ``torch.library.custom_op``): its shapes from the
+body's ``eval_shape`` (``jax.eval_shape``: no data, no computation), its
+backward a second op (``unitensor::bridge_vjp``) running the body's
+vector-Jacobian product as the eager bridge does. The op names its call by a
+number: the bridge and the arguments that are not tensors (constants of the
+graph) are kept in ``_calls`` under it (``bridged_call``).
+
 Registered once, when ``torch._dynamo`` is first imported (``register``): a
 program that never compiles never imports it (it costs seconds).
 """
@@ -26,10 +34,13 @@ import functools
 from typing import Any
 
 import torch
-from torch.compiler import substitute_in_graph
+from torch.compiler import assume_constant_result, substitute_in_graph
 
-from ... import _backends, _fast, _fastpath
+from ... import _backends, _fast, _fastpath, _wrap
+from ..._dtypes import parse as parse_dtype
+from ..._errors import arg_error
 from ..._tensor import Tensor
+from .interop import torch_dtype
 
 _registered = False
 
@@ -77,3 +88,174 @@ def register() -> None:
     @substitute_in_graph(_fastpath.learn, skip_signature_check=True)
     def learn(name: str, backend: Any, func: Any) -> None:
         return None
+
+    _wrap.compiled_call = bridged_call
+
+
+# -- wrap(): a bridged call as one opaque op ---------------------------------------
+class _Traced:
+    """One bridged call as torch.compile traced it: the bridge, the flattened
+    arguments with None where the tensors go (``positions``), their tree, and,
+    once the op's shapes were found, the structure of the body's output.
+    """
+
+    __slots__ = ("bridge", "leaves", "out", "positions", "tree")
+
+    def __init__(self, bridge: Any, leaves: list[Any], tree: Any,
+                 positions: list[int]) -> None:
+        self.bridge = bridge
+        self.leaves = leaves
+        self.tree = tree
+        self.positions = positions
+        self.out: tuple[list[Any], Any, list[int]] | None = None
+
+    def call(self, xs: list[torch.Tensor]) -> Any:
+        leaves = list(self.leaves)
+        for i, x in zip(self.positions, xs, strict=True):
+            leaves[i] = x
+        return _wrap.Call(self.bridge, leaves, self.tree, self.positions)
+
+
+# number -> _Traced; (bridge number, tree, constants) -> number. Kept for the
+# process: a compiled graph may call its op at any time.
+_calls: dict[int, _Traced] = {}
+_numbers: dict[tuple[int, str, tuple[Any, ...]], int] = {}
+
+
+@assume_constant_result
+def _call_number(bridge: int, tree: Any, constants: tuple[Any, ...]) -> int:
+    """The number of a traced call (run by Dynamo while it traces, its result a
+    constant of the graph).
+    """
+    key = (bridge, repr(tree), constants)
+    number = _numbers.get(key)
+    if number is None:
+        positions = [i for i, c in enumerate(constants) if c is _TENSOR]
+        leaves = [None if c is _TENSOR else c for c in constants]
+        number = _numbers[key] = len(_calls)
+        _calls[number] = _Traced(_wrap.BRIDGES[bridge], leaves, tree, positions)
+    return number
+
+
+@assume_constant_result
+def _out_structure(number: int) -> tuple[list[Any], Any, list[int]]:
+    """The structure of the body's output, found with the op's shapes: the
+    tree with its containers named by strings (Dynamo takes those as constants,
+    not the types).
+    """
+    out = _calls[number].out
+    assert out is not None, "the bridge op's shapes are found first"
+    leaves, tree, positions = out
+
+    def named(node: Any) -> Any:
+        if node is None:
+            return None
+        if node[0] is dict:
+            return ("dict", list(node[1]), [named(c) for c in node[2]])
+        if node[0] is not tuple and node[0] is not list:
+            raise arg_error(NotImplementedError, "wrap", "func", "a body returning "
+                            "arrays in tuples, lists and dicts under torch.compile",
+                            f"a {node[0].__name__}")
+        return (node[0].__name__, [named(c) for c in node[1]])
+    return leaves, named(tree), positions
+
+
+def _rebuild(node: Any, items: Any) -> Any:
+    """The output tree ``_out_structure`` names, with ``items`` in order."""
+    if node is None:
+        return next(items)
+    if node[0] == "dict":
+        return dict(zip(node[1], [_rebuild(c, items) for c in node[2]], strict=True))
+    values = [_rebuild(c, items) for c in node[1]]
+    return tuple(values) if node[0] == "tuple" else values
+
+
+_TENSOR = "<unitensor: a tensor of the bridged call>"  # a constant standing for one
+
+
+def bridged_call(bridge: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """What torch.compile traces for a bridged call: the op on its tensors."""
+    leaves, tree = _wrap.flatten((args, kwargs))
+    xs = [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
+    constants = tuple(_TENSOR if isinstance(leaf, torch.Tensor) else leaf
+                      for leaf in leaves)
+    number = _call_number(bridge.key, tree, constants)
+    outs = torch.ops.unitensor.bridge(xs, number)
+    out_leaves, out_tree, positions = _out_structure(number)
+    out_leaves = list(out_leaves)
+    for i, y in zip(positions, outs, strict=True):
+        out_leaves[i] = y
+    return _rebuild(out_tree, iter(out_leaves))
+
+
+def _own(ys: list[Any], xs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """An op's outputs alias none of its inputs (a body returning an input
+    as it is gives a copy).
+    """
+    lent = {x.untyped_storage().data_ptr() for x in xs if x.numel()}
+    return [y.clone() if y.numel() and y.untyped_storage().data_ptr() in lent
+            else y for y in ys]
+
+
+@torch.library.custom_op("unitensor::bridge", mutates_args=())
+def _bridge(xs: list[torch.Tensor], number: int) -> list[torch.Tensor]:
+    """The bridged call, run as the eager bridge runs it (views in and out)."""
+    return _own(_calls[number].call(xs).plain_arrays(xs), xs)
+
+
+@_bridge.register_fake
+def _bridge_shapes(xs: list[torch.Tensor], number: int) -> list[torch.Tensor]:
+    traced = _calls[number]
+    c = traced.call(xs)
+    specs = []
+    for x in xs:
+        if not all(isinstance(d, int) for d in x.shape):
+            raise arg_error(NotImplementedError, "wrap", "args", "tensors of static "
+                            "shapes under torch.compile (dynamic=False)",
+                            f"a tensor of symbolic shape {tuple(x.shape)}")
+        specs.append((tuple(x.shape), parse_dtype(x.dtype, "wrap")))
+    shapes = c.body().eval_shape(c.run, specs)
+    traced.out = c.out
+    device = xs[0].device if xs else torch.device("cpu")
+    return [torch.empty(shape, dtype=torch_dtype(dtype), device=device)
+            for shape, dtype in shapes]
+
+
+def _inexact(x: torch.Tensor) -> bool:
+    return x.is_floating_point() or x.is_complex()
+
+
+@torch.library.custom_op("unitensor::bridge_vjp", mutates_args=())
+def _bridge_vjp(xs: list[torch.Tensor], cts: list[torch.Tensor | None],
+                number: int) -> list[torch.Tensor]:
+    """The cotangents of the call's tensors (zeros for integer and bool ones):
+    the body's vector-Jacobian product, as a bridge again (its eager path).
+    """
+    c = _calls[number].call(xs)
+    grads = c.derivative()(list(xs), list(cts))
+    return _own([torch.zeros_like(x) if g is None else g
+                 for x, g in zip(xs, grads, strict=True)], xs)
+
+
+@_bridge_vjp.register_fake
+def _bridge_vjp_shapes(xs: list[torch.Tensor], cts: list[torch.Tensor | None],
+                       number: int) -> list[torch.Tensor]:
+    return [torch.empty_like(x) for x in xs]
+
+
+def _setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+    xs, number = inputs
+    ctx.number = number
+    ctx.inexact_out = [_inexact(y) for y in output]
+    ctx.save_for_backward(*xs)
+
+
+def _backward(ctx: Any, cts: list[torch.Tensor | None]) -> tuple[Any, None]:
+    xs = list(ctx.saved_tensors)
+    cts = [ct if inexact else None
+           for ct, inexact in zip(cts, ctx.inexact_out, strict=True)]
+    grads = torch.ops.unitensor.bridge_vjp(xs, cts, ctx.number)
+    return [g if _inexact(x) else None for x, g in zip(xs, grads, strict=True)], None
+
+
+_bridge.register_autograd(_backward, setup_context=_setup_context)
