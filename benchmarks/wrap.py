@@ -1,15 +1,37 @@
-"""Per-call overhead of ut.wrap on a small call (three arrays of 16 float32).
+"""ut.wrap against the frameworks' own calls: #14's benchmark rows, ratios in one run.
 
-Each row times the bridged call and the body called natively in its own framework
-(timeit, best of 5 repeats), in one process. ``python -m benchmarks.wrap`` prints a
-markdown table. A first measurement for #14 (its benchmark rows with targets come
-with a later slice).
+    python -m benchmarks.wrap [--quick] [--rows small,large,tf]
+
+Every row times a bridged call next to its reference, their batches interleaved
+(``benchmarks.run.side_by_side``: medians of per-call times over many rounds, the
+order alternating), in one process, so that the ratio compares like with like on a
+loaded machine. The rows:
+
+- the call overhead on a small call (three float32 arrays of 16 elements), eager
+  and under ``jax.jit``, against the body called natively and against
+  ``jax.pure_callback`` (JAX's own way to call torch under jit; torch2jax, the
+  other reference #14 names, builds a C++ extension when first used and so is not
+  installable here);
+- large arrays (10^6 and 10^7 float32 elements): the bridged call against the body
+  run natively in its own framework;
+- backward: a torch caller's forward + backward through a JAX body against the
+  same function written in torch (and against ``jax.vjp`` of the JAX body);
+- TensorFlow pairs: a TF caller against the body written in TF, a TF body against
+  it called natively in TF.
+
+Targets (#14): the jit row at most 25 µs; the large-array rows at most 1.2x the
+body run natively. A target is reported as met or not met from this run's figures;
+nothing here asserts a timing.
 """
 
 from __future__ import annotations
 
-import timeit
+import argparse
+import importlib.util
+import os
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -18,44 +40,74 @@ import torch
 
 import unitensor as ut
 
-N = 16
+from .run import side_by_side
+
+SMALL = 16
+LARGE = (10**6, 10**7)
+THREADS = 0  # intra-op threads (--threads); 0: the frameworks' defaults
 
 
-def best_us(f, number: int) -> float:
-    f()
-    return min(timeit.repeat(f, number=number, repeat=5)) / number * 1e6
+@dataclass
+class Row:
+    case: str
+    us: float
+    reference: str
+    ref_us: float
+    target_us: float | None = None  # at most this many µs
+    target_ratio: float | None = None  # at most this many times the reference
+
+    @property
+    def ratio(self) -> float:
+        return self.us / self.ref_us
+
+    @property
+    def target(self) -> str:
+        if self.target_us is not None:
+            met = self.us <= self.target_us
+            return f"≤ {self.target_us:g} µs: {'met' if met else 'not met'}"
+        if self.target_ratio is not None:
+            met = self.ratio <= self.target_ratio
+            return f"≤ {self.target_ratio:g}x: {'met' if met else 'not met'}"
+        return ""
 
 
-def rows() -> list[tuple[str, float, str, float]]:
-    warnings.simplefilter("ignore", ut.AliasWarning)
-    ta, tb, tc = (torch.arange(N, dtype=torch.float32) + i for i in range(3))
-    ja, jb, jc = (jnp.arange(N, dtype=jnp.float32) + i for i in range(3))
+def pair(case: str, f: Callable[[], object], reference: str, g: Callable[[], object],
+         quick: bool, **target: float) -> Row:
+    us, ref_us = side_by_side([f, g], quick)
+    return Row(case, us, reference, ref_us, **target)
 
-    def jax_body(a, b, c):
-        return a * b + c
 
-    def torch_body(a, b, c):
-        return a * b + c
+def body(a, b, c):  # the same text is a torch, a jax and a TensorFlow body
+    return a * b + c
 
-    jit_body = jax.jit(jax_body)
-    from_torch = ut.wrap("torch", "jax")(jax_body)
+
+def inputs(n: int) -> tuple[tuple[torch.Tensor, ...], tuple[jax.Array, ...]]:
+    ts = tuple(torch.arange(n, dtype=torch.float32) / n + i for i in range(3))
+    js = tuple(jnp.arange(n, dtype=jnp.float32) / n + i for i in range(3))
+    return ts, js
+
+
+def small_rows(quick: bool) -> list[Row]:
+    (ta, tb, tc), (ja, jb, jc) = inputs(SMALL)
+    jit_body = jax.jit(body)
+    from_torch = ut.wrap("torch", "jax")(body)
     from_torch_jit = ut.wrap("torch", "jax")(jit_body)
-    from_jax = ut.wrap("jax", "torch")(torch_body)
+    from_jax = ut.wrap("jax", "torch")(body)
 
     def pure_callback(a, b, c):  # JAX's own way to call torch under jit (copies)
         def host(a, b, c):
-            return torch_body(*map(torch.from_dlpack, (a, b, c))).numpy()
-        return jax.pure_callback(host, jax.ShapeDtypeStruct((N,), jnp.float32),
+            return body(*map(torch.from_dlpack, (a, b, c))).numpy()
+        return jax.pure_callback(host, jax.ShapeDtypeStruct((SMALL,), jnp.float32),
                                  a, b, c)
 
     jit_bridged = jax.jit(from_jax)
     jit_callback = jax.jit(pure_callback)
-    loss = ut.wrap("jax", "torch")(lambda a, b, c: torch_body(a, b, c).sum())
+    loss = ut.wrap("jax", "torch")(lambda a, b, c: body(a, b, c).sum())
     jit_grad = jax.jit(jax.grad(loss))
     tg = ta.clone().requires_grad_()
 
     def torch_fwd_bwd():
-        torch_body(tg, tb, tc).sum().backward()
+        body(tg, tb, tc).sum().backward()
 
     def bridged_fwd_bwd():
         from_torch_jit(tg, tb, tc).sum().backward()
@@ -64,33 +116,147 @@ def rows() -> list[tuple[str, float, str, float]]:
         out, pull = jax.vjp(lambda a: jit_body(a, jb, jc), ja)
         pull(jnp.ones_like(out))
 
-    n = 2000
     return [
-        ("torch -> jax body, eager", best_us(lambda: from_torch(ta, tb, tc), n // 4),
-         "jax body natively (eager)", best_us(lambda: jax_body(ja, jb, jc), n // 4)),
-        ("torch -> jax.jit body", best_us(lambda: from_torch_jit(ta, tb, tc), n),
-         "jax.jit body natively", best_us(lambda: jit_body(ja, jb, jc), n)),
-        ("torch -> jax.jit body, forward + backward", best_us(bridged_fwd_bwd, n // 10),
-         "jax.vjp of it natively, forward + pullback", best_us(jax_vjp, n // 10)),
-        ("jax -> torch body, eager", best_us(lambda: from_jax(ja, jb, jc), n),
-         "torch body natively", best_us(lambda: torch_body(ta, tb, tc), n)),
-        ("jax.jit(jax -> torch body)",
-         best_us(lambda: jit_bridged(ja, jb, jc).block_until_ready(), n),
-         "jax.jit(jax.pure_callback of the torch body)",
-         best_us(lambda: jit_callback(ja, jb, jc).block_until_ready(), n)),
-        ("jax.jit(jax.grad(jax -> torch body))",
-         best_us(lambda: jit_grad(ja, jb, jc).block_until_ready(), n // 4),
-         "torch forward + backward natively", best_us(torch_fwd_bwd, n // 4)),
+        pair("torch → jax body, eager", lambda: from_torch(ta, tb, tc),
+             "the jax body natively (eager)", lambda: body(ja, jb, jc), quick),
+        pair("torch → jax.jit body", lambda: from_torch_jit(ta, tb, tc),
+             "the jax.jit body natively", lambda: jit_body(ja, jb, jc), quick),
+        pair("jax → torch body, eager", lambda: from_jax(ja, jb, jc),
+             "the torch body natively", lambda: body(ta, tb, tc), quick),
+        pair("jax.jit(jax → torch body)",
+             lambda: jit_bridged(ja, jb, jc).block_until_ready(),
+             "jax.jit(jax.pure_callback of the torch body)",
+             lambda: jit_callback(ja, jb, jc).block_until_ready(), quick,
+             target_us=25.0),
+        pair("torch → jax.jit body, forward + backward", bridged_fwd_bwd,
+             "the same function in torch, forward + backward", torch_fwd_bwd, quick),
+        pair("torch → jax.jit body, forward + backward", bridged_fwd_bwd,
+             "jax.vjp of the jax body, forward + pullback", jax_vjp, quick),
+        pair("jax.jit(jax.grad(jax → torch body))",
+             lambda: jit_grad(ja, jb, jc).block_until_ready(),
+             "torch forward + backward natively", torch_fwd_bwd, quick),
     ]
 
 
-def main() -> None:
-    print("| bridged call | µs | reference | µs |")
-    print("|---|---:|---|---:|")
-    for name, us, ref, ref_us in rows():
-        print(f"| {name} | {us:.1f} | {ref} | {ref_us:.1f} |")
-    print(f"\n(three float32 arrays of {N}; numpy {np.__version__}, torch "
-          f"{torch.__version__}, jax {jax.__version__})")
+def large_rows(n: int, quick: bool) -> list[Row]:
+    (ta, tb, tc), (ja, jb, jc) = inputs(n)
+    jit_body = jax.jit(body)
+    from_torch = ut.wrap("torch", "jax")(body)
+    from_torch_jit = ut.wrap("torch", "jax")(jit_body)
+    from_jax = ut.wrap("jax", "torch")(body)
+    jit_bridged = jax.jit(from_jax)
+    size = f"10^{len(str(n)) - 1}"
+    return [
+        pair(f"jax → torch body, eager ({size})", lambda: from_jax(ja, jb, jc),
+             "the torch body natively", lambda: body(ta, tb, tc), quick,
+             target_ratio=1.2),
+        pair(f"jax.jit(jax → torch body) ({size})",
+             lambda: jit_bridged(ja, jb, jc).block_until_ready(),
+             "the torch body natively", lambda: body(ta, tb, tc), quick,
+             target_ratio=1.2),
+        pair(f"torch → jax body, eager ({size})",
+             lambda: from_torch(ta, tb, tc).numpy(),
+             "the jax body natively (eager)",
+             lambda: body(ja, jb, jc).block_until_ready(), quick,
+             target_ratio=1.2),
+        pair(f"torch → jax.jit body ({size})",
+             lambda: from_torch_jit(ta, tb, tc).numpy(),
+             "the jax.jit body natively",
+             lambda: jit_body(ja, jb, jc).block_until_ready(), quick,
+             target_ratio=1.2),
+    ]
+
+
+def tf_rows(quick: bool) -> list[Row]:
+    import tensorflow as tf
+
+    if THREADS:
+        tf.config.threading.set_intra_op_parallelism_threads(THREADS)
+    (ta, tb, tc), (ja, jb, jc) = inputs(SMALL)
+    fa, fb, fc = (tf.constant(t.numpy()) for t in (ta, tb, tc))
+    tf_to_torch = ut.wrap("tensorflow", "torch")(body)
+    tf_to_jax = ut.wrap("tensorflow", "jax")(body)
+    torch_to_tf = ut.wrap("torch", "tensorflow")(body)
+    jax_to_tf = ut.wrap("jax", "tensorflow")(body)
+    graph_bridged = tf.function(tf_to_torch)
+    graph_native = tf.function(body)
+    jit_jax_to_tf = jax.jit(jax_to_tf)
+
+    def taped(f):
+        def run():
+            with tf.GradientTape() as tape:
+                tape.watch(fa)
+                y = tf.reduce_sum(f(fa, fb, fc))
+            return tape.gradient(y, fa)
+        return run
+
+    native = "the body in TF, eager"
+    return [
+        pair("tf → torch body, eager", lambda: tf_to_torch(fa, fb, fc),
+             native, lambda: body(fa, fb, fc), quick),
+        pair("tf → jax body, eager", lambda: tf_to_jax(fa, fb, fc),
+             native, lambda: body(fa, fb, fc), quick),
+        pair("tf → torch body, GradientTape forward + gradient", taped(tf_to_torch),
+             "the body in TF, the same", taped(body), quick),
+        pair("tf.function(tf → torch body)", lambda: graph_bridged(fa, fb, fc),
+             "tf.function(the body in TF)", lambda: graph_native(fa, fb, fc), quick),
+        pair("torch → tf body, eager", lambda: torch_to_tf(ta, tb, tc),
+             "the tf body natively", lambda: body(fa, fb, fc), quick),
+        pair("jax → tf body, eager", lambda: jax_to_tf(ja, jb, jc),
+             "the tf body natively", lambda: body(fa, fb, fc), quick),
+        pair("jax.jit(jax → tf body)",
+             lambda: jit_jax_to_tf(ja, jb, jc).block_until_ready(),
+             "the tf body natively", lambda: body(fa, fb, fc), quick),
+    ]
+
+
+def markdown(rows: list[Row]) -> str:
+    lines = ["| bridged call | µs | reference | µs | ratio | target |",
+             "|---|---:|---|---:|---:|---|"]
+    lines += [f"| {r.case} | {r.us:.1f} | {r.reference} | {r.ref_us:.1f} | "
+              f"{r.ratio:.2f}x | {r.target} |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (CI)")
+    parser.add_argument("--rows", default="small,large,tf",
+                        help="which rows, comma-separated: small, large, tf")
+    parser.add_argument("--threads", type=int, metavar="N",
+                        help="N intra-op threads for torch, XLA and TF (on a "
+                             "shared machine, 1 keeps one framework's threads from "
+                             "waiting on a core another process holds)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        global THREADS
+        THREADS = args.threads
+        torch.set_num_threads(args.threads)
+        # read when XLA's CPU client starts, at the first computation below
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_"
+                                   "multi_thread_eigen=false intra_op_parallelism_"
+                                   f"threads={args.threads}")
+    which = args.rows.split(",")
+    warnings.simplefilter("ignore", ut.AliasWarning)
+    load = os.getloadavg()[0]
+    rows = small_rows(args.quick) if "small" in which else []
+    if "large" in which:
+        for n in LARGE:
+            rows += large_rows(n, args.quick)
+    with_tf = "tf" in which and importlib.util.find_spec("tensorflow") is not None
+    if with_tf:
+        rows += tf_rows(args.quick)
+    print(markdown(rows))
+    versions = (f"numpy {np.__version__}, torch {torch.__version__}, jax "
+                f"{jax.__version__}")
+    if with_tf:
+        import tensorflow as tf
+        versions += f", tensorflow {tf.__version__}"
+    print(f"\n(small calls: three float32 arrays of {SMALL}; {versions}; "
+          f"{os.cpu_count()} CPUs, {THREADS or 'default'} intra-op threads, "
+          f"load average {load:.1f} before and "
+          f"{os.getloadavg()[0]:.1f} after; torch2jax not measured: it compiles "
+          "a C++ extension on first use)")
 
 
 if __name__ == "__main__":

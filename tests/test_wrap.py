@@ -486,6 +486,42 @@ def test_torch_pytrees_scalars_and_keywords():
     torch.testing.assert_close(w.grad, 2 * a.detach())
 
 
+@pytest.mark.parametrize("source", ["torch", "jax"])
+def test_flat_arguments_and_results_keep_their_structure(source):
+    # positional arrays only, and results that are one array or a tuple of
+    # arrays, skip the tree walk: the same structures as the general path
+    target = "jax" if source == "torch" else "torch"
+    make = {"torch": torch.tensor, "jax": jnp.asarray}[source]
+    kind = {"torch": torch.Tensor, "jax": jax.Array}[source]
+    a, b = make([1.0, 2.0]), make([3.0, 4.0])
+    shapes = {"one": lambda x, y: x * y, "tuple": lambda x, y: (x, y * 2),
+              "empty": lambda x, y: (), "list": lambda x, y: [x, (y,)],
+              "mixed": lambda x, y: (x, 3, None)}
+    calls = [jax.jit] if source == "jax" else []
+    for name, f in shapes.items():
+        bridged = ut.wrap(source, target)(f)
+        for call in [lambda g: g, *calls]:
+            if call is jax.jit and name == "mixed":  # jit returns arrays only
+                continue
+            got = call(bridged)(a, b)
+            again = bridged(a, y=b)  # a keyword: the general path
+            for out in (got, again):
+                if name == "one":
+                    assert isinstance(out, kind)
+                elif name == "list":
+                    assert type(out) is list
+                    assert type(out[1]) is tuple
+                    assert isinstance(out[1][0], kind)
+                else:
+                    assert type(out) is tuple
+                    assert len(out) == {"tuple": 2, "empty": 0, "mixed": 3}[name]
+            if name == "mixed":
+                assert got[1:] == (3, None)
+                assert isinstance(got[0], kind)
+            if name == "tuple":
+                np.testing.assert_allclose(np.asarray(got[1]), [6.0, 8.0])
+
+
 def test_torch_caller_gets_the_body_s_exception():
     @ut.wrap("torch", "jax")
     def body(x):

@@ -162,8 +162,8 @@ class Bridge:
     other framework cannot alias them.
     """
 
-    __slots__ = ("__weakref__", "_eager", "differentiable", "func", "key", "quiet",
-                 "source", "target")
+    __slots__ = ("__weakref__", "_eager", "_types", "differentiable", "func", "key",
+                 "quiet", "source", "target")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -177,6 +177,9 @@ class Bridge:
         self.key = next(_numbers)
         if source == "torch":
             BRIDGES[self.key] = self
+        # (the caller's array types, the body's), found on the first call (which
+        # imports the frameworks, or names the one not installed)
+        self._types: tuple[tuple[type, ...], tuple[type, ...]] | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
@@ -195,11 +198,22 @@ class Bridge:
             return eager(args, kwargs)
         return self._call(args, kwargs)
 
+    def types(self) -> tuple[tuple[type, ...], tuple[type, ...]]:
+        """The types of the caller's arrays and of the body's."""
+        types = self._types
+        if types is None:
+            types = self._types = (_caller_arrays(self.source), _backends.get(
+                self.target, "wrap").ARRAY_TYPES)  # installed? (an ImportError)
+        return types
+
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        kinds = _caller_arrays(self.source)
-        _backends.get(self.target, "wrap")  # installed? (an ImportError naming it)
-        leaves, tree = flatten((args, kwargs))
-        positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, kinds)]
+        kinds = self.types()[0]
+        if not kwargs and all(isinstance(a, kinds) for a in args):
+            # the common case, positional arrays only: no tree to walk
+            leaves, tree, positions = list(args), _FLAT, list(range(len(args)))
+        else:
+            leaves, tree = flatten((args, kwargs))
+            positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, kinds)]
         call = Call(self, leaves, tree, positions)
         if self.source == "numpy":
             return call.plain()
@@ -241,14 +255,27 @@ class Call:
         caller's: the arrays of its output, flattened. Its output's structure
         (the same on every run) is kept in ``out``.
         """
-        leaves = list(self.leaves)
-        for i, array in zip(self.positions, arrays, strict=True):
-            leaves[i] = array
-        args, kwargs = unflatten(self.tree, leaves)
-        out_leaves, out_tree = flatten(self.bridge.func(*args, **kwargs))
-        body = _backends.get(self.bridge.target, "wrap")
-        positions = [i for i, leaf in enumerate(out_leaves)
-                     if isinstance(leaf, body.ARRAY_TYPES)]
+        if self.tree is _FLAT:  # positional arrays only
+            if len(arrays) != len(self.positions):
+                raise ValueError(f"Call.run(): {len(arrays)} arrays for "
+                                 f"{len(self.positions)} array arguments")
+            out = self.bridge.func(*arrays)
+        else:
+            leaves = list(self.leaves)
+            for i, array in zip(self.positions, arrays, strict=True):
+                leaves[i] = array
+            args, kwargs = unflatten(self.tree, leaves)
+            out = self.bridge.func(*args, **kwargs)
+        kinds = self.bridge.types()[1]
+        # the common results without a tree walk: one array, a tuple of arrays
+        if isinstance(out, kinds):
+            self.out = _ONE
+            return [out]
+        if type(out) is tuple and all(isinstance(y, kinds) for y in out):
+            self.out = _TUPLE
+            return list(out)
+        out_leaves, out_tree = flatten(out)
+        positions = [i for i, leaf in enumerate(out_leaves) if isinstance(leaf, kinds)]
         arrays = [out_leaves[i] for i in positions]
         for i in positions:  # kept: the structure, not the body's memory
             out_leaves[i] = None
@@ -258,6 +285,11 @@ class Call:
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""
         assert self.out is not None, "the body has not run"
+        if self.out is _ONE:
+            (array,) = arrays
+            return array
+        if self.out is _TUPLE:
+            return tuple(arrays)
         out_leaves, out_tree, positions = self.out
         leaves = list(out_leaves)
         for i, array in zip(positions, arrays, strict=True):
@@ -384,6 +416,12 @@ def autodiff(framework: str) -> ModuleType:
 # A tree is described by nested tuples: None for a leaf, (type, children) for a
 # tuple, list or named tuple, (dict, keys, children) for a dict. Only these exact
 # containers are walked; anything else (a dict subclass, a dataclass) is a leaf.
+# The common cases skip the walk (a few µs of a small call): _FLAT is the tree of
+# arguments that are the caller's arrays, positional only; _ONE and _TUPLE the
+# structure (Call.out) of a body's result that is one array or a tuple of arrays.
+_FLAT: Final = ("flat",)
+_ONE: Final[tuple[list[Any], Any, list[int]]] = ([None], None, [0])
+_TUPLE: Final[tuple[list[Any], Any, list[int]]] = ([], "tuple", [])
 def flatten(tree: Any) -> tuple[list[Any], Any]:
     """The leaves of ``tree`` in order, and its description."""
     leaves: list[Any] = []
