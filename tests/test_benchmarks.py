@@ -31,3 +31,13 @@ def test_quick_benchmark_run_writes_the_tables(tmp_path):
     assert "vs DLPack" in text
     assert "unaligned numpy .jax()" in text
     assert "at most 0.3 µs over native" in text
+
+
+def test_quick_wrap_benchmark_prints_its_rows():
+    out = subprocess.run([sys.executable, "-m", "benchmarks.wrap", "--quick",
+                          "--rows", "small,tf"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "| bridged call | µs | reference | µs | ratio | target |" in out.stdout
+    assert "jax.jit(jax → torch body)" in out.stdout
+    assert "≤ 25 µs: met" in out.stdout or "≤ 25 µs: not met" in out.stdout
