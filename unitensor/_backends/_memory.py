@@ -10,8 +10,6 @@ framework's own ``import`` (for settings that only an API call can make).
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import os
 import sys
 import warnings
@@ -22,6 +20,7 @@ from typing import Any
 
 from .._device import Device
 from .._errors import TooLateWarning
+from ._after_import import AfterImport
 
 # The frameworks that keep a memory cache of their own (a ``memory`` module each).
 # numpy and array-api-strict hand memory back to the system at once.
@@ -147,67 +146,19 @@ def unset_env(name: str) -> str:
 
 
 # -- running an action right after a framework's own import -----------------------
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: for a module with pending actions it asks the other
-    finders for the spec and makes its loader run the actions once the module
-    has executed (the framework is then imported, nothing started yet).
-
-    The actions wait for the execution, not for the look-up:
-    ``importlib.util.find_spec('tensorflow')`` (which asks whether it is
-    installed) finds a spec that is never executed, and must not use them up.
-    """
-
-    def __init__(self) -> None:
-        self.pending: dict[str, dict[str, Callable[[], object]]] = {}
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None,
-                  target: ModuleType | None = None
-                  ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.pending:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                break
-        else:
-            return None
-        loader: Any = spec.loader
-        exec_module = getattr(loader, "exec_module", None)
-        if exec_module is None:
-            return spec
-
-        def exec_then_act(module: ModuleType) -> None:
-            try:
-                exec_module(module)
-            finally:  # the loader's own exec_module again (it serves one module)
-                del loader.exec_module
-            actions = self.pending.pop(fullname, {})
-            if not self.pending and self in sys.meta_path:
-                sys.meta_path.remove(self)
-            for what, action in actions.items():
-                try:
-                    action()
-                except Exception as exc:  # the import must go on: warn, do not raise
-                    warnings.warn(f"unitensor.memory: {what} could not be applied "
-                                  f"when {fullname} was imported: {exc}",
-                                  TooLateWarning, stacklevel=2)
-
-        loader.exec_module = exec_then_act
-        return spec
+def _too_late(module: str, what: str, exc: Exception) -> None:
+    warnings.warn(f"unitensor.memory: {what} could not be applied when {module} "
+                  f"was imported: {exc}", TooLateWarning, stacklevel=3)
 
 
-_hook = _AfterImport()
+_hook = AfterImport(_too_late)
 
 
 def after_import(module: str, what: str, action: Callable[[], object]) -> str:
     """Run ``action`` right after ``module`` is first imported (``what`` names
     the setting: a later request for the same setting replaces it); say so.
     """
-    _hook.pending.setdefault(module, {})[what] = action
-    if _hook not in sys.meta_path:
-        sys.meta_path.insert(0, _hook)
+    _hook.add(module, what, action)
     return f"{what}: applied when {module} is imported"
 
 
@@ -218,6 +169,4 @@ def pending() -> dict[str, tuple[str, ...]]:
 
 def clear_pending() -> None:
     """Forget every action waiting for an import (tests)."""
-    _hook.pending.clear()
-    if _hook in sys.meta_path:
-        sys.meta_path.remove(_hook)
+    _hook.clear()
