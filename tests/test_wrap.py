@@ -849,6 +849,126 @@ def test_jax_jit_falls_back_to_pure_callback_without_buffer_callback(monkeypatch
     np.testing.assert_allclose(gy, (y - x) / 2)
 
 
+# -- jax caller, torch body: the caller's memory is immutable --------------------
+_WRITTEN = (r"^wrap\(\): func: expected a torch body that does not write into its "
+            r"inputs \(jax's arrays are immutable\), got a body that wrote into one "
+            r"in place \(")
+
+
+def _setitem(x):
+    x[0] = 9.0
+    return x * 1
+
+
+def _iadd(x):
+    x += 1
+    return x * 1
+
+
+_WRITES = {
+    "add_": lambda x: x.add_(1),
+    "setitem": _setitem,
+    "iadd": _iadd,
+    "a view's mul_": lambda x: x[1:].mul_(2),
+    "out": lambda x: torch.add(x, 1, out=x),
+    "out, a view": lambda x: torch.sin(x[:2], out=x[:2]),
+    "inplace": lambda x: torch.nn.functional.relu(x, inplace=True),
+    "nn.init": lambda x: torch.nn.init.uniform_(x),
+    "copy_": lambda x: x.copy_(x * 2),
+    "foreach": lambda x: torch._foreach_add_([x], 1),
+    "running statistics": lambda x: torch.nn.functional.batch_norm(
+        x.reshape(2, 2), x[:2], x[2:], training=True),
+}
+_TRANSFORMS = {
+    "plain": lambda f: f,
+    "grad": lambda f: jax.grad(lambda v: f(v).sum()),
+    "vmap": lambda f: jax.vmap(f, in_axes=1, out_axes=1),
+    "jvp": lambda f: lambda v: jax.jvp(f, (v,), (v,)),
+}
+
+
+@pytest.mark.parametrize("how", list(_TRANSFORMS))
+@pytest.mark.parametrize("write", list(_WRITES))
+def test_a_torch_body_s_write_into_a_jax_input_is_refused_before_it_writes(
+        write, how):
+    f = _TRANSFORMS[how](ut.wrap("jax", "torch")(_WRITES[write]))
+    x = jnp.arange(4.0).reshape(4, 1) if how == "vmap" else jnp.arange(4.0)
+    with pytest.raises(ValueError, match=_WRITTEN):
+        f(x)
+    np.testing.assert_array_equal(x.ravel(), [0.0, 1.0, 2.0, 3.0])
+
+
+def test_a_torch_body_s_write_under_jax_jit_is_refused_before_it_writes():
+    f = jax.jit(ut.wrap("jax", "torch")(lambda x: x.add_(1)))
+    x = jnp.arange(4.0)
+    # raised in XLA's callback: JAX's runtime error, carrying the message
+    with pytest.raises(jax.errors.JaxRuntimeError, match="wrote into one in place"):
+        f(x).block_until_ready()
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0, 3.0])
+
+
+def test_a_torch_body_s_numpy_view_of_a_jax_input_is_read_only():
+    def body(x):
+        x.numpy()[0] = 9.0
+        return x * 1
+
+    x = jnp.arange(4.0)
+    with pytest.raises(ValueError, match="read-only"):
+        ut.wrap("jax", "torch")(body)(x)
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0, 3.0])
+
+
+def test_a_write_the_mode_cannot_see_is_found_after_the_body():
+    # torch.ops bypasses torch function modes: the version counter tells
+    f = ut.wrap("jax", "torch")(lambda x: torch.ops.aten.add_.Tensor(x, 1))
+    with pytest.raises(ValueError, match=_WRITTEN + r"found after the body ran"):
+        f(jnp.arange(4.0))
+
+
+def test_a_torch_body_may_read_reshape_and_write_its_own_tensors():
+    def body(x, m):
+        y = x.reshape(2, 2)
+        y.t_()  # metadata only, in place: allowed
+        z = torch.zeros(4)
+        z += x  # its own tensor
+        z.add_(y.reshape(4))
+        m.add_(1)  # a numpy array a jax caller passes is mutable
+        return z, x.numpy().sum()
+
+    x, m = jnp.arange(4.0), np.array([1.0, 2.0])
+    z, total = ut.wrap("jax", "torch")(body)(x, m)
+    np.testing.assert_array_equal(z, [0.0, 3.0, 3.0, 6.0])
+    assert total == 6.0
+    np.testing.assert_array_equal(m, [2.0, 3.0])
+
+
+@pytest.mark.parametrize("source", ["jax", "numpy"])
+def test_a_read_only_numpy_input_is_guarded_like_a_jax_array(source):
+    # np.asarray of a jax array is a read-only view of its memory
+    a = jnp.arange(4.0)
+    v = np.asarray(a)
+    assert not v.flags.writeable
+    f = ut.wrap(source, "torch")(lambda x: x.add_(100) * 1)
+    with pytest.raises(ValueError, match="wrote into one in place"):
+        f(v)
+    np.testing.assert_array_equal(a, [0.0, 1.0, 2.0, 3.0])
+    w = np.arange(4.0, dtype=np.float32)  # writeable: the body's to change
+    f(w)
+    np.testing.assert_array_equal(w, [100.0, 101.0, 102.0, 103.0])
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
+def test_a_compiled_torch_function_inside_a_torch_body_gives_its_values():
+    # Dynamo traces the read-only mode of the body: it must not change values
+    # (torch 2.13 compiled a str check in the mode into wrong results)
+    model = torch.compile(lambda x: (x.sin() * 2).sum())
+    f = ut.wrap("jax", "torch")(model)
+    x = jnp.arange(4.0)
+    np.testing.assert_allclose(f(x), float(jnp.sum(jnp.sin(x) * 2)), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(f)(x), float(jnp.sum(jnp.sin(x) * 2)),
+                               rtol=1e-6)
+
+
 # -- numpy: plain calls ----------------------------------------------------------
 def test_numpy_caller_torch_and_jax_bodies_zero_copy():
     a = aligned_empty((8,), np.float32)

@@ -307,7 +307,7 @@ def test_torch_body_cannot_write_into_a_differentiated_tf_input():
     x = tf.constant([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
-        with pytest.raises(RuntimeError, match="in-place"):
+        with pytest.raises(ValueError, match="wrote into one in place"):
             body(x)
     np.testing.assert_array_equal(x, [1.0, 2.0])
 
@@ -586,18 +586,26 @@ def test_jax_to_tf_jit_falls_back_to_pure_callback(monkeypatch, x64):
 
 
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])
-def test_torch_body_writing_into_an_immutable_input_is_an_error(source):
+def test_torch_body_writing_into_an_immutable_input_is_refused_before_it_writes(
+        source):
     @ut.wrap(source, "torch")
     def body(x, n):
-        n.add_(1)  # an integer input: no autograd to refuse it before the write
+        n.add_(1)  # an integer input: no autograd to refuse it
         return x * 2
 
     x = tf.constant([1.0, 2.0]) if source == "tensorflow" else jnp.array([1.0, 2.0])
     n = tf.constant([1, 2]) if source == "tensorflow" else jnp.array([1, 2])
-    with pytest.raises(RuntimeError, match=r"^wrap\(\): func: expected a torch body "
-                       r"that does not write into its inputs .*got a body that "
-                       r"wrote into input 1 in place"):
+    with pytest.raises(ValueError, match=r"^wrap\(\): func: expected a torch body "
+                       rf"that does not write into its inputs \({source}'s arrays "
+                       r"are immutable\), got a body that wrote into one in place "
+                       r"\(add_\)"):
         body(x, n)
+    np.testing.assert_array_equal(n, [1, 2])
+    if source == "tensorflow":  # a watched variable: refused before torch's own
+        v = tf.Variable([1.0, 2.0])  # refusal (an input that requires grad)
+        with tf.GradientTape(), pytest.raises(ValueError, match="wrote into one"):
+            ut.wrap(source, "torch")(lambda x: x.mul_(2))(v)
+        np.testing.assert_array_equal(v, [1.0, 2.0])
     if source == "jax":  # numpy arrays a jax caller passes are mutable
         m = np.array([1, 2])
         body(x, m)

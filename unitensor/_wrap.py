@@ -255,17 +255,28 @@ class Call:
         caller's: the arrays of its output, flattened. Its output's structure
         (the same on every run) is kept in ``out``.
         """
+        if len(arrays) != len(self.positions):
+            raise ValueError(f"Call.run(): {len(arrays)} arrays for "
+                             f"{len(self.positions)} array arguments")
         if self.tree is _FLAT:  # positional arrays only
-            if len(arrays) != len(self.positions):
-                raise ValueError(f"Call.run(): {len(arrays)} arrays for "
-                                 f"{len(self.positions)} array arguments")
-            out = self.bridge.func(*arrays)
+            args, kwargs = arrays, {}
         else:
             leaves = list(self.leaves)
             for i, array in zip(self.positions, arrays, strict=True):
                 leaves[i] = array
             args, kwargs = unflatten(self.tree, leaves)
-            out = self.bridge.func(*args, **kwargs)
+        bridge = self.bridge
+        protected = self.immutable(arrays) if bridge.target == "torch" else []
+        if protected:
+            # torch cannot mark the caller's memory read-only: its writes are
+            # refused while the body runs
+            why = (f"{bridge.source}'s arrays are immutable"
+                   if bridge.source in _IMMUTABLE else "the caller's numpy array "
+                   "is read-only")
+            with self.body().read_only(protected, why):
+                out = bridge.func(*args, **kwargs)
+        else:
+            out = bridge.func(*args, **kwargs)
         kinds = self.bridge.types()[1]
         # the common results without a tree walk: one array, a tuple of arrays
         if isinstance(out, kinds):
@@ -311,29 +322,21 @@ class Call:
         """The call without differentiation: views in, body, views out."""
         return self.result(self.plain_arrays(self.arrays()))
 
+    def immutable(self, arrays: list[Any]) -> list[Any]:
+        """Those of the body's ``arrays`` whose caller's array is immutable: a
+        jax or tensorflow array, a read-only numpy array (``np.asarray`` of a
+        jax array is one, aliasing its memory).
+        """
+        source_immutable = self.bridge.source in _IMMUTABLE
+        return [a for a, x in zip(arrays, self.arrays(), strict=True)
+                if (not x.flags.writeable if type(x).__module__ == "numpy"
+                    else source_immutable)]
+
     def plain_arrays(self, xs: list[Any]) -> list[Any]:
         """The body's arrays, as the caller's, for the caller's arrays ``xs``,
-        without differentiation. A torch body that writes in place into the
-        memory of an immutable caller's array (jax, tensorflow) is an error:
-        torch cannot mark that memory read-only, so the write is found after
-        the body ran (by torch's version counters), and named.
+        without differentiation.
         """
-        arrays = [self.to_body(x) for x in xs]
-        if self.bridge.target != "torch" or self.bridge.source not in _IMMUTABLE:
-            return [self.to_caller(y) for y in self.run(arrays)]
-        # numpy arrays a jax caller passes are mutable: not checked (-1)
-        before = [-1 if type(x).__module__ == "numpy" else a._version
-                  for x, a in zip(xs, arrays, strict=True)]
-        outs = self.run(arrays)
-        for i, (a, v) in enumerate(zip(arrays, before, strict=True)):
-            if v >= 0 and a._version != v:
-                raise arg_error(RuntimeError, "wrap", "func", "a torch body that "
-                                f"does not write into its inputs ({self.bridge.source}"
-                                "'s arrays are immutable, and torch cannot mark "
-                                "their memory read-only: the caller's array now "
-                                "holds what was written)",
-                                f"a body that wrote into input {i} in place")
-        return [self.to_caller(y) for y in outs]
+        return [self.to_caller(y) for y in self.run([self.to_body(x) for x in xs])]
 
     def body(self) -> ModuleType:
         """The ``autodiff`` module of the body's framework."""

@@ -17,6 +17,7 @@ runs) come from one run on meta tensors.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -293,3 +294,164 @@ def from_xla(buffer: Any) -> torch.Tensor:
 def write(buffer: Any, src: torch.Tensor) -> None:
     """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
     from_xla(buffer).copy_(src)
+
+
+# -- the caller's immutable memory, in a torch body -----------------------------
+# torch cannot mark memory read-only. While a torch body runs on views of a jax or
+# TensorFlow caller's arrays, a torch function mode refuses, before they write, the
+# calls that write in place: the in-place methods (``add_``, ``copy_``, ...), the
+# in-place operators and ``__setitem__``, ``out=``, ``inplace=True`` and the
+# running statistics that normalisation updates. A numpy array of that memory
+# (``.numpy()``) comes back read-only. A write that goes around these (a kernel
+# the mode does not see) is found after the body, by torch's version counters;
+# the caller's array then holds it.
+# In-place methods that change only the tensor object, not its memory.
+_METADATA_ONLY = frozenset({
+    "requires_grad_", "detach_", "rename_", "refine_names_", "squeeze_",
+    "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "as_strided_",
+    "resize_", "resize_as_", "set_", "share_memory_", "retain_grad_"})
+_IN_PLACE_OPERATORS = frozenset({
+    "__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+    "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__", "__iand__",
+    "__ior__", "__ixor__", "__ilshift__", "__irshift__"})
+_NUMPY_VIEWS = frozenset({"numpy", "__array__"})
+# Functions that write into arguments other than the first: the running
+# statistics that normalisation updates in training.
+_RUNNING_STATISTICS = ((1, "running_mean"), (2, "running_var"))
+_NORMALISATIONS = frozenset({"batch_norm", "instance_norm", "native_batch_norm",
+                             "_native_batch_norm_legit", "_batch_norm_with_update"})
+# What a function does to its arguments' memory, by kind:
+_READS = 0  # nothing
+_WRITES_FIRST = 1  # writes into its first argument
+_RESHAPES_FIRST = 2  # changes its first argument's metadata in place
+_LENDS_TO_NUMPY = 3  # returns a numpy array of its first argument's memory
+_NORMALISES = 4  # writes into _RUNNING_STATISTICS
+# torch function -> its kind, learned on first sight (bounded by torch's API)
+_kinds: dict[Any, int] = {}
+
+
+def _kind(func: Any) -> int:
+    kind = _kinds.get(func)
+    if kind is not None:
+        return kind
+    name = getattr(func, "__name__", "")
+    if name in _METADATA_ONLY:
+        kind = _RESHAPES_FIRST
+    elif name in _IN_PLACE_OPERATORS or (name.endswith("_")
+                                         and not name.endswith("__")):
+        kind = _WRITES_FIRST
+    elif name in _NUMPY_VIEWS:
+        kind = _LENDS_TO_NUMPY
+    elif name in _NORMALISATIONS:
+        kind = _NORMALISES
+    else:
+        kind = _READS
+    _kinds[func] = kind
+    return kind
+
+
+_is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_unwrapped = torch._C._functorch.get_unwrapped
+
+
+def _memory(t: Any) -> int | None:
+    """The address of the memory under tensor ``t`` (functorch's wrappers
+    unwrapped), or None where there is none (meta, fake, not a tensor).
+    """
+    if not isinstance(t, torch.Tensor):
+        return None
+    while _is_wrapped(t):
+        t = _unwrapped(t)
+    if t.is_meta:
+        return None
+    try:
+        return t.untyped_storage().data_ptr() or None
+    except (RuntimeError, NotImplementedError):  # a tensor subclass without one
+        return None
+
+
+class _ReadOnly(torch.overrides.TorchFunctionMode):
+    """The body runs inside: writes into the memory at ``addresses`` are refused
+    (see above); ``plain`` are the inputs whose version counters are checked
+    after.
+    """
+
+    def __init__(self, addresses: dict[int, torch.Tensor], why: str) -> None:
+        super().__init__()
+        self.addresses = addresses
+        self.why = why
+        # the version counter of each input at the start, less the moves made
+        # by in-place metadata changes (``x.t_()``, allowed), which views
+        # share with their base
+        self.versions = {a: x._version for a, x in addresses.items()
+                         if not x.is_inference()}
+
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
+        super().__exit__(kind, value, traceback)
+        if kind is None and any(self.addresses[a]._version != v
+                                for a, v in self.versions.items()):
+            raise self._written("found after the body ran: the write was not "
+                                "refused before it, and the caller's array holds it")
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if torch.compiler.is_compiling():
+            # a compiled function inside the body: Dynamo traces this mode, and
+            # has compiled its checks into wrong values (torch 2.13); a write
+            # there is found after the body, by the version counters
+            return func(*args, **kwargs)
+        kind = _kind(func)
+        # the first argument, also where it is given by name (torch.nn.init)
+        first = args[0] if args else next(iter(kwargs.values()), None)
+        if kwargs:
+            out = kwargs.get("out")
+            for t in out if isinstance(out, (tuple, list)) else (out,):
+                self._refuse(t, func)
+            if kwargs.get("inplace") is True:
+                self._refuse(first, func)
+        if kind == _READS:
+            return func(*args, **kwargs)
+        if kind == _WRITES_FIRST:
+            for t in first if isinstance(first, (tuple, list)) else (first,):
+                self._refuse(t, func)  # (a list: torch._foreach_add_)
+        elif kind == _NORMALISES:
+            for position, keyword in _RUNNING_STATISTICS:
+                self._refuse(args[position] if len(args) > position
+                             else kwargs.get(keyword), func)
+        address = _memory(first) if kind in (_RESHAPES_FIRST,
+                                             _LENDS_TO_NUMPY) else None
+        if first is None or address not in self.addresses:
+            return func(*args, **kwargs)
+        if kind == _LENDS_TO_NUMPY:
+            result = func(*args, **kwargs)
+            result.flags.writeable = False  # numpy can mark it
+            return result
+        before = first._version
+        result = func(*args, **kwargs)
+        if address in self.versions:
+            self.versions[address] += first._version - before
+        return result
+
+    def _refuse(self, t: Any, func: Any) -> None:
+        if t is not None and _memory(t) in self.addresses:
+            raise self._written(getattr(func, "__name__", repr(func)))
+
+    def _written(self, how: str) -> ValueError:
+        return arg_error(ValueError, "wrap", "func", "a torch body that does not "
+                         f"write into its inputs ({self.why})",
+                         f"a body that wrote into one in place ({how})")
+
+
+def read_only(arrays: list[torch.Tensor], why: str
+              ) -> contextlib.AbstractContextManager[Any]:
+    """Where the body runs: writes into the memory of ``arrays`` are refused
+    (before they happen where a torch function mode sees them, else after, by
+    the version counters) with a ValueError saying ``why`` they are immutable.
+    """
+    addresses = {}
+    for x in arrays:
+        address = _memory(x)
+        if address is not None:
+            addresses[address] = x
+    return _ReadOnly(addresses, why) if addresses else contextlib.nullcontext()
