@@ -191,11 +191,48 @@ def _no_numpy_in_graph(name: str) -> TypeError:
                      "call it outside tf.function)", NO_MEMORY)
 
 
+def _xla_context() -> Callable[[Any], bool] | None:
+    """TF's test for a graph traced for XLA (``control_flow_util``, private API:
+    what TF's own ops ask); None where this TF lacks it.
+    """
+    try:
+        from tensorflow.python.ops import control_flow_util
+    except ImportError:
+        return None
+    return getattr(control_flow_util, "GraphOrParentsInXlaContext", None)
+
+
+_IN_XLA_CONTEXT = _xla_context()
+
+
+def _in_xla(x: Tensor) -> bool:
+    """Whether ``x`` is traced for XLA (``tf.function(jit_compile=True)``, or a
+    function it calls): XLA's kernels compile the graph, not TF's CPU ones, and
+    Python callbacks (``tf.numpy_function``) cannot. False for eager tensors,
+    without a look at the graph.
+    """
+    if _IN_XLA_CONTEXT is None or no_memory(x) is None:
+        return False
+    return bool(_IN_XLA_CONTEXT(tf.compat.v1.get_default_graph()))
+
+
+def _not_in_xla(name: str, why: str) -> TypeError:
+    """The refusal of what XLA cannot compile, at trace time (XLA's own error
+    comes only when the whole function compiles, naming a TF op).
+    """
+    return arg_error(TypeError, name, "x", f"a tensor outside XLA ({why}: call "
+                     "it outside tf.function(jit_compile=True), or in a tf.function "
+                     "without jit_compile)", "a symbolic tf.Tensor traced for XLA")
+
+
 def _numpy_op(name: str, tensors: Sequence[Tensor], dtype: Any, shape: Any) -> Tensor:
     """The elementwise ``name`` computed by numpy inside the TF graph
     (``tf.numpy_function``): for symbolic tensors, whose result's dtype and shape
     are known before it runs. Not compilable by XLA, as any Python callback.
     """
+    if _in_xla(tensors[0]):
+        raise _not_in_xla(name, f"TensorFlow computes {name} for {dtype.name} "
+                          "through numpy, which XLA cannot compile")
     func = numpy_namespace.reference(name) if name in COMPLEX_SPECIAL_CASES else \
         _numpy_function(name)
     wanted = dtype.as_numpy_dtype
@@ -1437,11 +1474,15 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Te
 
 
 def eig(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    if _in_xla(x):
+        raise _not_in_xla("linalg.eig", "TensorFlow's Eig has no XLA kernel")
     values, vectors = tf.linalg.eig(_floating(x))
     return values, vectors
 
 
 def eigvals(x: Tensor, /) -> Tensor:
+    if _in_xla(x):
+        raise _not_in_xla("linalg.eigvals", "TensorFlow's Eig has no XLA kernel")
     return tf.linalg.eigvals(_floating(x))
 
 
@@ -1662,6 +1703,10 @@ def _complex_special_cases(name: str) -> Callable[..., Any]:
     def function(x: Tensor, /) -> Tensor:
         if x.dtype not in _COMPLEX or no_memory(x) is None:
             return eager(x)
+        if _in_xla(x):
+            raise _not_in_xla(name, "the standard's complex special cases are "
+                              "numpy's, through tf.numpy_function, which XLA "
+                              "cannot compile")
         result = native(x)
         ordinary = _isfinite(x) & (tf.math.imag(x) != 0) & (tf.math.real(x) != 0)
         return tf.cond(tf.math.reduce_all(ordinary), lambda: result,
