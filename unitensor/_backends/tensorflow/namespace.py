@@ -1324,7 +1324,41 @@ def inv(x: Tensor, /) -> Tensor:
     return tf.linalg.inv(_floating(x))
 
 
+def _xla_lu(x: Tensor) -> tuple[Tensor, Tensor]:
+    """The diagonal of ``x``'s LU factor U and the sign of its row permutation
+    (Gaussian elimination with partial pivoting, LAPACK's getrf unblocked), for
+    XLA: TF's Lu, MatrixDeterminant and LogMatrixDeterminant have no XLA kernel.
+    """
+    n = tf.shape(x)[-1]
+    rows = tf.range(n)
+    batch = x.shape.rank - 2
+
+    def step(k: Tensor, a: Tensor, sign: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        column = a[..., :, k]
+        size = tf.math.abs(tf.math.real(column)) + tf.math.abs(tf.math.imag(column)) \
+            if a.dtype.is_complex else tf.math.abs(column)
+        p = tf.math.argmax(tf.where(rows >= k, size, -tf.ones_like(size)), axis=-1,
+                           output_type=tf.int32)
+        order = tf.where(rows == k, p[..., None],
+                         tf.where(rows == p[..., None], k, rows))
+        a = tf.gather(a, order, axis=batch, batch_dims=batch)
+        sign = tf.where(p == k, sign, -sign)
+        pivot = a[..., k, k]
+        divisor = tf.where(pivot == 0, tf.ones_like(pivot), pivot)
+        factors = tf.where(rows > k, a[..., :, k] / divisor[..., None],
+                           tf.zeros_like(column))
+        return k + 1, a - factors[..., :, None] * a[..., k, None, :], sign
+
+    sign = tf.ones(tf.shape(x)[:-2], x.dtype.real_dtype)
+    _, a, sign = tf.while_loop(lambda k, a, sign: k < n, step,
+                               (tf.constant(0), x, sign))
+    return tf.linalg.diag_part(a), sign
+
+
 def det(x: Tensor, /) -> Tensor:
+    if _in_xla(x):
+        diagonal, sign = _xla_lu(_floating(x))
+        return tf.math.reduce_prod(diagonal, axis=-1) * tf.cast(sign, x.dtype)
     return tf.linalg.det(_floating(x))
 
 
@@ -1409,6 +1443,15 @@ def svd(x: Tensor, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Te
 
 
 def slogdet(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    if _in_xla(x):
+        diagonal, sign = _xla_lu(_floating(x))
+        size = tf.math.abs(diagonal)
+        unit = diagonal / tf.cast(tf.where(size == 0, tf.ones_like(size), size),
+                                  x.dtype)
+        singular = tf.math.reduce_any(size == 0, axis=-1)
+        sign = tf.where(singular, tf.zeros_like(unit[..., 0]),
+                        tf.math.reduce_prod(unit, axis=-1) * tf.cast(sign, x.dtype))
+        return sign, tf.math.reduce_sum(tf.math.log(size), axis=-1)
     sign, logabsdet = tf.linalg.slogdet(_floating(x))
     sign = tf.where(sign == 0, tf.zeros_like(sign), sign)  # TF's singular: -0
     return sign, _real_of(logabsdet)
