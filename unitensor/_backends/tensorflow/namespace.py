@@ -547,10 +547,29 @@ def _extremum(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return function
 
 
+def _unsigned_pow(x1: Tensor, x2: Tensor) -> Tensor:
+    """``x1 ** x2`` for unsigned integers, by squaring (wrapping as numpy's):
+    XLA's Pow takes no unsigned dtype.
+    """
+    base, exponent = x1, x2
+    result = tf.ones_like(x1 + x2)
+    one = tf.constant(1, x2.dtype)
+    for _ in range(x1.dtype.size * 8):
+        result = tf.where(tf.bitwise.bitwise_and(exponent, one) == one,
+                          result * base, result)
+        base *= base
+        exponent = tf.bitwise.right_shift(exponent, one)
+    return result
+
+
 def _pow(x1: Tensor, x2: Tensor) -> Tensor:
     numpy_pow = x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16) or \
         x1.dtype.is_complex
     if numpy_pow and _symbolic((x1, x2)):
+        if not x1.dtype.is_complex and (_in_xla(x1) or _in_xla(x2)):
+            # XLA's kernels, not TF's CPU ones: its Pow takes int8 and int16
+            return _unsigned_pow(x1, x2) if x1.dtype.is_unsigned else \
+                tf.math.pow(x1, x2)
         return _numpy_op("pow", (x1, x2), x1.dtype,
                          tf.broadcast_static_shape(x1.shape, x2.shape))
     if x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16):
@@ -1240,9 +1259,26 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
 
 
 # -- linear algebra -------------------------------------------------------------------
+_SMALL_INTEGERS = (tf.int8, tf.int16, tf.uint8, tf.uint16, tf.uint32, tf.uint64)
+
+
+def _widened(op: Callable[[Tensor, Tensor], Tensor], a: Tensor, b: Tensor) -> Tensor:
+    """``op`` (a product) of integers XLA's MatMul does not take, in int32 or
+    int64 and wrapped back: the low bits of a product of sums do not depend on
+    the high ones, so the result is the narrow dtype's wrapping one (numpy's).
+    """
+    if a.dtype == tf.uint64:  # the same bits as int64's wrapping arithmetic
+        return tf.bitcast(op(tf.bitcast(a, tf.int64), tf.bitcast(b, tf.int64)),
+                          tf.uint64)
+    wide = tf.int64 if a.dtype == tf.uint32 else tf.int32
+    return tf.cast(op(tf.cast(a, wide), tf.cast(b, wide)), a.dtype)
+
+
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     a, b = _common(x1, x2, "matmul")
-    if a.dtype in (tf.int8, tf.int16, tf.uint8, tf.uint16, tf.uint32, tf.uint64):
+    if a.dtype in _SMALL_INTEGERS:
+        if _in_xla(a) or _in_xla(b):
+            return _widened(matmul, a, b)
         raise tf.errors.NotFoundError(None, None, "no matmul kernel for this dtype")
     if a.dtype == tf.bool:
         return matmul(tf.cast(a, tf.int32), tf.cast(b, tf.int32)) > 0
@@ -1262,9 +1298,21 @@ def matrix_transpose(x: Tensor, /) -> Tensor:
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes: Any = 2) -> Tensor:
     a, b = _common(x1, x2, "tensordot")
     if a.dtype.is_integer or a.dtype == tf.bool:
+        if _in_xla(a) or _in_xla(b):  # XLA's kernels, not TF's CPU ones
+            return _xla_integer_tensordot(a, b, axes)
         raise tf.errors.NotFoundError(None, None, "integer tensordot")
     if not isinstance(axes, int):
         axes = [list(axes[0]), list(axes[1])]
+    return tf.tensordot(a, b, axes)
+
+
+def _xla_integer_tensordot(a: Tensor, b: Tensor, axes: Any) -> Tensor:
+    if not isinstance(axes, int):
+        axes = [list(axes[0]), list(axes[1])]
+    if a.dtype == tf.bool:
+        return tf.tensordot(tf.cast(a, tf.int32), tf.cast(b, tf.int32), axes) > 0
+    if a.dtype in _SMALL_INTEGERS:
+        return _widened(lambda u, v: tf.tensordot(u, v, axes), a, b)
     return tf.tensordot(a, b, axes)
 
 
