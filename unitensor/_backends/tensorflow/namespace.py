@@ -191,11 +191,48 @@ def _no_numpy_in_graph(name: str) -> TypeError:
                      "call it outside tf.function)", NO_MEMORY)
 
 
+def _xla_context() -> Callable[[Any], bool] | None:
+    """TF's test for a graph traced for XLA (``control_flow_util``, private API:
+    what TF's own ops ask); None where this TF lacks it.
+    """
+    try:
+        from tensorflow.python.ops import control_flow_util
+    except ImportError:
+        return None
+    return getattr(control_flow_util, "GraphOrParentsInXlaContext", None)
+
+
+_IN_XLA_CONTEXT = _xla_context()
+
+
+def _in_xla(x: Tensor) -> bool:
+    """Whether ``x`` is traced for XLA (``tf.function(jit_compile=True)``, or a
+    function it calls): XLA's kernels compile the graph, not TF's CPU ones, and
+    Python callbacks (``tf.numpy_function``) cannot. False for eager tensors,
+    without a look at the graph.
+    """
+    if _IN_XLA_CONTEXT is None or no_memory(x) is None:
+        return False
+    return bool(_IN_XLA_CONTEXT(tf.compat.v1.get_default_graph()))
+
+
+def _not_in_xla(name: str, why: str) -> TypeError:
+    """The refusal of what XLA cannot compile, at trace time (XLA's own error
+    comes only when the whole function compiles, naming a TF op).
+    """
+    return arg_error(TypeError, name, "x", f"a tensor outside XLA ({why}: call "
+                     "it outside tf.function(jit_compile=True), or in a tf.function "
+                     "without jit_compile)", "a symbolic tf.Tensor traced for XLA")
+
+
 def _numpy_op(name: str, tensors: Sequence[Tensor], dtype: Any, shape: Any) -> Tensor:
     """The elementwise ``name`` computed by numpy inside the TF graph
     (``tf.numpy_function``): for symbolic tensors, whose result's dtype and shape
     are known before it runs. Not compilable by XLA, as any Python callback.
     """
+    if _in_xla(tensors[0]):
+        raise _not_in_xla(name, f"TensorFlow computes {name} for {dtype.name} "
+                          "through numpy, which XLA cannot compile")
     func = numpy_namespace.reference(name) if name in COMPLEX_SPECIAL_CASES else \
         _numpy_function(name)
     wanted = dtype.as_numpy_dtype
@@ -510,10 +547,29 @@ def _extremum(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return function
 
 
+def _unsigned_pow(x1: Tensor, x2: Tensor) -> Tensor:
+    """``x1 ** x2`` for unsigned integers, by squaring (wrapping as numpy's):
+    XLA's Pow takes no unsigned dtype.
+    """
+    base, exponent = x1, x2
+    result = tf.ones_like(x1 + x2)
+    one = tf.constant(1, x2.dtype)
+    for _ in range(x1.dtype.size * 8):
+        result = tf.where(tf.bitwise.bitwise_and(exponent, one) == one,
+                          result * base, result)
+        base *= base
+        exponent = tf.bitwise.right_shift(exponent, one)
+    return result
+
+
 def _pow(x1: Tensor, x2: Tensor) -> Tensor:
     numpy_pow = x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16) or \
         x1.dtype.is_complex
     if numpy_pow and _symbolic((x1, x2)):
+        if not x1.dtype.is_complex and (_in_xla(x1) or _in_xla(x2)):
+            # XLA's kernels, not TF's CPU ones: its Pow takes int8 and int16
+            return _unsigned_pow(x1, x2) if x1.dtype.is_unsigned else \
+                tf.math.pow(x1, x2)
         return _numpy_op("pow", (x1, x2), x1.dtype,
                          tf.broadcast_static_shape(x1.shape, x2.shape))
     if x1.dtype.is_unsigned or x1.dtype in (tf.int8, tf.int16):
@@ -1203,9 +1259,26 @@ def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
 
 
 # -- linear algebra -------------------------------------------------------------------
+_SMALL_INTEGERS = (tf.int8, tf.int16, tf.uint8, tf.uint16, tf.uint32, tf.uint64)
+
+
+def _widened(op: Callable[[Tensor, Tensor], Tensor], a: Tensor, b: Tensor) -> Tensor:
+    """``op`` (a product) of integers XLA's MatMul does not take, in int32 or
+    int64 and wrapped back: the low bits of a product of sums do not depend on
+    the high ones, so the result is the narrow dtype's wrapping one (numpy's).
+    """
+    if a.dtype == tf.uint64:  # the same bits as int64's wrapping arithmetic
+        return tf.bitcast(op(tf.bitcast(a, tf.int64), tf.bitcast(b, tf.int64)),
+                          tf.uint64)
+    wide = tf.int64 if a.dtype == tf.uint32 else tf.int32
+    return tf.cast(op(tf.cast(a, wide), tf.cast(b, wide)), a.dtype)
+
+
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     a, b = _common(x1, x2, "matmul")
-    if a.dtype in (tf.int8, tf.int16, tf.uint8, tf.uint16, tf.uint32, tf.uint64):
+    if a.dtype in _SMALL_INTEGERS:
+        if _in_xla(a) or _in_xla(b):
+            return _widened(matmul, a, b)
         raise tf.errors.NotFoundError(None, None, "no matmul kernel for this dtype")
     if a.dtype == tf.bool:
         return matmul(tf.cast(a, tf.int32), tf.cast(b, tf.int32)) > 0
@@ -1225,9 +1298,21 @@ def matrix_transpose(x: Tensor, /) -> Tensor:
 def tensordot(x1: Tensor, x2: Tensor, /, *, axes: Any = 2) -> Tensor:
     a, b = _common(x1, x2, "tensordot")
     if a.dtype.is_integer or a.dtype == tf.bool:
+        if _in_xla(a) or _in_xla(b):  # XLA's kernels, not TF's CPU ones
+            return _xla_integer_tensordot(a, b, axes)
         raise tf.errors.NotFoundError(None, None, "integer tensordot")
     if not isinstance(axes, int):
         axes = [list(axes[0]), list(axes[1])]
+    return tf.tensordot(a, b, axes)
+
+
+def _xla_integer_tensordot(a: Tensor, b: Tensor, axes: Any) -> Tensor:
+    if not isinstance(axes, int):
+        axes = [list(axes[0]), list(axes[1])]
+    if a.dtype == tf.bool:
+        return tf.tensordot(tf.cast(a, tf.int32), tf.cast(b, tf.int32), axes) > 0
+    if a.dtype in _SMALL_INTEGERS:
+        return _widened(lambda u, v: tf.tensordot(u, v, axes), a, b)
     return tf.tensordot(a, b, axes)
 
 
@@ -1287,7 +1372,41 @@ def inv(x: Tensor, /) -> Tensor:
     return tf.linalg.inv(_floating(x))
 
 
+def _xla_lu(x: Tensor) -> tuple[Tensor, Tensor]:
+    """The diagonal of ``x``'s LU factor U and the sign of its row permutation
+    (Gaussian elimination with partial pivoting, LAPACK's getrf unblocked), for
+    XLA: TF's Lu, MatrixDeterminant and LogMatrixDeterminant have no XLA kernel.
+    """
+    n = tf.shape(x)[-1]
+    rows = tf.range(n)
+    batch = x.shape.rank - 2
+
+    def step(k: Tensor, a: Tensor, sign: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        column = a[..., :, k]
+        size = tf.math.abs(tf.math.real(column)) + tf.math.abs(tf.math.imag(column)) \
+            if a.dtype.is_complex else tf.math.abs(column)
+        p = tf.math.argmax(tf.where(rows >= k, size, -tf.ones_like(size)), axis=-1,
+                           output_type=tf.int32)
+        order = tf.where(rows == k, p[..., None],
+                         tf.where(rows == p[..., None], k, rows))
+        a = tf.gather(a, order, axis=batch, batch_dims=batch)
+        sign = tf.where(p == k, sign, -sign)
+        pivot = a[..., k, k]
+        divisor = tf.where(pivot == 0, tf.ones_like(pivot), pivot)
+        factors = tf.where(rows > k, a[..., :, k] / divisor[..., None],
+                           tf.zeros_like(column))
+        return k + 1, a - factors[..., :, None] * a[..., k, None, :], sign
+
+    sign = tf.ones(tf.shape(x)[:-2], x.dtype.real_dtype)
+    _, a, sign = tf.while_loop(lambda k, a, sign: k < n, step,
+                               (tf.constant(0), x, sign))
+    return tf.linalg.diag_part(a), sign
+
+
 def det(x: Tensor, /) -> Tensor:
+    if _in_xla(x):
+        diagonal, sign = _xla_lu(_floating(x))
+        return tf.math.reduce_prod(diagonal, axis=-1) * tf.cast(sign, x.dtype)
     return tf.linalg.det(_floating(x))
 
 
@@ -1372,6 +1491,15 @@ def svd(x: Tensor, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Te
 
 
 def slogdet(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    if _in_xla(x):
+        diagonal, sign = _xla_lu(_floating(x))
+        size = tf.math.abs(diagonal)
+        unit = diagonal / tf.cast(tf.where(size == 0, tf.ones_like(size), size),
+                                  x.dtype)
+        singular = tf.math.reduce_any(size == 0, axis=-1)
+        sign = tf.where(singular, tf.zeros_like(unit[..., 0]),
+                        tf.math.reduce_prod(unit, axis=-1) * tf.cast(sign, x.dtype))
+        return sign, tf.math.reduce_sum(tf.math.log(size), axis=-1)
     sign, logabsdet = tf.linalg.slogdet(_floating(x))
     sign = tf.where(sign == 0, tf.zeros_like(sign), sign)  # TF's singular: -0
     return sign, _real_of(logabsdet)
@@ -1437,11 +1565,15 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Te
 
 
 def eig(x: Tensor, /) -> tuple[Tensor, Tensor]:
+    if _in_xla(x):
+        raise _not_in_xla("linalg.eig", "TensorFlow's Eig has no XLA kernel")
     values, vectors = tf.linalg.eig(_floating(x))
     return values, vectors
 
 
 def eigvals(x: Tensor, /) -> Tensor:
+    if _in_xla(x):
+        raise _not_in_xla("linalg.eigvals", "TensorFlow's Eig has no XLA kernel")
     return tf.linalg.eigvals(_floating(x))
 
 
@@ -1662,6 +1794,10 @@ def _complex_special_cases(name: str) -> Callable[..., Any]:
     def function(x: Tensor, /) -> Tensor:
         if x.dtype not in _COMPLEX or no_memory(x) is None:
             return eager(x)
+        if _in_xla(x):
+            raise _not_in_xla(name, "the standard's complex special cases are "
+                              "numpy's, through tf.numpy_function, which XLA "
+                              "cannot compile")
         result = native(x)
         ordinary = _isfinite(x) & (tf.math.imag(x) != 0) & (tf.math.real(x) != 0)
         return tf.cond(tf.math.reduce_all(ordinary), lambda: result,
