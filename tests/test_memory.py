@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,23 @@ BAD = [
     ({"allocator": {"torch": "expandable_segments"}}, ValueError,
      "configure(): allocator['torch']: "),
     ({"allocator": {"tensorflow": 1}}, TypeError, "configure(): allocator['tensorflow"),
+    # torch would refuse these only when CUDA initialises, far from the call
+    ({"allocator": {"torch": "backend:bogus"}}, ValueError,
+     "configure(): allocator['torch']: expected one of ('native', 'cudaMallocAsync'), "
+     "or options torch's allocator takes ('expandable_segments:True,"
+     "max_split_size_mb:128'), not backend:'bogus'"),
+    ({"allocator": {"torch": "expandable_segments:True,no_such_option:1"}},
+     ValueError, "configure(): allocator['torch']: expected one of ('native', "
+     "'cudaMallocAsync'), or options torch's allocator takes ('expandable_segments:"
+     "True,max_split_size_mb:128'), not an unknown key 'no_such_option'"),
+    ({"allocator": {"torch": "max_split_size_mb:lots"}}, ValueError,
+     "configure(): allocator['torch']: "),
+    ({"allocator": {"torch": "expandable_segments:yes"}}, ValueError,
+     "configure(): allocator['torch']: "),
+    ({"allocator": {"torch": "garbage_collection_threshold:2"}}, ValueError,
+     "configure(): allocator['torch']: "),
+    ({"allocator": {"torch": "roundup_power2_divisions:[256:1,x:2]"}}, ValueError,
+     "configure(): allocator['torch']: "),
 ]
 
 
@@ -161,6 +179,42 @@ def test_bad_values_name_the_argument_and_change_nothing(kwargs, kind, message):
         memory.configure(**kwargs)
     assert str(info.value).startswith(message)
     assert ours() == before
+
+
+def test_torch_options_with_a_list_value_are_kept_whole(monkeypatch):
+    monkeypatch.delenv("PYTORCH_ALLOC_CONF", raising=False)
+    monkeypatch.delenv("PYTORCH_CUDA_ALLOC_CONF", raising=False)
+    memory.configure(allocator={"torch": "roundup_power2_divisions:[256:1,>:4]"})
+    memory.configure(allocator={"torch": "expandable_segments:True"})
+    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == (
+        "roundup_power2_divisions:[256:1,>:4],expandable_segments:True")
+
+
+def test_concurrent_configure_calls_keep_every_option(monkeypatch):
+    from unitensor._backends.torch.memory import _SIZES
+    monkeypatch.delenv("PYTORCH_ALLOC_CONF", raising=False)
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between read and write
+    try:
+        for _ in range(20):
+            monkeypatch.delenv("PYTORCH_CUDA_ALLOC_CONF", raising=False)
+            barrier = threading.Barrier(len(_SIZES))
+
+            def one(option: str) -> None:
+                barrier.wait()
+                memory.configure(allocator={"torch": option})
+
+            threads = [threading.Thread(target=one, args=(f"{key}:{i + 1}",))
+                       for i, key in enumerate(_SIZES)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            found = os.environ["PYTORCH_CUDA_ALLOC_CONF"].split(",")
+            assert sorted(found) == sorted(f"{key}:{i + 1}"
+                                           for i, key in enumerate(_SIZES))
+    finally:
+        sys.setswitchinterval(old)
 
 
 def test_configure_takes_keywords_only():
@@ -377,6 +431,31 @@ def test_the_launcher_refuses_a_bad_value_before_running_anything(tmp_path):
     assert out.returncode == 2
     assert out.stdout == ""
     assert "configure(): fraction['torch']: expected a float in (0, 1]" in out.stderr
+
+
+def test_the_launcher_fails_as_python_does(tmp_path):
+    """A missing script or module, and a script's exception: python's message,
+    exit status and traceback (from the script's frame), not the launcher's."""
+    (tmp_path / "boom.py").write_text("def f():\n    raise KeyError('boom')\nf()\n")
+
+    def both(*command: str) -> tuple[subprocess.CompletedProcess[str], ...]:
+        return tuple(subprocess.run([sys.executable, *launcher, *command],
+                                    capture_output=True, text=True, cwd=tmp_path,
+                                    env={**ENV, "PYTHONPATH": str(ROOT)}, timeout=120)
+                     for launcher in ([], ["-m", "unitensor.memory"]))
+
+    for command in (["missing.py"], ["-m", "missing_module"]):
+        python, launched = both(*command)
+        assert (launched.returncode, launched.stderr) == (python.returncode,
+                                                          python.stderr)
+        assert python.returncode in (1, 2)
+    for command in (["boom.py"], ["-m", "boom"]):
+        python, launched = both(*command)
+        assert launched.returncode == python.returncode == 1
+        frames = launched.stderr.splitlines()
+        assert frames[0] == "Traceback (most recent call last):"
+        assert "boom.py" in frames[1], launched.stderr  # no launcher frames
+        assert frames[-1] == "KeyError: 'boom'"
 
 
 def test_main_job_prints_a_table_where_there_is_a_gpu(monkeypatch, capsys):

@@ -24,6 +24,7 @@ import importlib
 import math
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterable, Mapping
 from numbers import Real
@@ -51,6 +52,7 @@ _PARTS: dict[str, Memory] = {
     name: cast("Memory", importlib.import_module(f"unitensor._backends.{name}.memory"))
     for name in FRAMEWORKS}
 _FRAMEWORK_NAMES = f"one of {FRAMEWORKS}"
+_CONFIGURING = threading.RLock()
 
 
 def _check_bool(func: str, arg: str, value: object) -> None:
@@ -186,26 +188,30 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
                                          else growth)
             args[name, "fraction"] = (share_arg, share)
             args[name, "allocator"] = (kind_arg, kind)
-    refused: dict[str, list[str]] = {}
-    messages = []
-    for name, request in requests.items():
-        for setting, why in _PARTS[name].too_late(request).items():
-            refused.setdefault(name, []).append(setting)
-            arg, given = args[name, setting]
-            messages.append(str(arg_error(
-                TooLateError, "configure", arg, f"a setting {name} can still take "
-                f"(configure before {name} starts, or run the script with python -m "
-                "unitensor.memory)", f"{given!r} for {name}, too late: {why}")))
-    if messages and not best_effort:
-        raise TooLateError("; ".join(messages))
-    for message in messages:
-        warnings.warn(message, TooLateWarning, stacklevel=2)
-    done = {}
-    for name, request in requests.items():
-        request = request.without(refused.get(name, ()))
-        if request.given():
-            done[name] = tuple(_PARTS[name].apply(request))
-    return done
+    # one configure() at a time: each reads, merges and writes environment
+    # variables, and checks what is too late before it applies
+    with _CONFIGURING:
+        refused: dict[str, list[str]] = {}
+        messages = []
+        for name, request in requests.items():
+            for setting, why in _PARTS[name].too_late(request).items():
+                refused.setdefault(name, []).append(setting)
+                arg, given = args[name, setting]
+                messages.append(str(arg_error(
+                    TooLateError, "configure", arg, f"a setting {name} can still "
+                    f"take (configure before {name} starts, or run the script with "
+                    "python -m unitensor.memory)",
+                    f"{given!r} for {name}, too late: {why}")))
+        if messages and not best_effort:
+            raise TooLateError("; ".join(messages))
+        for message in messages:
+            warnings.warn(message, TooLateWarning, stacklevel=2)
+        done = {}
+        for name, request in requests.items():
+            request = request.without(refused.get(name, ()))
+            if request.given():
+                done[name] = tuple(_PARTS[name].apply(request))
+        return done
 
 
 def stats(device: Device | str | object | None = None) -> dict[str, MemoryStats]:
@@ -370,16 +376,45 @@ def _parse_launcher(argv: list[str]) -> tuple[dict[str, object], list[str], bool
 
 
 def _run(command: list[str]) -> None:
-    """Run ``command`` as ``python`` would, in this process, as ``__main__``."""
+    """Run ``command`` as ``python`` would, in this process, as ``__main__``:
+    its errors, exit statuses and tracebacks (from its own first frame) too.
+    """
+    import functools
+    import importlib.util
     import runpy
     if command[0] == "-m":
-        sys.argv = command[1:]
-        runpy.run_module(command[1], run_name="__main__", alter_sys=True)
-        return
-    script = command[0]
-    sys.argv = command
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
-    runpy.run_path(script, run_name="__main__")
+        try:
+            spec = importlib.util.find_spec(command[1])
+        except (ImportError, ValueError) as exc:
+            spec, why = None, f"{type(exc).__name__}: {exc}"
+        else:
+            why = f"No module named {command[1]}"
+        if spec is None:
+            print(f"{sys.executable}: {why}", file=sys.stderr)
+            raise SystemExit(1)
+        sys.argv = [spec.origin or command[1], *command[2:]]
+        target = spec.origin
+        run = functools.partial(runpy.run_module, command[1], run_name="__main__",
+                                alter_sys=True)
+    else:
+        target = os.path.abspath(command[0])
+        if not os.path.exists(target):
+            print(f"{sys.executable}: can't open file {target!r}: [Errno 2] No such "
+                  "file or directory", file=sys.stderr)
+            raise SystemExit(2)
+        sys.argv = command
+        sys.path[0] = os.path.dirname(target)
+        run = functools.partial(runpy.run_path, target, run_name="__main__")
+    try:
+        run()
+    except Exception as exc:  # printed as python prints it
+        traceback = exc.__traceback__
+        while traceback is not None and \
+                traceback.tb_frame.f_code.co_filename != target:
+            traceback = traceback.tb_next
+        exc.with_traceback(traceback or exc.__traceback__)
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        raise SystemExit(1) from None
 
 
 def _main(argv: list[str] | None = None) -> None:

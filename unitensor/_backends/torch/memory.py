@@ -34,14 +34,75 @@ def started(torch: Any | None = None) -> bool:
     return torch is not None and bool(torch.cuda.is_initialized())
 
 
+# The options torch's allocator knows (c10's AllocatorConfig and
+# CUDAAllocatorConfig, torch 2.13), by the kind of value each takes: torch
+# refuses an unknown key or a bad value only when CUDA initialises, far from
+# the configure() that set it.
+_FLAGS = ("expandable_segments", "pinned_use_background_threads",
+          "release_lock_on_cudamalloc", "pinned_use_cuda_host_register",
+          "graph_capture_record_stream_reuse", "pinned_free_catch_all",
+          "throw_on_cudamalloc_oom")
+_SIZES = ("max_split_size_mb", "max_non_split_rounding_mb", "large_segment_size_mb",
+          "pinned_max_round_threshold_mb", "pinned_max_cached_size_mb",
+          "pinned_reserve_segment_size_mb", "pinned_num_register_threads")
+_SHARES = ("garbage_collection_threshold", "per_process_memory_fraction")
+KEYS = ("backend", *_FLAGS, *_SIZES, *_SHARES, "roundup_power2_divisions")
+
+
 def options(conf: str) -> dict[str, str]:
-    """An allocator configuration string as key -> value ('a:1,b:2')."""
-    found = {}
-    for item in conf.split(","):
-        key, colon, value = item.strip().partition(":")
-        if item.strip():
-            found[key.strip()] = value.strip() if colon else ""
+    """An allocator configuration string as key -> value ('a:1,b:[2:4,>:1]'):
+    a list value in brackets is one value, commas and colons inside it kept.
+    """
+    found, depth, item = {}, 0, ""
+    for char in conf + ",":
+        depth += (char == "[") - (char == "]")
+        if char == "," and depth <= 0:
+            key, colon, value = item.strip().partition(":")
+            if item.strip():
+                found[key.strip()] = value.strip() if colon else ""
+            item = ""
+        else:
+            item += char
     return found
+
+
+def _is_size(text: str) -> bool:
+    return text.isdigit()
+
+
+def _is_share(text: str) -> bool:
+    try:
+        return 0.0 < float(text) <= 1.0
+    except ValueError:
+        return False
+
+
+def _is_divisions(text: str) -> bool:
+    """One power of two, or a bracketed list 'size:divisions,...,>:divisions'."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return _is_size(text)
+    items = [item.partition(":") for item in text[1:-1].split(",")]
+    return all(colon and (size.strip() == ">" or _is_size(size.strip()))
+               and _is_size(count.strip()) for size, colon, count in items)
+
+
+def _bad_option(key: str, value: str) -> str | None:
+    """Why ``key:value`` is not an option torch's allocator takes, or None."""
+    if key not in KEYS:
+        return f"an unknown key {key!r} (torch's keys: {', '.join(KEYS)})"
+    accepted = (value in BACKENDS if key == "backend"
+                else value in ("True", "False") if key in _FLAGS
+                else _is_size(value) if key in _SIZES
+                else _is_share(value) if key in _SHARES
+                else _is_divisions(value))
+    if accepted:
+        return None
+    wanted = (f"one of {BACKENDS}" if key == "backend"
+              else "True or False" if key in _FLAGS
+              else "a whole number" if key in _SIZES
+              else "a number in (0, 1]" if key in _SHARES
+              else "a whole number or a list [size:divisions,...,>:divisions]")
+    return f"{key}:{value!r} ({key} takes {wanted})"
 
 
 def _requested(request: Request) -> dict[str, str]:
@@ -57,10 +118,15 @@ def check_allocator(name: str, /) -> str | None:
     if name in BACKENDS:
         return None
     items = options(name)
-    if items and all(key and value for key, value in items.items()):
-        return None
-    return (f"one of {BACKENDS}, or allocator options 'key:value,...' "
-            "('expandable_segments:True,max_split_size_mb:128')")
+    if not items:
+        return (f"one of {BACKENDS}, or allocator options 'key:value,...' "
+                "('expandable_segments:True,max_split_size_mb:128')")
+    for key, value in items.items():
+        why = _bad_option(key, value)
+        if why is not None:
+            return (f"one of {BACKENDS}, or options torch's allocator takes "
+                    f"('expandable_segments:True,max_split_size_mb:128'), not {why}")
+    return None
 
 
 def too_late(request: Request, /) -> dict[str, str]:
