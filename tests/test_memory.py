@@ -322,6 +322,8 @@ def test_stats_torch_on_cpu_says_why_it_cannot():
 def test_stats_refuses_a_bad_device():
     with pytest.raises(ValueError, match=r"^stats\(\): device: "):
         memory.stats("tpu:0")
+    with pytest.raises(ValueError, match=r"^stats\(\): device: .* got 'cpu:7'"):
+        memory.stats("cpu:7")  # one CPU
 
 
 # -- flush -----------------------------------------------------------------------------
@@ -364,7 +366,7 @@ def test_flush_every_loaded_framework_and_one_not_loaded():
 
 @pytest.mark.parametrize(("frameworks", "kind"), [
     ("numpy", ValueError), (["jax", "mxnet"], ValueError), (3, TypeError),
-    ([None], TypeError)])
+    ([None], TypeError), (b"jax", TypeError)])
 def test_flush_refuses_bad_frameworks(frameworks, kind):
     with pytest.raises(kind, match=r"^flush\(\): frameworks: expected "):
         memory.flush(frameworks)

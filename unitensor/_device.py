@@ -139,7 +139,10 @@ def parse(device: object, func: str) -> Device:
     if isinstance(device, str):
         kind, _, index = device.lower().partition(":")
         if kind in _CODES and (index == "" or index.isdigit()):
-            return CPU if kind == "cpu" else Device(kind, int(index or 0))
+            if kind != "cpu":
+                return Device(kind, int(index or 0))
+            if int(index or 0) == 0:  # one CPU: 'cpu:7' names none
+                return CPU
     else:
         framework = _backends.framework_of(type(device))
         if framework is not None:

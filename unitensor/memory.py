@@ -243,7 +243,7 @@ def _framework_names(frameworks: object) -> list[str]:
         return [name for name in FRAMEWORKS if loaded(name)]
     if isinstance(frameworks, str):
         return [_check_framework("flush", "frameworks", frameworks)]
-    if not isinstance(frameworks, Iterable):
+    if not isinstance(frameworks, Iterable) or isinstance(frameworks, bytes):
         raise arg_error(TypeError, "flush", "frameworks", "a framework name or a "
                         f"sequence of them ({_FRAMEWORK_NAMES})", describe(frameworks))
     return [_check_framework("flush", "frameworks", name) for name in frameworks]
