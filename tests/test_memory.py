@@ -200,7 +200,7 @@ def test_concurrent_configure_calls_keep_every_option(monkeypatch):
             monkeypatch.delenv("PYTORCH_CUDA_ALLOC_CONF", raising=False)
             barrier = threading.Barrier(len(_SIZES))
 
-            def one(option: str) -> None:
+            def one(option: str, barrier: threading.Barrier = barrier) -> None:
                 barrier.wait()
                 memory.configure(allocator={"torch": option})
 

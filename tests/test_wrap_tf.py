@@ -227,6 +227,22 @@ def test_tf_caller_under_xla_is_a_clear_error(target):
 
 
 @pytest.mark.parametrize("target", ["torch", "jax"])
+def test_tf_caller_jacobians_by_pfor_match_native_tf(target, x64):
+    # pfor traces the gradient function into a graph: symbolic cotangents
+    f = ut.wrap("tensorflow", target)(BODIES[target])
+    x, y = _tf_pair(4)
+    xs, ys = tf.stack([x, -x]), tf.stack([y, y])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, xs])
+        out, native = f(x, y), f_tf(x, y)
+        rows, native_rows = f(xs, ys), f_tf(xs, ys)
+    np.testing.assert_allclose(tape.jacobian(out, x), tape.jacobian(native, x),
+                               rtol=1e-12)
+    np.testing.assert_allclose(tape.batch_jacobian(rows, xs),
+                               tape.batch_jacobian(native_rows, xs), rtol=1e-12)
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
 def test_tf_caller_integers_pytrees_keywords_and_variables(target, x64):
     xp = torch if target == "torch" else jnp
 
@@ -477,6 +493,32 @@ def test_jax_to_tf_finite_differences_to_second_order(x64):
     a, b = (jnp.asarray(v) for v in _data(10))
     check_grads(f, (a, b), order=2, modes=["fwd", "rev"])
     check_grads(jax.jit(f), (a, b), order=2, modes=["fwd", "rev"])
+
+
+def test_a_tf_body_s_sparse_gradient_reaches_torch_and_jax_dense():
+    # tf.gather's gradient is IndexedSlices
+    def body(x):
+        return tf.gather(x, [0, 2, 2]) * 2
+
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    ut.wrap("torch", "tensorflow")(body)(x).sum().backward()
+    np.testing.assert_array_equal(x.grad, [2.0, 0.0, 4.0])
+    f = ut.wrap("jax", "tensorflow")(body)
+    for grad in (jax.grad(lambda v: f(v).sum()),
+                 jax.jit(jax.grad(lambda v: f(v).sum()))):
+        np.testing.assert_array_equal(grad(jnp.array([1.0, 2.0, 3.0])),
+                                      [2.0, 0.0, 4.0])
+
+
+def test_jax_to_tf_bfloat16_under_jit():
+    # XLA's output buffer is written through unitensor's numpy view: numpy's
+    # own DLPack import has no bfloat16
+    f = ut.wrap("jax", "tensorflow")(lambda x: x * 2)
+    x = jnp.array([1.0, 2.5], jnp.bfloat16)
+    for call in (f, jax.jit(f)):
+        y = call(x)
+        assert y.dtype == jnp.bfloat16
+        np.testing.assert_array_equal(np.asarray(y, np.float32), [2.0, 5.0])
 
 
 def test_jax_to_tf_integers_pytrees_and_exceptions(x64):

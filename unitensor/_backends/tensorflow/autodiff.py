@@ -109,9 +109,10 @@ def _recorded(c: Call, xs: list[Any]) -> list[Any]:
         def grad(*cts: Any) -> list[Any]:
             cts_: list[Any] = [ct if m else None
                                for m, ct in zip(out_inexact, cts, strict=True)]
-            if record.could_possibly_record():
-                # a tape watches the gradient (second order): the body's
-                # vjp as a bridge again, which that tape records in turn
+            if record.could_possibly_record() or not tf.executing_eagerly():
+                # a tape watches the gradient (second order), or TF traces it
+                # into a graph (the jacobian's pfor): the body's vjp as a
+                # bridge again, which that tape records in turn
                 grads = c.derivative()(list(xs), cts_)
             else:
                 body_cts = [None if ct is None else c.to_body(ct, quiet=True)
@@ -247,7 +248,8 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
         else:
             found = [tf.zeros_like(xs[i]) for i in over]
         for i, g in zip(over, found, strict=True):
-            grads[i] = g
+            # a gather's gradient is sparse (IndexedSlices): callers take dense
+            grads[i] = tf.convert_to_tensor(g)
         return grads
 
     return outs, pull
@@ -351,7 +353,8 @@ def from_xla(buffer: Any) -> tf.Tensor:
 
 def write(buffer: Any, src: tf.Tensor) -> None:
     """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
-    dst = np.from_dlpack(buffer)
+    # through unitensor's numpy view: numpy's own DLPack import has no bfloat16
+    dst = _convert.view(_convert.asarray(buffer), "numpy", None, "wrap")
     np.copyto(dst, _convert.view(_convert.asarray(src), "numpy", None, "wrap"))
 
 
