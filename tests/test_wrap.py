@@ -849,6 +849,44 @@ def test_jax_jit_falls_back_to_pure_callback_without_buffer_callback(monkeypatch
     np.testing.assert_allclose(gy, (y - x) / 2)
 
 
+def test_a_torch_module_body_under_jax_jit_and_tf_function():
+    # the shape pass meets the module's real parameters and buffers
+    tf = pytest.importorskip("tensorflow")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
+                                torch.nn.Tanh()).eval()
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    with torch.no_grad():
+        want = model(torch.from_numpy(x)).numpy()
+    grad = torch.func.grad(lambda v: model(v).sum())(torch.from_numpy(x))
+    grad = grad.detach().numpy()
+    f = ut.wrap("jax", "torch")(model)
+    np.testing.assert_allclose(jax.jit(f)(jnp.asarray(x)), want, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda v: f(v).sum()))(
+        jnp.asarray(x)), grad, rtol=1e-6)
+    g = tf.function(ut.wrap("tensorflow", "torch")(model))
+    np.testing.assert_allclose(g(tf.constant(x)), want, rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
+@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
+def test_a_compiled_torch_module_body_under_jax_jit():
+    # the shape pass runs the compiled module eagerly on fakes (its compiled
+    # kernels would read the fakes' missing data)
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 2)
+    compiled = torch.compile(lambda v: v.sin() * 2)
+
+    def body(v):
+        return compiled(model(v))
+
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    with torch.no_grad():
+        want = body(torch.from_numpy(x)).numpy()
+    f = ut.wrap("jax", "torch")(body)
+    np.testing.assert_allclose(jax.jit(f)(jnp.asarray(x)), want, rtol=1e-6)
+
+
 # -- jax caller, torch body: the caller's memory is immutable --------------------
 _WRITTEN = (r"^wrap\(\): func: expected a torch body that does not write into its "
             r"inputs \(jax's arrays are immutable\), got a body that wrote into one "

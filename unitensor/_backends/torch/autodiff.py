@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.autograd import forward_ad
 
 from ..._dtypes import DType
@@ -270,18 +271,37 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
                specs: list[tuple[tuple[int, ...], DType]]
                ) -> list[tuple[tuple[int, ...], DType]]:
     """The shapes and dtypes of ``run``'s outputs for inputs of ``specs``,
-    from one run on meta tensors (no data, no computation).
+    from one run on meta tensors (no data, no computation), or, where the body
+    mixes in real tensors of its own (a module's parameters and buffers), which
+    meta tensors refuse, on fake tensors.
     """
-    metas = [torch.empty(shape, dtype=torch_dtype(dtype), device="meta")
-             for shape, dtype in specs]
     try:
-        with torch.device("meta"):  # tensors the body makes are meta too
-            outs = run(metas)
+        try:
+            metas = [torch.empty(shape, dtype=torch_dtype(dtype), device="meta")
+                     for shape, dtype in specs]
+            with torch.device("meta"):  # tensors the body makes are meta too
+                outs = run(metas)
+        except RuntimeError as exc:
+            if "meta" not in str(exc):
+                raise
+            outs = _fake_run(run, specs)
     except Exception as exc:
         exc.add_note("(raised while wrap() ran the torch body on meta tensors, to "
-                     "find its output shapes for jax.jit)")
+                     "find its output shapes for jax.jit or tf.function)")
         raise
     return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
+
+
+def _fake_run(run: Callable[[list[Any]], list[Any]],
+              specs: list[tuple[tuple[int, ...], DType]]) -> list[Any]:
+    """``run`` on fake tensors of ``specs``: the real tensors it meets take
+    part as fakes of themselves. Compiled functions run eagerly there (a
+    compiled kernel would run on the fakes' missing data).
+    """
+    with torch.compiler.set_stance("force_eager"), \
+            FakeTensorMode(allow_non_fake_inputs=True):
+        return run([torch.empty(shape, dtype=torch_dtype(dtype))
+                    for shape, dtype in specs])
 
 
 def from_xla(buffer: Any) -> torch.Tensor:
@@ -362,7 +382,7 @@ def _memory(t: Any) -> int | None:
         return None
     while _is_wrapped(t):
         t = _unwrapped(t)
-    if t.is_meta:
+    if t.is_meta or isinstance(t, FakeTensor):
         return None
     try:
         return t.untyped_storage().data_ptr() or None
