@@ -538,3 +538,24 @@ def test_chunked_and_map_blocks_refuse_in_the_project_s_format():
         # one argument taken, two given: dask's dtype inference fails
         ut.dask.map_blocks(lambda b: b, x, ut.dask.chunked(np.arange(7.0), 3),
                            framework="numpy")
+
+
+def test_std_and_var_over_empty_chunks_after_a_mask():
+    # before: NaN (dask's moments of an empty chunk are 0 / 0), found in review
+    data = np.arange(40.0)
+    x = ut.asarray(da.from_array(data, chunks=5))
+    m = x[x > 12]  # chunks (0, 0, 3, 5, 5, 5, 5, 4) once computed
+    ref = data[data > 12]
+    for correction in (0, 1, 1.5):
+        assert float(ut.std(m, correction=correction)) == pytest.approx(
+            np.std(ref, ddof=correction))
+        assert float(ut.var(m, correction=correction)) == pytest.approx(
+            np.var(ref, ddof=correction))
+    a = np.random.default_rng(6).standard_normal((6, 3)).astype(np.float32)
+    rows = a[:, 0] > 0
+    y = ut.asarray(da.from_array(a, chunks=2))[ut.asarray(da.from_array(rows, 2))]
+    got = ut.var(y, axis=0, keepdims=True)
+    assert got.dtype == ut.float32
+    assert got.shape == (1, 3)
+    np.testing.assert_allclose(got.numpy(), a[rows].var(axis=0, keepdims=True),
+                               rtol=1e-5)

@@ -315,6 +315,28 @@ def _of_something(name: str) -> Callable[..., Any]:
     return run
 
 
+def _moment(name: str) -> Callable[..., Any]:
+    """std, var: dask's one-pass moments of an empty chunk are NaN (0 / 0), which
+    its tree reduction carries into the result (after a boolean mask, chunks may
+    be empty). Where a reduced axis may hold an empty chunk: two passes of sums
+    (a mean, then the squared deviations), which empty chunks leave alone.
+    """
+    own = getattr(compat, name)
+
+    def run(x: da.Array, /, *, axis: Any = None, correction: float = 0.0,
+            keepdims: bool = False) -> da.Array:
+        axes = range(x.ndim) if axis is None else (axis,) if isinstance(
+            axis, int) else axis
+        if not any(n != n or n == 0 for a in axes for n in x.chunks[a]):
+            return own(x, axis=axis, correction=correction, keepdims=keepdims)
+        squares = abs(x - da.mean(x, axis=axis, keepdims=True)) ** 2
+        count = da.sum(squares.map_blocks(np.ones_like, dtype=squares.dtype),
+                       axis=axis, keepdims=keepdims)
+        var = da.sum(squares, axis=axis, keepdims=keepdims) / (count - correction)
+        return da.sqrt(var) if name == "std" else var
+    return run
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     """dask sums its partial products with numpy's sum, which widens small
     integers (int8 to int64): the result cast back to the operands' type.
@@ -335,6 +357,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "repeat": _repeat,
     "roll": _roll,
     "searchsorted": _searchsorted,
+    "std": _moment("std"),
+    "var": _moment("var"),
     "tensordot": _tensordot,
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
