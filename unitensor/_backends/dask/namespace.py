@@ -332,7 +332,9 @@ def _moment(name: str) -> Callable[..., Any]:
         squares = abs(x - da.mean(x, axis=axis, keepdims=True)) ** 2
         count = da.sum(squares.map_blocks(np.ones_like, dtype=squares.dtype),
                        axis=axis, keepdims=keepdims)
-        var = da.sum(squares, axis=axis, keepdims=keepdims) / (count - correction)
+        # numpy's divisor: never below 0 (0 / 0 is NaN, as numpy's var of nothing)
+        divisor = da.maximum(count - correction, 0)
+        var = da.sum(squares, axis=axis, keepdims=keepdims) / divisor
         return da.sqrt(var) if name == "std" else var
     return run
 
