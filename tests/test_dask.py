@@ -271,7 +271,7 @@ def test_decompositions_of_split_matrices():
 def test_integer_array_indexing_of_several_axes_stays_lazy():
     data, x = lazy(shape=(5, 4, 3), chunks=(2, 2, 3))
     rows = np.array([[0, -1], [4, 2]])
-    cols = np.array([3, 0])
+    cols = np.array([2, -3])
     index = (ut.asarray(da.from_array(rows, chunks=1)), 1,
              ut.asarray(da.from_array(cols, chunks=1)))
     with computations() as count:
@@ -279,7 +279,7 @@ def test_integer_array_indexing_of_several_axes_stays_lazy():
     assert count[0] == 0
     assert got.owner == "dask"
     assert got.shape == (2, 2)
-    np.testing.assert_array_equal(got.numpy(), data[rows, 1, cols % 3])
+    np.testing.assert_array_equal(got.numpy(), data[rows, 1, cols])
 
 
 def test_masks_of_leading_axes_0d_indices_and_array_bounds():
@@ -559,3 +559,30 @@ def test_std_and_var_over_empty_chunks_after_a_mask():
     assert got.shape == (1, 3)
     np.testing.assert_allclose(got.numpy(), a[rows].var(axis=0, keepdims=True),
                                rtol=1e-5)
+
+
+def test_out_of_bounds_integer_indices_refused_as_numpy_refuses():
+    # before: wrapped silently (row 9 of 4 came back as row 1), found in review
+    a = np.arange(24.0).reshape(4, 6)
+    x = ut.asarray(da.from_array(a, chunks=2))
+
+    def index(values):
+        return ut.asarray(da.from_array(np.array(values), chunks=1))
+    axis0 = r"expected indices from -4 to 3 along axis 0 \(of size 4\), got index"
+    for get in (lambda: x[index([1, 9])], lambda: x[ut.asarray(np.array([1, 9]))],
+                lambda: x[index(9)], lambda: x[index([0, 5]), index([1, 2])]):
+        with pytest.raises(IndexError, match=rf"^__getitem__\(\): key: {axis0}"):
+            get().numpy()
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected indices "
+                       r"from -6 to 5 along axis 1 \(of size 6\), got index 7"):
+        x[index([0, 1]), 7]  # an int: refused when built
+    with pytest.raises(IndexError, match=rf"^take\(\): indices: {axis0} 9"):
+        ut.take(x, index([1, 9]), axis=0).numpy()
+    with pytest.raises(IndexError, match=r"^take\(\): indices: .* axis 1 .*-7"):
+        ut.take(x, index([-7]), axis=1).numpy()
+    # indices in bounds, negative ones too, as numpy's
+    np.testing.assert_array_equal(x[index([0, -1]), index([-6, 5])].numpy(),
+                                  a[[0, -1], [-6, 5]])
+    np.testing.assert_array_equal(x[..., index([-6, 5])].numpy(), a[..., [-6, 5]])
+    np.testing.assert_array_equal(ut.take(x, index([-4, 3]), axis=0).numpy(),
+                                  a[[-4, 3]])

@@ -95,10 +95,58 @@ def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
     for k, n in zip(reversed(key), reversed(x.shape), strict=True):
         if isinstance(k, (da.Array, np.ndarray)):
             k = k.astype(np.int64)
-        flat = flat + (k % max(n, 1)) * stride  # negative indices count from the end
+        # in bounds (_index checked them): negative indices count from the end
+        flat = flat + (k % max(n, 1)) * stride
         stride *= n
     flat = da.broadcast_to(da.asarray(flat), shape).reshape(-1)
     return x.reshape(-1)[flat].reshape(shape)
+
+
+def _in_bounds(k: np.ndarray, /, *, n: int, axis: int, func: str,
+               arg: str) -> np.ndarray:
+    """Indices (of one chunk) refused, as numpy refuses them, where one is outside
+    an axis of size ``n``: dask's gathers wrap them silently.
+    """
+    if k.size and (k.min() < -n or k.max() >= n):
+        bad = k[(k < -n) | (k >= n)].flat[0]
+        raise arg_error(IndexError, func, arg, f"indices from {-n} to {n - 1} "
+                        f"along axis {axis} (of size {n})", f"index {bad}")
+    return k
+
+
+def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
+            arg: str = "key") -> Any:
+    """Integer indices of an axis of size ``n`` checked: now where they are known
+    (ints, numpy arrays), when computed where they are dask arrays.
+    """
+    if n != n or isinstance(k, bool):  # a size dask knows only once computed
+        return k
+    check = functools.partial(_in_bounds, n=int(n), axis=axis, func=func, arg=arg)
+    if isinstance(k, (int, np.integer)):
+        check(np.asarray(k))
+    elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
+        check(k)
+    elif isinstance(k, da.Array) and k.dtype.kind in "iu":
+        return da.map_blocks(check, k, dtype=k.dtype)
+    return k
+
+
+def _checked(x: da.Array, parts: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Each integer index of a key checked against the axis it indexes."""
+    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
+               for k in parts if k is not None and k is not Ellipsis)
+    axis, checked = 0, []
+    for k in parts:
+        if k is Ellipsis:
+            axis += x.ndim - used
+        elif getattr(k, "dtype", None) == np.bool_:
+            axis += k.ndim
+        elif k is not None:
+            if axis < x.ndim:
+                k = _within(k, x.shape[axis], axis)
+            axis += 1
+        checked.append(k)
+    return tuple(checked)
 
 
 def _bound(v: Any) -> Any:
@@ -135,7 +183,8 @@ def _index(x: da.Array, key: Any) -> da.Array:
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
-        key = parts if type(key) is tuple else parts[0]
+    parts = _checked(x, parts)
+    key = parts if type(key) is tuple else parts[0]
     if len(parts) == 1 and isinstance(parts[0], da.Array):
         k = parts[0]
         if k.dtype == np.bool_:
@@ -208,6 +257,14 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
     x = x.rechunk({i: c for i, c in enumerate(indices.chunks) if i != axis})
     return da.map_blocks(lambda a, i: np.take_along_axis(a, i, axis), x, indices,
                          dtype=x.dtype, chunks=indices.chunks)
+
+
+def _take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
+    """Out-of-bounds indices refused (dask's take wraps them)."""
+    n = x.shape[0 if axis is None else axis] if x.ndim else 0
+    indices = _within(indices, n, 0 if axis is None else axis % x.ndim, "take",
+                      "indices")
+    return compat.take(x, indices, **({} if axis is None else {"axis": axis}))
 
 
 def _eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
@@ -365,6 +422,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
     "linalg.cross": _cross,
+    "take": _take,
     "take_along_axis": _take_along_axis,
 }
 
