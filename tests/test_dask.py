@@ -586,3 +586,19 @@ def test_out_of_bounds_integer_indices_refused_as_numpy_refuses():
     np.testing.assert_array_equal(x[..., index([-6, 5])].numpy(), a[..., [-6, 5]])
     np.testing.assert_array_equal(ut.take(x, index([-4, 3]), axis=0).numpy(),
                                   a[[-4, 3]])
+
+
+def test_searchsorted_into_an_unknown_size():
+    # before: a float64 NaN (dask offsets each chunk's answer by NaN chunk sizes)
+    data = np.arange(10.0)
+    y = ut.asarray(da.from_array(data, chunks=5))
+    m = y[y > 6]
+    ref = data[data > 6]
+    values = np.array([[6.5, 9.0], [10.0, 7.0]])
+    for side in ("left", "right"):
+        got = ut.searchsorted(m, ut.asarray(da.from_array(values, chunks=1)),
+                              side=side)
+        assert got.dtype == ut.int64
+        np.testing.assert_array_equal(got.numpy(),
+                                      np.searchsorted(ref, values, side=side))
+    assert int(ut.searchsorted(m, 8.0)) == 1

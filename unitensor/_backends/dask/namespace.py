@@ -327,10 +327,17 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
             raise arg_error(TypeError, "searchsorted", "x2", "an array or a Python "
                             "scalar", f"{type(x2).__name__}")
         x2 = da.from_array(np.asarray(x2, dtype=x1.dtype), chunks=())
+    if x2.ndim == 0:
+        return _searchsorted(x1, x2[None], side=side)[0]
+    if unknown(x1):
+        # dask adds to each chunk's answer the sizes of the chunks before it, NaN
+        # here (a float NaN answer): x1 in one piece against each chunk of x2
+        axes = tuple(range(x2.ndim))
+        return da.blockwise(functools.partial(np.searchsorted, side=side), axes,
+                            x1, (x2.ndim,), x2, axes, concatenate=True,
+                            dtype=np.intp)
     if x1.size == 0 or x2.size == 0:
         return da.zeros(x2.shape, dtype=np.int64, chunks=x2.chunks)
-    if x2.ndim == 0:
-        return compat.searchsorted(x1, x2[None], side=side)[0]
     return compat.searchsorted(x1, x2, side=side)
 
 
