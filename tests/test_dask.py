@@ -602,3 +602,26 @@ def test_searchsorted_into_an_unknown_size():
         np.testing.assert_array_equal(got.numpy(),
                                       np.searchsorted(ref, values, side=side))
     assert int(ut.searchsorted(m, 8.0)) == 1
+
+
+def test_map_blocks_results_checked_against_the_declared_dtype_and_chunks():
+    # before: a Tensor saying int32 over float64 values, and (3, 4) over (2, 4)
+    # ones that `r + x` then broadcast silently wrong (found in review)
+    data = np.arange(12.0).reshape(3, 4)
+    x = ut.asarray(da.from_array(data, chunks=2))
+    r = ut.dask.map_blocks(lambda b: b * 1, x, framework="numpy", dtype="int32")
+    assert r.dtype == ut.int32
+    with pytest.raises(TypeError, match=r"^map_blocks\(\): dtype: expected int32 "
+                       r"\(the result's dtype\) from func on chunk .*got float64"):
+        r.numpy()
+    r = ut.dask.map_blocks(lambda b: b[:1], x, framework="numpy", dtype="float64")
+    with pytest.raises(ValueError, match=r"^map_blocks\(\): chunks: expected a "
+                       r"result of shape \(2, 2\) from func on chunk \(0, \d\) .*got "
+                       r"shape \(1, 2\)"):
+        (r + x).numpy()
+    # a declared change of shape, and unknown sizes (nothing to check), pass
+    r = ut.dask.map_blocks(lambda b: b[:1], x, framework="numpy", dtype="float64",
+                           chunks=((1, 1), (2, 2)))
+    np.testing.assert_array_equal(r.numpy(), data[[0, 2]])
+    m = ut.dask.map_blocks(lambda b: b + 1, x[x > 3], framework="numpy")
+    np.testing.assert_array_equal(m.numpy(), data[data > 3] + 1)
