@@ -625,3 +625,25 @@ def test_map_blocks_results_checked_against_the_declared_dtype_and_chunks():
     np.testing.assert_array_equal(r.numpy(), data[[0, 2]])
     m = ut.dask.map_blocks(lambda b: b + 1, x[x > 3], framework="numpy")
     np.testing.assert_array_equal(m.numpy(), data[data > 3] + 1)
+
+
+def test_unique_counts_each_nan_as_a_value_of_its_own():
+    # before: the NaNs merged into one value of count 0, their inverse indices
+    # pointing at 1.0, and unique_all failing when computed (found in review)
+    a = np.array([1.0, np.nan, 2.0, np.nan, 1.0, 3.0, np.nan + 1j, 2.0])
+    for data in (a.real, a, a.real.reshape(2, 4)):
+        x = ut.asarray(da.from_array(data, chunks=2))
+        with computations() as count:
+            results = (ut.unique_values(x), *ut.unique_counts(x),
+                       *ut.unique_inverse(x), *ut.unique_all(x))
+        assert count[0] == 0
+        reference = ut.asarray(data)  # the numpy owner
+        expected = (ut.unique_values(reference), *ut.unique_counts(reference),
+                    *ut.unique_inverse(reference), *ut.unique_all(reference))
+        for got, want in zip(results, expected, strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        values, inverse = ut.unique_inverse(x)
+        np.testing.assert_array_equal(values.numpy()[inverse.numpy()], data)
+    counted = ut.unique_counts(ut.asarray(da.from_array(a.real, chunks=3)))
+    assert counted.counts.numpy().tolist() == [2, 2, 1, 1, 1, 1]  # 1, 2, 3, 3 NaNs

@@ -17,6 +17,7 @@ import array_api_compat.dask.array as _compat
 import dask.array as da
 import numpy as np
 from dask.array.core import normalize_chunks
+from dask.highlevelgraph import HighLevelGraph
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
@@ -341,6 +342,93 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
     return compat.searchsorted(x1, x2, side=side)
 
 
+# -- unique_*: each NaN a value of its own (dask's unique merges them) ----------------
+def _distinct(values: np.ndarray, indices: np.ndarray,
+              counts: np.ndarray | None = None) -> np.ndarray:
+    """The distinct values of one chunk (or of chunks' tables concatenated), as
+    numpy's unique_all finds them: sorted, each NaN distinct; each with its first
+    index and its count, in one structured array (a table dask carries as one).
+    """
+    found, inverse = np.unique(values, return_inverse=True, equal_nan=False)
+    inverse = inverse.reshape(-1)
+    table = np.empty(found.shape, [("values", values.dtype), ("indices", np.intp),
+                                   ("counts", np.intp)])
+    table["values"] = found
+    table["indices"] = np.iinfo(np.intp).max
+    np.minimum.at(table["indices"], inverse, indices)
+    table["counts"] = 0
+    np.add.at(table["counts"], inverse, 1 if counts is None else counts)
+    return table
+
+
+def _merged(tables: list[np.ndarray]) -> np.ndarray:
+    table = np.concatenate(tables)
+    return _distinct(table["values"], table["indices"], table["counts"])
+
+
+def _inverse_block(block: np.ndarray, positions: np.ndarray,
+                   table: np.ndarray) -> np.ndarray:
+    """Each element's place in the table: by value, or for a NaN (equal to
+    nothing) by its position, the index the table holds for it.
+    """
+    values, indices = table["values"], table["indices"]
+    nan = values != values
+    numbers = values[~nan]  # sorted: numpy puts NaNs last
+    inverse = np.searchsorted(numbers, block).astype(np.intp)
+    missing = block != block
+    order = np.argsort(indices[nan])
+    places = np.searchsorted(indices[nan][order], positions[missing])
+    inverse[missing] = numbers.size + order[places]
+    return inverse
+
+
+def _unique_table(name: str, x: da.Array) -> tuple[da.Array, da.Array]:
+    """x flattened, and its table of distinct values (one task merges the chunks'
+    tables, as dask's unique does).
+    """
+    # dask cannot reshape an empty array of several axes
+    flat = x.reshape(-1) if x.size != 0 else da.empty(0, dtype=x.dtype)
+    if unknown(flat):
+        if name in ("unique_all", "unique_inverse"):  # positions unknown
+            raise needs_known_shape(name, "x", x)
+        positions = flat.map_blocks(np.zeros_like, dtype=np.intp)
+    else:
+        positions = da.arange(flat.shape[0], chunks=flat.chunks, dtype=np.intp)
+    meta = _distinct(np.empty(0, x.dtype), np.empty(0, np.intp))
+    tables = da.blockwise(_distinct, "i", flat, "i", positions, "i", meta=meta,
+                          adjust_chunks={"i": lambda n: np.nan})
+    key = f"unique-table-{tables.name}"
+    graph = HighLevelGraph.from_collections(
+        key, {(key, 0): (_merged, tables.__dask_keys__())}, dependencies=[tables])
+    return flat, da.Array(graph, key, ((np.nan,),), meta=meta)
+
+
+def _unique_values(x: da.Array, /) -> da.Array:
+    return _unique_table("unique_values", x)[1]["values"]
+
+
+def _unique_counts(x: da.Array, /) -> Any:
+    table = _unique_table("unique_counts", x)[1]
+    return table["values"], table["counts"]
+
+
+def _inverse(x: da.Array, flat: da.Array, table: da.Array) -> da.Array:
+    positions = da.arange(flat.shape[0], chunks=flat.chunks, dtype=np.intp)
+    return da.blockwise(_inverse_block, "i", flat, "i", positions, "i", table,
+                        "j", concatenate=True, dtype=np.intp).reshape(x.shape)
+
+
+def _unique_inverse(x: da.Array, /) -> Any:
+    flat, table = _unique_table("unique_inverse", x)
+    return table["values"], _inverse(x, flat, table)
+
+
+def _unique_all(x: da.Array, /) -> Any:
+    flat, table = _unique_table("unique_all", x)
+    return (table["values"], table["indices"], _inverse(x, flat, table),
+            table["counts"])
+
+
 def _linspace(start: Any, stop: Any, /, num: int, *, endpoint: bool = True,
               **kwargs: Any) -> da.Array:
     """dask's last value is start + (num - 1) * step, which rounds: stop itself
@@ -423,6 +511,10 @@ FIXES: dict[str, Callable[..., Any]] = {
     "repeat": _repeat,
     "roll": _roll,
     "searchsorted": _searchsorted,
+    "unique_values": _unique_values,
+    "unique_counts": _unique_counts,
+    "unique_inverse": _unique_inverse,
+    "unique_all": _unique_all,
     "std": _moment("std"),
     "var": _moment("var"),
     "tensordot": _tensordot,
