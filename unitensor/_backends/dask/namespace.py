@@ -128,7 +128,9 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
         check(k)
     elif isinstance(k, da.Array) and k.dtype.kind in "iu":
-        return da.map_blocks(check, k, dtype=k.dtype)
+        # named, with its meta, so that dask neither hashes nor tries the check
+        return da.map_blocks(check, k, dtype=k.dtype, meta=k._meta,
+                             name=f"in-bounds-{func}-{axis}-{int(n)}-{k.name}")
     return k
 
 
@@ -482,8 +484,9 @@ def _moment(name: str) -> Callable[..., Any]:
         if not any(n != n or n == 0 for a in axes for n in x.chunks[a]):
             return own(x, axis=axis, correction=correction, keepdims=keepdims)
         squares = abs(x - da.mean(x, axis=axis, keepdims=True)) ** 2
-        count = da.sum(squares.map_blocks(np.ones_like, dtype=squares.dtype),
-                       axis=axis, keepdims=keepdims)
+        ones = da.map_blocks(np.ones_like, squares, meta=squares._meta,
+                             name=f"ones-{squares.name}")  # named: not hashed
+        count = da.sum(ones, axis=axis, keepdims=keepdims)
         # numpy's divisor: never below 0 (0 / 0 is NaN, as numpy's var of nothing)
         divisor = da.maximum(count - correction, 0)
         var = da.sum(squares, axis=axis, keepdims=keepdims) / divisor
