@@ -271,7 +271,7 @@ def test_decompositions_of_split_matrices():
 def test_integer_array_indexing_of_several_axes_stays_lazy():
     data, x = lazy(shape=(5, 4, 3), chunks=(2, 2, 3))
     rows = np.array([[0, -1], [4, 2]])
-    cols = np.array([3, 0])
+    cols = np.array([2, -3])
     index = (ut.asarray(da.from_array(rows, chunks=1)), 1,
              ut.asarray(da.from_array(cols, chunks=1)))
     with computations() as count:
@@ -279,7 +279,7 @@ def test_integer_array_indexing_of_several_axes_stays_lazy():
     assert count[0] == 0
     assert got.owner == "dask"
     assert got.shape == (2, 2)
-    np.testing.assert_array_equal(got.numpy(), data[rows, 1, cols % 3])
+    np.testing.assert_array_equal(got.numpy(), data[rows, 1, cols])
 
 
 def test_masks_of_leading_axes_0d_indices_and_array_bounds():
@@ -538,3 +538,112 @@ def test_chunked_and_map_blocks_refuse_in_the_project_s_format():
         # one argument taken, two given: dask's dtype inference fails
         ut.dask.map_blocks(lambda b: b, x, ut.dask.chunked(np.arange(7.0), 3),
                            framework="numpy")
+
+
+def test_std_and_var_over_empty_chunks_after_a_mask():
+    # before: NaN (dask's moments of an empty chunk are 0 / 0), found in review
+    data = np.arange(40.0)
+    x = ut.asarray(da.from_array(data, chunks=5))
+    m = x[x > 12]  # chunks (0, 0, 3, 5, 5, 5, 5, 4) once computed
+    ref = data[data > 12]
+    for correction in (0, 1, 1.5):
+        assert float(ut.std(m, correction=correction)) == pytest.approx(
+            np.std(ref, ddof=correction))
+        assert float(ut.var(m, correction=correction)) == pytest.approx(
+            np.var(ref, ddof=correction))
+    a = np.random.default_rng(6).standard_normal((6, 3)).astype(np.float32)
+    rows = a[:, 0] > 0
+    y = ut.asarray(da.from_array(a, chunks=2))[ut.asarray(da.from_array(rows, 2))]
+    got = ut.var(y, axis=0, keepdims=True)
+    assert got.dtype == ut.float32
+    assert got.shape == (1, 3)
+    np.testing.assert_allclose(got.numpy(), a[rows].var(axis=0, keepdims=True),
+                               rtol=1e-5)
+
+
+def test_out_of_bounds_integer_indices_refused_as_numpy_refuses():
+    # before: wrapped silently (row 9 of 4 came back as row 1), found in review
+    a = np.arange(24.0).reshape(4, 6)
+    x = ut.asarray(da.from_array(a, chunks=2))
+
+    def index(values):
+        return ut.asarray(da.from_array(np.array(values), chunks=1))
+    axis0 = r"expected indices from -4 to 3 along axis 0 \(of size 4\), got index"
+    for get in (lambda: x[index([1, 9])], lambda: x[ut.asarray(np.array([1, 9]))],
+                lambda: x[index(9)], lambda: x[index([0, 5]), index([1, 2])]):
+        with pytest.raises(IndexError, match=rf"^__getitem__\(\): key: {axis0}"):
+            get().numpy()
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected indices "
+                       r"from -6 to 5 along axis 1 \(of size 6\), got index 7"):
+        x[index([0, 1]), 7]  # an int: refused when built
+    with pytest.raises(IndexError, match=rf"^take\(\): indices: {axis0} 9"):
+        ut.take(x, index([1, 9]), axis=0).numpy()
+    with pytest.raises(IndexError, match=r"^take\(\): indices: .* axis 1 .*-7"):
+        ut.take(x, index([-7]), axis=1).numpy()
+    # indices in bounds, negative ones too, as numpy's
+    np.testing.assert_array_equal(x[index([0, -1]), index([-6, 5])].numpy(),
+                                  a[[0, -1], [-6, 5]])
+    np.testing.assert_array_equal(x[..., index([-6, 5])].numpy(), a[..., [-6, 5]])
+    np.testing.assert_array_equal(ut.take(x, index([-4, 3]), axis=0).numpy(),
+                                  a[[-4, 3]])
+
+
+def test_searchsorted_into_an_unknown_size():
+    # before: a float64 NaN (dask offsets each chunk's answer by NaN chunk sizes)
+    data = np.arange(10.0)
+    y = ut.asarray(da.from_array(data, chunks=5))
+    m = y[y > 6]
+    ref = data[data > 6]
+    values = np.array([[6.5, 9.0], [10.0, 7.0]])
+    for side in ("left", "right"):
+        got = ut.searchsorted(m, ut.asarray(da.from_array(values, chunks=1)),
+                              side=side)
+        assert got.dtype == ut.int64
+        np.testing.assert_array_equal(got.numpy(),
+                                      np.searchsorted(ref, values, side=side))
+    assert int(ut.searchsorted(m, 8.0)) == 1
+
+
+def test_map_blocks_results_checked_against_the_declared_dtype_and_chunks():
+    # before: a Tensor saying int32 over float64 values, and (3, 4) over (2, 4)
+    # ones that `r + x` then broadcast silently wrong (found in review)
+    data = np.arange(12.0).reshape(3, 4)
+    x = ut.asarray(da.from_array(data, chunks=2))
+    r = ut.dask.map_blocks(lambda b: b * 1, x, framework="numpy", dtype="int32")
+    assert r.dtype == ut.int32
+    with pytest.raises(TypeError, match=r"^map_blocks\(\): dtype: expected int32 "
+                       r"\(the result's dtype\) from func on chunk .*got float64"):
+        r.numpy()
+    r = ut.dask.map_blocks(lambda b: b[:1], x, framework="numpy", dtype="float64")
+    with pytest.raises(ValueError, match=r"^map_blocks\(\): chunks: expected a "
+                       r"result of shape \(2, 2\) from func on chunk \(0, \d\) .*got "
+                       r"shape \(1, 2\)"):
+        (r + x).numpy()
+    # a declared change of shape, and unknown sizes (nothing to check), pass
+    r = ut.dask.map_blocks(lambda b: b[:1], x, framework="numpy", dtype="float64",
+                           chunks=((1, 1), (2, 2)))
+    np.testing.assert_array_equal(r.numpy(), data[[0, 2]])
+    m = ut.dask.map_blocks(lambda b: b + 1, x[x > 3], framework="numpy")
+    np.testing.assert_array_equal(m.numpy(), data[data > 3] + 1)
+
+
+def test_unique_counts_each_nan_as_a_value_of_its_own():
+    # before: the NaNs merged into one value of count 0, their inverse indices
+    # pointing at 1.0, and unique_all failing when computed (found in review)
+    a = np.array([1.0, np.nan, 2.0, np.nan, 1.0, 3.0, np.nan + 1j, 2.0])
+    for data in (a.real, a, a.real.reshape(2, 4)):
+        x = ut.asarray(da.from_array(data, chunks=2))
+        with computations() as count:
+            results = (ut.unique_values(x), *ut.unique_counts(x),
+                       *ut.unique_inverse(x), *ut.unique_all(x))
+        assert count[0] == 0
+        reference = ut.asarray(data)  # the numpy owner
+        expected = (ut.unique_values(reference), *ut.unique_counts(reference),
+                    *ut.unique_inverse(reference), *ut.unique_all(reference))
+        for got, want in zip(results, expected, strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        values, inverse = ut.unique_inverse(x)
+        np.testing.assert_array_equal(values.numpy()[inverse.numpy()], data)
+    counted = ut.unique_counts(ut.asarray(da.from_array(a.real, chunks=3)))
+    assert counted.counts.numpy().tolist() == [2, 2, 1, 1, 1, 1]  # 1, 2, 3, 3 NaNs

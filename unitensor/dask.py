@@ -71,9 +71,12 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
     Raises
     ------
     ValueError
-        ``framework`` is not one of :data:`FRAMEWORKS`.
+        ``framework`` is not one of :data:`FRAMEWORKS`; when computed, ``func``
+        returns a chunk of another shape than ``chunks``, ``drop_axis`` and
+        ``new_axis`` (or the input's chunks) say.
     TypeError
-        ``func`` is not callable, or an array is no array.
+        ``func`` is not callable, or an array is no array; when computed, ``func``
+        returns another dtype than ``dtype`` (or the one dask inferred).
     """
     if not callable(func):
         raise arg_error(TypeError, "map_blocks", "func", "a callable", describe(func))
@@ -171,12 +174,37 @@ def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
 
 # -- inside each task: one chunk, one framework -------------------------------------
 def _run_block(func: Callable[..., Any], framework: str, copy: bool | None,
-               *blocks: Any, **kwargs: Any) -> np.ndarray:
-    """``func`` on one chunk per array, in ``framework``; its result as numpy."""
+               *blocks: Any, block_info: Any = None, **kwargs: Any) -> np.ndarray:
+    """``func`` on one chunk per array, in ``framework``; its result as numpy,
+    checked against what dask says of it (``block_info``, None while dask infers
+    the dtype).
+    """
     tensors = [asarray(b).to(framework, copy=copy) if isinstance(b, np.ndarray)
                else b for b in blocks]
-    result = asarray(func(*tensors, **kwargs))
-    return np.asarray(result.numpy())
+    result = np.asarray(asarray(func(*tensors, **kwargs)).numpy())
+    if isinstance(block_info, dict) and None in block_info:
+        _check_block(result, block_info[None])
+    return result
+
+
+def _check_block(result: np.ndarray, info: dict[str, Any]) -> None:
+    """A chunk's result refused where it is not what the Tensor says it is: dask
+    trusts the declared dtype and chunks, and a later step would read the values
+    wrongly (as another dtype, or broadcast against chunks of another shape).
+    """
+    where = f"on chunk {info['chunk-location']}"
+    if result.dtype != np.dtype(info["dtype"]):
+        raise arg_error(TypeError, "map_blocks", "dtype", f"{np.dtype(info['dtype'])}"
+                        f" (the result's dtype) from func {where}",
+                        str(result.dtype))
+    shape = info["chunk-shape"]
+    if result.ndim != len(shape) or any(n == n and n != m for n, m in zip(
+            shape, result.shape, strict=False)):
+        expected = tuple(None if n != n else n for n in shape)
+        raise arg_error(ValueError, "map_blocks", "chunks", f"a result of shape "
+                        f"{expected} from func {where} (chunks, drop_axis and "
+                        "new_axis say how func changes a chunk's shape)",
+                        f"shape {result.shape}")
 
 
 def _dask_native(value: Any, index: int) -> da.Array:

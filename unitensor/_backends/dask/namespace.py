@@ -17,6 +17,7 @@ import array_api_compat.dask.array as _compat
 import dask.array as da
 import numpy as np
 from dask.array.core import normalize_chunks
+from dask.highlevelgraph import HighLevelGraph
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
@@ -95,10 +96,60 @@ def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
     for k, n in zip(reversed(key), reversed(x.shape), strict=True):
         if isinstance(k, (da.Array, np.ndarray)):
             k = k.astype(np.int64)
-        flat = flat + (k % max(n, 1)) * stride  # negative indices count from the end
+        # in bounds (_index checked them): negative indices count from the end
+        flat = flat + (k % max(n, 1)) * stride
         stride *= n
     flat = da.broadcast_to(da.asarray(flat), shape).reshape(-1)
     return x.reshape(-1)[flat].reshape(shape)
+
+
+def _in_bounds(k: np.ndarray, /, *, n: int, axis: int, func: str,
+               arg: str) -> np.ndarray:
+    """Indices (of one chunk) refused, as numpy refuses them, where one is outside
+    an axis of size ``n``: dask's gathers wrap them silently.
+    """
+    if k.size and (k.min() < -n or k.max() >= n):
+        bad = k[(k < -n) | (k >= n)].flat[0]
+        raise arg_error(IndexError, func, arg, f"indices from {-n} to {n - 1} "
+                        f"along axis {axis} (of size {n})", f"index {bad}")
+    return k
+
+
+def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
+            arg: str = "key") -> Any:
+    """Integer indices of an axis of size ``n`` checked: now where they are known
+    (ints, numpy arrays), when computed where they are dask arrays.
+    """
+    if n != n or isinstance(k, bool):  # a size dask knows only once computed
+        return k
+    check = functools.partial(_in_bounds, n=int(n), axis=axis, func=func, arg=arg)
+    if isinstance(k, (int, np.integer)):
+        check(np.asarray(k))
+    elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
+        check(k)
+    elif isinstance(k, da.Array) and k.dtype.kind in "iu":
+        # named, with its meta, so that dask neither hashes nor tries the check
+        return da.map_blocks(check, k, dtype=k.dtype, meta=k._meta,
+                             name=f"in-bounds-{func}-{axis}-{int(n)}-{k.name}")
+    return k
+
+
+def _checked(x: da.Array, parts: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Each integer index of a key checked against the axis it indexes."""
+    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
+               for k in parts if k is not None and k is not Ellipsis)
+    axis, checked = 0, []
+    for k in parts:
+        if k is Ellipsis:
+            axis += x.ndim - used
+        elif getattr(k, "dtype", None) == np.bool_:
+            axis += k.ndim
+        elif k is not None:
+            if axis < x.ndim:
+                k = _within(k, x.shape[axis], axis)
+            axis += 1
+        checked.append(k)
+    return tuple(checked)
 
 
 def _bound(v: Any) -> Any:
@@ -135,7 +186,8 @@ def _index(x: da.Array, key: Any) -> da.Array:
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
-        key = parts if type(key) is tuple else parts[0]
+    parts = _checked(x, parts)
+    key = parts if type(key) is tuple else parts[0]
     if len(parts) == 1 and isinstance(parts[0], da.Array):
         k = parts[0]
         if k.dtype == np.bool_:
@@ -210,6 +262,14 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
                          dtype=x.dtype, chunks=indices.chunks)
 
 
+def _take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
+    """Out-of-bounds indices refused (dask's take wraps them)."""
+    n = x.shape[0 if axis is None else axis] if x.ndim else 0
+    indices = _within(indices, n, 0 if axis is None else axis % x.ndim, "take",
+                      "indices")
+    return compat.take(x, indices, **({} if axis is None else {"axis": axis}))
+
+
 def _eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
          dtype: Any = None, device: Any = None) -> da.Array:
     """dask's eye takes one chunk size for both axes and builds a graph missing
@@ -270,11 +330,105 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
             raise arg_error(TypeError, "searchsorted", "x2", "an array or a Python "
                             "scalar", f"{type(x2).__name__}")
         x2 = da.from_array(np.asarray(x2, dtype=x1.dtype), chunks=())
+    if x2.ndim == 0:
+        return _searchsorted(x1, x2[None], side=side)[0]
+    if unknown(x1):
+        # dask adds to each chunk's answer the sizes of the chunks before it, NaN
+        # here (a float NaN answer): x1 in one piece against each chunk of x2
+        axes = tuple(range(x2.ndim))
+        return da.blockwise(functools.partial(np.searchsorted, side=side), axes,
+                            x1, (x2.ndim,), x2, axes, concatenate=True,
+                            dtype=np.intp)
     if x1.size == 0 or x2.size == 0:
         return da.zeros(x2.shape, dtype=np.int64, chunks=x2.chunks)
-    if x2.ndim == 0:
-        return compat.searchsorted(x1, x2[None], side=side)[0]
     return compat.searchsorted(x1, x2, side=side)
+
+
+# -- unique_*: each NaN a value of its own (dask's unique merges them) ----------------
+def _distinct(values: np.ndarray, indices: np.ndarray,
+              counts: np.ndarray | None = None) -> np.ndarray:
+    """The distinct values of one chunk (or of chunks' tables concatenated), as
+    numpy's unique_all finds them: sorted, each NaN distinct; each with its first
+    index and its count, in one structured array (a table dask carries as one).
+    """
+    found, inverse = np.unique(values, return_inverse=True, equal_nan=False)
+    inverse = inverse.reshape(-1)
+    table = np.empty(found.shape, [("values", values.dtype), ("indices", np.intp),
+                                   ("counts", np.intp)])
+    table["values"] = found
+    table["indices"] = np.iinfo(np.intp).max
+    np.minimum.at(table["indices"], inverse, indices)
+    table["counts"] = 0
+    np.add.at(table["counts"], inverse, 1 if counts is None else counts)
+    return table
+
+
+def _merged(tables: list[np.ndarray]) -> np.ndarray:
+    table = np.concatenate(tables)
+    return _distinct(table["values"], table["indices"], table["counts"])
+
+
+def _inverse_block(block: np.ndarray, positions: np.ndarray,
+                   table: np.ndarray) -> np.ndarray:
+    """Each element's place in the table: by value, or for a NaN (equal to
+    nothing) by its position, the index the table holds for it.
+    """
+    values, indices = table["values"], table["indices"]
+    nan = values != values
+    numbers = values[~nan]  # sorted: numpy puts NaNs last
+    inverse = np.searchsorted(numbers, block).astype(np.intp)
+    missing = block != block
+    order = np.argsort(indices[nan])
+    places = np.searchsorted(indices[nan][order], positions[missing])
+    inverse[missing] = numbers.size + order[places]
+    return inverse
+
+
+def _unique_table(name: str, x: da.Array) -> tuple[da.Array, da.Array]:
+    """x flattened, and its table of distinct values (one task merges the chunks'
+    tables, as dask's unique does).
+    """
+    # dask cannot reshape an empty array of several axes
+    flat = x.reshape(-1) if x.size != 0 else da.empty(0, dtype=x.dtype)
+    if unknown(flat):
+        if name in ("unique_all", "unique_inverse"):  # positions unknown
+            raise needs_known_shape(name, "x", x)
+        positions = flat.map_blocks(np.zeros_like, dtype=np.intp)
+    else:
+        positions = da.arange(flat.shape[0], chunks=flat.chunks, dtype=np.intp)
+    meta = _distinct(np.empty(0, x.dtype), np.empty(0, np.intp))
+    tables = da.blockwise(_distinct, "i", flat, "i", positions, "i", meta=meta,
+                          adjust_chunks={"i": lambda n: np.nan})
+    key = f"unique-table-{tables.name}"
+    graph = HighLevelGraph.from_collections(
+        key, {(key, 0): (_merged, tables.__dask_keys__())}, dependencies=[tables])
+    return flat, da.Array(graph, key, ((np.nan,),), meta=meta)
+
+
+def _unique_values(x: da.Array, /) -> da.Array:
+    return _unique_table("unique_values", x)[1]["values"]
+
+
+def _unique_counts(x: da.Array, /) -> Any:
+    table = _unique_table("unique_counts", x)[1]
+    return table["values"], table["counts"]
+
+
+def _inverse(x: da.Array, flat: da.Array, table: da.Array) -> da.Array:
+    positions = da.arange(flat.shape[0], chunks=flat.chunks, dtype=np.intp)
+    return da.blockwise(_inverse_block, "i", flat, "i", positions, "i", table,
+                        "j", concatenate=True, dtype=np.intp).reshape(x.shape)
+
+
+def _unique_inverse(x: da.Array, /) -> Any:
+    flat, table = _unique_table("unique_inverse", x)
+    return table["values"], _inverse(x, flat, table)
+
+
+def _unique_all(x: da.Array, /) -> Any:
+    flat, table = _unique_table("unique_all", x)
+    return (table["values"], table["indices"], _inverse(x, flat, table),
+            table["counts"])
 
 
 def _linspace(start: Any, stop: Any, /, num: int, *, endpoint: bool = True,
@@ -315,6 +469,31 @@ def _of_something(name: str) -> Callable[..., Any]:
     return run
 
 
+def _moment(name: str) -> Callable[..., Any]:
+    """std, var: dask's one-pass moments of an empty chunk are NaN (0 / 0), which
+    its tree reduction carries into the result (after a boolean mask, chunks may
+    be empty). Where a reduced axis may hold an empty chunk: two passes of sums
+    (a mean, then the squared deviations), which empty chunks leave alone.
+    """
+    own = getattr(compat, name)
+
+    def run(x: da.Array, /, *, axis: Any = None, correction: float = 0.0,
+            keepdims: bool = False) -> da.Array:
+        axes = range(x.ndim) if axis is None else (axis,) if isinstance(
+            axis, int) else axis
+        if not any(n != n or n == 0 for a in axes for n in x.chunks[a]):
+            return own(x, axis=axis, correction=correction, keepdims=keepdims)
+        squares = abs(x - da.mean(x, axis=axis, keepdims=True)) ** 2
+        ones = da.map_blocks(np.ones_like, squares, meta=squares._meta,
+                             name=f"ones-{squares.name}")  # named: not hashed
+        count = da.sum(ones, axis=axis, keepdims=keepdims)
+        # numpy's divisor: never below 0 (0 / 0 is NaN, as numpy's var of nothing)
+        divisor = da.maximum(count - correction, 0)
+        var = da.sum(squares, axis=axis, keepdims=keepdims) / divisor
+        return da.sqrt(var) if name == "std" else var
+    return run
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     """dask sums its partial products with numpy's sum, which widens small
     integers (int8 to int64): the result cast back to the operands' type.
@@ -335,10 +514,17 @@ FIXES: dict[str, Callable[..., Any]] = {
     "repeat": _repeat,
     "roll": _roll,
     "searchsorted": _searchsorted,
+    "unique_values": _unique_values,
+    "unique_counts": _unique_counts,
+    "unique_inverse": _unique_inverse,
+    "unique_all": _unique_all,
+    "std": _moment("std"),
+    "var": _moment("var"),
     "tensordot": _tensordot,
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
     "linalg.cross": _cross,
+    "take": _take,
     "take_along_axis": _take_along_axis,
 }
 
