@@ -9,6 +9,7 @@ gradgradcheck, jax.test_util.check_grads).
 from __future__ import annotations
 
 import gc
+import inspect
 import threading
 import warnings
 import weakref
@@ -46,6 +47,9 @@ def test_wrap_is_public_and_keeps_the_function_s_name():
 
     assert body.__name__ == "body"
     assert body.__doc__ == "Doc."
+    assert body.__qualname__.endswith("body")
+    assert body.__module__ == __name__
+    assert str(inspect.signature(body)) == "(x)"
 
 
 @pytest.mark.parametrize(("source", "target"), [

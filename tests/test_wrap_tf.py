@@ -10,6 +10,7 @@ jax.test_util.check_grads).
 from __future__ import annotations
 
 import gc
+import inspect
 import threading
 import weakref
 
@@ -131,6 +132,24 @@ def test_tf_caller_inside_tf_function_first_and_second_order(target, x64):
     np.testing.assert_allclose(got[1], want[1])
     for g, w in zip(got[2], want[2], strict=True):
         np.testing.assert_allclose(g, w)
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
+def test_tf_function_given_the_bridged_function_as_an_argument_calls_the_bridge(
+        target, x64):
+    # tf.function unwraps a callable argument's __wrapped__: the bridge must not
+    # expose the body there, or the traced function calls the raw body
+    f = ut.wrap("tensorflow", target)(BODIES[target])
+    x, y = _tf_pair(5)
+    want = f_tf(x, y)
+    np.testing.assert_allclose(tf.function(lambda fn, x, y: fn(x, y))(f, x, y), want)
+    np.testing.assert_allclose(tf.function(lambda fn: fn(x, y))(f), want)  # closed over
+    np.testing.assert_allclose(
+        tf.function(lambda fn, x, y: fn(x, y), autograph=False)(f, x, y), want)
+    assert f.__name__ == BODIES[target].__name__
+    assert f.__qualname__ == BODIES[target].__qualname__
+    assert f.__module__ == __name__
+    assert str(inspect.signature(f)) == "(x, y)"
 
 
 @pytest.mark.parametrize("target", ["torch", "jax"])

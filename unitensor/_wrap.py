@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import itertools
 import sys
 import weakref
@@ -150,9 +151,25 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         if source == "tensorflow":  # tf.function's AutoGraph must not rewrite
             # the bridge (nor the body's framework) into graph code
             bridged = autodiff(source).unconverted(bridged)
-        return bridged  # type: ignore[return-value]  # same signature as func
+        return _opaque(bridged, func)  # type: ignore[return-value]  # func's signature
 
     return decorate
+
+
+def _opaque(bridged: Callable[..., Any], func: Callable[..., Any]
+            ) -> Callable[..., Any]:
+    """``bridged`` with ``func``'s name, doc and signature but no ``__wrapped__``
+    (functools.wraps sets it): tf.function unwraps ``__wrapped__`` from a
+    callable passed to it as an argument, and would call the raw body.
+    """
+    node = bridged  # (tensorflow's do_not_convert wraps the bridge again)
+    while node is not func and "__wrapped__" in vars(node):
+        node = vars(node).pop("__wrapped__")
+    try:  # what inspect.signature found through __wrapped__
+        bridged.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):  # a builtin without one
+        pass
+    return bridged
 
 
 class Bridge:
