@@ -299,6 +299,34 @@ def test_torch_legacy_vmap_is_a_clear_error():
         _vmap(body)(torch.ones(2, 2))
 
 
+def check_make_fx_and_linearize(body, native):
+    """make_fx (torch.func.linearize's tracer) records the ops it sees: a body it
+    does not see, run on memory, would be a constant of its graph (stale values
+    on new inputs; linearize's tangents are uninitialised memory)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    x, y = torch.tensor([0.3, 0.8, -1.1]), torch.tensor([1.5, -2.0, 0.5])
+    x2, y2 = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.5, 0.25, -1.0])
+    out, jvp = torch.func.linearize(body, x, y)
+    want, want_jvp = torch.func.linearize(native, x, y)
+    torch.testing.assert_close(out, want)
+    torch.testing.assert_close(jvp(x2, y2), want_jvp(x2, y2))
+    for mode in ("real", "fake"):
+        traced = make_fx(body, tracing_mode=mode)(x, y)
+        torch.testing.assert_close(traced(x2, y2), native(x2, y2))
+    grad = make_fx(torch.func.grad(lambda x, y: body(x, y)[0].sum()))(x, y)
+    torch.testing.assert_close(grad(x2, y2), torch.func.grad(
+        lambda x, y: native(x, y)[0].sum())(x2, y2))
+
+
+@torch_jit_script_deprecated
+# torch's own linearize warns so (the native reference too, torch 2.13)
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node:UserWarning")
+def test_torch_make_fx_and_linearize_record_the_bridge_as_an_op():
+    check_make_fx_and_linearize(
+        ut.wrap("torch", "jax")(lambda x, y: (jnp.sin(x) * y, x * 2)),
+        lambda x, y: (torch.sin(x) * y, x * 2))
+
+
 @torch_jit_script_deprecated
 def test_torch_caller_gets_the_body_s_exception_under_jvp_and_vmap():
     @ut.wrap("torch", "jax")
@@ -373,6 +401,16 @@ def test_torch_compile_backward_through_the_bridge_op_matches_the_derivative(x64
     v = 2 * x.detach()
     torch.testing.assert_close(y.detach(), torch.sin(v) * v + 1)
     torch.testing.assert_close(x.grad, 2 * (torch.cos(v) * v + torch.sin(v)))
+    torch._dynamo.reset()
+
+
+def test_torch_compile_of_a_body_returning_a_tuple_of_arrays():
+    # Call.run marks a tuple of arrays without a tree; the op's structure too
+    torch._dynamo.reset()
+    body = ut.wrap("torch", "jax")(lambda v: (jnp.sin(v), v * 2))
+    x = torch.tensor([0.5, 1.0, 2.0])
+    got = torch.compile(body, fullgraph=True, backend="eager")(x)
+    torch.testing.assert_close(got, (torch.sin(x), x * 2))
     torch._dynamo.reset()
 
 

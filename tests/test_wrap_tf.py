@@ -406,6 +406,16 @@ def test_torch_to_tf_transformations_match_native_torch(name):
 
 
 @torch_jit_script_deprecated
+# torch's own linearize warns so (the native reference too, torch 2.13)
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node:UserWarning")
+def test_torch_to_tf_make_fx_and_linearize_record_the_bridge_as_an_op():
+    from test_wrap import check_make_fx_and_linearize
+    check_make_fx_and_linearize(
+        ut.wrap("torch", "tensorflow")(lambda x, y: (tf.sin(x) * y, x * 2)),
+        lambda x, y: (torch.sin(x) * y, x * 2))
+
+
+@torch_jit_script_deprecated
 def test_torch_to_tf_forward_ad_dual_tensors():
     from torch.autograd import forward_ad
     f = ut.wrap("torch", "tensorflow")(f_tf)

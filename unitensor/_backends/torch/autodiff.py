@@ -41,6 +41,8 @@ def call(c: Call) -> Any:
     xs = c.arrays()
     tracked = [_tracked(x) for x in xs]
     if not any(tracked):
+        if _dispatch_traced():
+            return c.result(_op(c, xs))
         try:
             return c.plain()
         except RuntimeError:  # a tensor without memory: torch's legacy vmap?
@@ -72,6 +74,27 @@ def _tracked(x: torch.Tensor) -> bool:
         forward_ad.unpack_dual(x).tangent is not None)
 
 
+_dispatch_mode = torch._C._get_dispatch_mode
+_PROXY = torch._C._TorchDispatchModeKey.PROXY
+_FAKE = torch._C._TorchDispatchModeKey.FAKE
+
+
+def _dispatch_traced() -> bool:
+    """Whether a tracer of torch's dispatch runs: make_fx (``torch.func.linearize``,
+    ``torch.export``) records the ops it sees, and a body run on the tensors'
+    memory, which it does not see, would be a constant of its graph (stale
+    values; linearize's tangents are uninitialised memory); a FakeTensorMode's
+    tensors have no memory. There the call is the op torch.compile records.
+    """
+    return _dispatch_mode(_PROXY) is not None or _dispatch_mode(_FAKE) is not None
+
+
+def _op(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The body's outputs as the op ``unitensor::bridge`` (compile.py)."""
+    from . import compile  # imports torch._dynamo (seconds): only here
+    return compile.fx_call(c, xs)
+
+
 class _Bridged(torch.autograd.Function):
     """A bridged call, as one node of torch's graph (inputs: the Call, then its
     tensors; outputs: the body's arrays, as tensors).
@@ -79,6 +102,8 @@ class _Bridged(torch.autograd.Function):
 
     @staticmethod
     def forward(c: Call, *xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        if _dispatch_traced():  # no pullback kept: backward is then the vjp
+            return tuple(_op(c, list(xs)))  # bridged again, recorded as an op
         arrays = [c.to_body(x) for x in xs]
         if c.reverse:  # keep the pullback for backward: no second run there
             outs, c.pull = c.pullback(arrays)
