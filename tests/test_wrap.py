@@ -327,6 +327,35 @@ def test_torch_make_fx_and_linearize_record_the_bridge_as_an_op():
         lambda x, y: (torch.sin(x) * y, x * 2))
 
 
+@pytest.mark.parametrize("mode", ["eager", "jit", "grad"])
+def test_jax_array_of_memory_the_torch_body_keeps_is_a_copy(mode):
+    # a JAX array never changes: an output on a parameter the body keeps is
+    # copied (reported), so a later optimizer step leaves it as it was
+    lin = torch.nn.Linear(2, 2)
+    cache = {}
+
+    def body(x):
+        cache["y"] = x * 2
+        return lin.weight.detach(), lin.weight.T, cache["y"], (x * 3).reshape(-1), x
+    f = ut.wrap("jax", "torch")(body)
+    x = jnp.ones((2, 2))
+    run = {"eager": f, "jit": jax.jit(f), "grad": lambda x: jax.vjp(f, x)[0]}[mode]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = run(x)
+    reports = [w for w in seen if issubclass(w.category, ut.CopyWarning)]
+    assert len(reports) == 3, [str(w.message) for w in reports]  # not the fresh ones
+    before = [np.array(y) for y in out]
+    with torch.no_grad():
+        lin.weight.add_(100.0)
+        cache["y"].add_(100.0)
+    for y, b in zip(out, before, strict=True):
+        np.testing.assert_array_equal(np.asarray(y), b)
+    np.testing.assert_allclose(before[0], lin.weight.detach().numpy() - 100.0,
+                               atol=1e-4)
+    np.testing.assert_allclose(before[3], np.full(4, 3.0))
+
+
 @torch_jit_script_deprecated
 def test_torch_caller_gets_the_body_s_exception_under_jvp_and_vmap():
     @ut.wrap("torch", "jax")

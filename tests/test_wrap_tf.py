@@ -614,6 +614,19 @@ def test_jax_to_tf_jit_falls_back_to_pure_callback(monkeypatch, x64):
     np.testing.assert_allclose(got, jnp.cos(a) * b ** 2 + b)
 
 
+def test_tf_tensor_of_memory_the_torch_body_keeps_is_a_copy():
+    lin = torch.nn.Linear(2, 2)
+    f = ut.wrap("tensorflow", "torch")(lambda x: (lin.weight.detach(), x * 2))
+    x = tf.ones((2, 2))
+    with pytest.warns(ut.CopyWarning, match="shares memory the body keeps"):
+        w, y = f(x)
+    before = w.numpy().copy()
+    with torch.no_grad():
+        lin.weight.add_(100.0)
+    np.testing.assert_array_equal(w.numpy(), before)
+    np.testing.assert_allclose(y, 2 * np.ones((2, 2)))
+
+
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])
 def test_torch_body_writing_into_an_immutable_input_is_refused_before_it_writes(
         source):

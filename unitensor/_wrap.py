@@ -297,18 +297,23 @@ class Call:
         kinds = self.bridge.types()[1]
         # the common results without a tree walk: one array, a tuple of arrays
         if isinstance(out, kinds):
-            self.out = _ONE
-            return [out]
-        if type(out) is tuple and all(isinstance(y, kinds) for y in out):
-            self.out = _TUPLE
-            return list(out)
-        out_leaves, out_tree = flatten(out)
-        positions = [i for i, leaf in enumerate(out_leaves) if isinstance(leaf, kinds)]
-        arrays = [out_leaves[i] for i in positions]
-        for i in positions:  # kept: the structure, not the body's memory
-            out_leaves[i] = None
-        self.out = (out_leaves, out_tree, positions)
-        return arrays
+            self.out, ys = _ONE, [out]
+        elif type(out) is tuple and all(isinstance(y, kinds) for y in out):
+            self.out, ys = _TUPLE, list(out)
+        else:
+            out_leaves, out_tree = flatten(out)
+            positions = [i for i, leaf in enumerate(out_leaves)
+                         if isinstance(leaf, kinds)]
+            ys = [out_leaves[i] for i in positions]
+            for i in positions:  # kept: the structure, not the body's memory
+                out_leaves[i] = None
+            self.out = (out_leaves, out_tree, positions)
+        del out  # ys alone holds the outputs now (torch's check counts holders)
+        if bridge.target == "torch" and bridge.source in _IMMUTABLE:
+            # the caller's array must never change: an output whose memory the
+            # body also keeps (a parameter, a cache) is copied
+            ys = self.body().unshared(ys, arrays, bridge.quiet)
+        return ys
 
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""
