@@ -9,6 +9,7 @@ gradgradcheck, jax.test_util.check_grads).
 from __future__ import annotations
 
 import gc
+import inspect
 import threading
 import warnings
 import weakref
@@ -46,6 +47,9 @@ def test_wrap_is_public_and_keeps_the_function_s_name():
 
     assert body.__name__ == "body"
     assert body.__doc__ == "Doc."
+    assert body.__qualname__.endswith("body")
+    assert body.__module__ == __name__
+    assert str(inspect.signature(body)) == "(x)"
 
 
 @pytest.mark.parametrize(("source", "target"), [
@@ -295,6 +299,63 @@ def test_torch_legacy_vmap_is_a_clear_error():
         _vmap(body)(torch.ones(2, 2))
 
 
+def check_make_fx_and_linearize(body, native):
+    """make_fx (torch.func.linearize's tracer) records the ops it sees: a body it
+    does not see, run on memory, would be a constant of its graph (stale values
+    on new inputs; linearize's tangents are uninitialised memory)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    x, y = torch.tensor([0.3, 0.8, -1.1]), torch.tensor([1.5, -2.0, 0.5])
+    x2, y2 = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.5, 0.25, -1.0])
+    out, jvp = torch.func.linearize(body, x, y)
+    want, want_jvp = torch.func.linearize(native, x, y)
+    torch.testing.assert_close(out, want)
+    torch.testing.assert_close(jvp(x2, y2), want_jvp(x2, y2))
+    for mode in ("real", "fake"):
+        traced = make_fx(body, tracing_mode=mode)(x, y)
+        torch.testing.assert_close(traced(x2, y2), native(x2, y2))
+    grad = make_fx(torch.func.grad(lambda x, y: body(x, y)[0].sum()))(x, y)
+    torch.testing.assert_close(grad(x2, y2), torch.func.grad(
+        lambda x, y: native(x, y)[0].sum())(x2, y2))
+
+
+@torch_jit_script_deprecated
+# torch's own linearize warns so (the native reference too, torch 2.13)
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node:UserWarning")
+def test_torch_make_fx_and_linearize_record_the_bridge_as_an_op():
+    check_make_fx_and_linearize(
+        ut.wrap("torch", "jax")(lambda x, y: (jnp.sin(x) * y, x * 2)),
+        lambda x, y: (torch.sin(x) * y, x * 2))
+
+
+@pytest.mark.parametrize("mode", ["eager", "jit", "grad"])
+def test_jax_array_of_memory_the_torch_body_keeps_is_a_copy(mode):
+    # a JAX array never changes: an output on a parameter the body keeps is
+    # copied (reported), so a later optimizer step leaves it as it was
+    lin = torch.nn.Linear(2, 2)
+    cache = {}
+
+    def body(x):
+        cache["y"] = x * 2
+        return lin.weight.detach(), lin.weight.T, cache["y"], (x * 3).reshape(-1), x
+    f = ut.wrap("jax", "torch")(body)
+    x = jnp.ones((2, 2))
+    run = {"eager": f, "jit": jax.jit(f), "grad": lambda x: jax.vjp(f, x)[0]}[mode]
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = run(x)
+    reports = [w for w in seen if issubclass(w.category, ut.CopyWarning)]
+    assert len(reports) == 3, [str(w.message) for w in reports]  # not the fresh ones
+    before = [np.array(y) for y in out]
+    with torch.no_grad():
+        lin.weight.add_(100.0)
+        cache["y"].add_(100.0)
+    for y, b in zip(out, before, strict=True):
+        np.testing.assert_array_equal(np.asarray(y), b)
+    np.testing.assert_allclose(before[0], lin.weight.detach().numpy() - 100.0,
+                               atol=1e-4)
+    np.testing.assert_allclose(before[3], np.full(4, 3.0))
+
+
 @torch_jit_script_deprecated
 def test_torch_caller_gets_the_body_s_exception_under_jvp_and_vmap():
     @ut.wrap("torch", "jax")
@@ -369,6 +430,16 @@ def test_torch_compile_backward_through_the_bridge_op_matches_the_derivative(x64
     v = 2 * x.detach()
     torch.testing.assert_close(y.detach(), torch.sin(v) * v + 1)
     torch.testing.assert_close(x.grad, 2 * (torch.cos(v) * v + torch.sin(v)))
+    torch._dynamo.reset()
+
+
+def test_torch_compile_of_a_body_returning_a_tuple_of_arrays():
+    # Call.run marks a tuple of arrays without a tree; the op's structure too
+    torch._dynamo.reset()
+    body = ut.wrap("torch", "jax")(lambda v: (jnp.sin(v), v * 2))
+    x = torch.tensor([0.5, 1.0, 2.0])
+    got = torch.compile(body, fullgraph=True, backend="eager")(x)
+    torch.testing.assert_close(got, (torch.sin(x), x * 2))
     torch._dynamo.reset()
 
 

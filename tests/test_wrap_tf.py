@@ -10,6 +10,7 @@ jax.test_util.check_grads).
 from __future__ import annotations
 
 import gc
+import inspect
 import threading
 import weakref
 
@@ -131,6 +132,24 @@ def test_tf_caller_inside_tf_function_first_and_second_order(target, x64):
     np.testing.assert_allclose(got[1], want[1])
     for g, w in zip(got[2], want[2], strict=True):
         np.testing.assert_allclose(g, w)
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
+def test_tf_function_given_the_bridged_function_as_an_argument_calls_the_bridge(
+        target, x64):
+    # tf.function unwraps a callable argument's __wrapped__: the bridge must not
+    # expose the body there, or the traced function calls the raw body
+    f = ut.wrap("tensorflow", target)(BODIES[target])
+    x, y = _tf_pair(5)
+    want = f_tf(x, y)
+    np.testing.assert_allclose(tf.function(lambda fn, x, y: fn(x, y))(f, x, y), want)
+    np.testing.assert_allclose(tf.function(lambda fn: fn(x, y))(f), want)  # closed over
+    np.testing.assert_allclose(
+        tf.function(lambda fn, x, y: fn(x, y), autograph=False)(f, x, y), want)
+    assert f.__name__ == BODIES[target].__name__
+    assert f.__qualname__ == BODIES[target].__qualname__
+    assert f.__module__ == __name__
+    assert str(inspect.signature(f)) == "(x, y)"
 
 
 @pytest.mark.parametrize("target", ["torch", "jax"])
@@ -403,6 +422,16 @@ def test_torch_to_tf_transformations_match_native_torch(name):
 
 
 @torch_jit_script_deprecated
+# torch's own linearize warns so (the native reference too, torch 2.13)
+@pytest.mark.filterwarnings("ignore:Attempted to insert a get_attr Node:UserWarning")
+def test_torch_to_tf_make_fx_and_linearize_record_the_bridge_as_an_op():
+    from test_wrap import check_make_fx_and_linearize
+    check_make_fx_and_linearize(
+        ut.wrap("torch", "tensorflow")(lambda x, y: (tf.sin(x) * y, x * 2)),
+        lambda x, y: (torch.sin(x) * y, x * 2))
+
+
+@torch_jit_script_deprecated
 def test_torch_to_tf_forward_ad_dual_tensors():
     from torch.autograd import forward_ad
     f = ut.wrap("torch", "tensorflow")(f_tf)
@@ -625,6 +654,19 @@ def test_jax_to_tf_jit_falls_back_to_pure_callback(monkeypatch, x64):
     np.testing.assert_allclose(jax.jit(f)(a, b), f_jax(a, b))
     got = jax.jit(jax.grad(lambda x, y: f(x, y).sum()))(a, b)
     np.testing.assert_allclose(got, jnp.cos(a) * b ** 2 + b)
+
+
+def test_tf_tensor_of_memory_the_torch_body_keeps_is_a_copy():
+    lin = torch.nn.Linear(2, 2)
+    f = ut.wrap("tensorflow", "torch")(lambda x: (lin.weight.detach(), x * 2))
+    x = tf.ones((2, 2))
+    with pytest.warns(ut.CopyWarning, match="shares memory the body keeps"):
+        w, y = f(x)
+    before = w.numpy().copy()
+    with torch.no_grad():
+        lin.weight.add_(100.0)
+    np.testing.assert_array_equal(w.numpy(), before)
+    np.testing.assert_allclose(y, 2 * np.ones((2, 2)))
 
 
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])

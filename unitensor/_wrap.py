@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import itertools
 import sys
 import weakref
@@ -150,9 +151,25 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         if source == "tensorflow":  # tf.function's AutoGraph must not rewrite
             # the bridge (nor the body's framework) into graph code
             bridged = autodiff(source).unconverted(bridged)
-        return bridged  # type: ignore[return-value]  # same signature as func
+        return _opaque(bridged, func)  # type: ignore[return-value]  # func's signature
 
     return decorate
+
+
+def _opaque(bridged: Callable[..., Any], func: Callable[..., Any]
+            ) -> Callable[..., Any]:
+    """``bridged`` with ``func``'s name, doc and signature but no ``__wrapped__``
+    (functools.wraps sets it): tf.function unwraps ``__wrapped__`` from a
+    callable passed to it as an argument, and would call the raw body.
+    """
+    node = bridged  # (tensorflow's do_not_convert wraps the bridge again)
+    while node is not func and "__wrapped__" in vars(node):
+        node = vars(node).pop("__wrapped__")
+    try:  # what inspect.signature found through __wrapped__
+        bridged.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):  # a builtin without one
+        pass
+    return bridged
 
 
 class Bridge:
@@ -280,18 +297,23 @@ class Call:
         kinds = self.bridge.types()[1]
         # the common results without a tree walk: one array, a tuple of arrays
         if isinstance(out, kinds):
-            self.out = _ONE
-            return [out]
-        if type(out) is tuple and all(isinstance(y, kinds) for y in out):
-            self.out = _TUPLE
-            return list(out)
-        out_leaves, out_tree = flatten(out)
-        positions = [i for i, leaf in enumerate(out_leaves) if isinstance(leaf, kinds)]
-        arrays = [out_leaves[i] for i in positions]
-        for i in positions:  # kept: the structure, not the body's memory
-            out_leaves[i] = None
-        self.out = (out_leaves, out_tree, positions)
-        return arrays
+            self.out, ys = _ONE, [out]
+        elif type(out) is tuple and all(isinstance(y, kinds) for y in out):
+            self.out, ys = _TUPLE, list(out)
+        else:
+            out_leaves, out_tree = flatten(out)
+            positions = [i for i, leaf in enumerate(out_leaves)
+                         if isinstance(leaf, kinds)]
+            ys = [out_leaves[i] for i in positions]
+            for i in positions:  # kept: the structure, not the body's memory
+                out_leaves[i] = None
+            self.out = (out_leaves, out_tree, positions)
+        del out  # ys alone holds the outputs now (torch's check counts holders)
+        if bridge.target == "torch" and bridge.source in _IMMUTABLE:
+            # the caller's array must never change: an output whose memory the
+            # body also keeps (a parameter, a cache) is copied
+            ys = self.body().unshared(ys, arrays, bridge.quiet)
+        return ys
 
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""

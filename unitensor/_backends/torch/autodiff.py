@@ -18,6 +18,7 @@ runs) come from one run on meta tensors.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,7 @@ from torch.autograd import forward_ad
 
 from ..._dtypes import DType
 from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error
+from ..._errors import arg_error, copy_or_refuse
 from .interop import torch_dtype
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ def call(c: Call) -> Any:
     xs = c.arrays()
     tracked = [_tracked(x) for x in xs]
     if not any(tracked):
+        if _dispatch_traced():
+            return c.result(_op(c, xs))
         try:
             return c.plain()
         except RuntimeError:  # a tensor without memory: torch's legacy vmap?
@@ -73,6 +76,27 @@ def _tracked(x: torch.Tensor) -> bool:
         forward_ad.unpack_dual(x).tangent is not None)
 
 
+_dispatch_mode = torch._C._get_dispatch_mode
+_PROXY = torch._C._TorchDispatchModeKey.PROXY
+_FAKE = torch._C._TorchDispatchModeKey.FAKE
+
+
+def _dispatch_traced() -> bool:
+    """Whether a tracer of torch's dispatch runs: make_fx (``torch.func.linearize``,
+    ``torch.export``) records the ops it sees, and a body run on the tensors'
+    memory, which it does not see, would be a constant of its graph (stale
+    values; linearize's tangents are uninitialised memory); a FakeTensorMode's
+    tensors have no memory. There the call is the op torch.compile records.
+    """
+    return _dispatch_mode(_PROXY) is not None or _dispatch_mode(_FAKE) is not None
+
+
+def _op(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The body's outputs as the op ``unitensor::bridge`` (compile.py)."""
+    from . import compile  # imports torch._dynamo (seconds): only here
+    return compile.fx_call(c, xs)
+
+
 class _Bridged(torch.autograd.Function):
     """A bridged call, as one node of torch's graph (inputs: the Call, then its
     tensors; outputs: the body's arrays, as tensors).
@@ -80,6 +104,8 @@ class _Bridged(torch.autograd.Function):
 
     @staticmethod
     def forward(c: Call, *xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        if _dispatch_traced():  # no pullback kept: backward is then the vjp
+            return tuple(_op(c, list(xs)))  # bridged again, recorded as an op
         arrays = [c.to_body(x) for x in xs]
         if c.reverse:  # keep the pullback for backward: no second run there
             outs, c.pull = c.pullback(arrays)
@@ -475,3 +501,79 @@ def read_only(arrays: list[torch.Tensor], why: str
         if address is not None:
             addresses[address] = x
     return _ReadOnly(addresses, why) if addresses else contextlib.nullcontext()
+
+
+# -- outputs whose memory the body keeps ------------------------------------------
+# A jax or TensorFlow caller's array never changes, but a view of memory the body
+# keeps (``lin.weight.detach()``, a cache, a view of a parameter) would change with
+# it (an optimizer step). Such an output is copied; one the body made in this call
+# is lent as it is. Kept is told by counting holders: of the tensor object
+# (Python references besides the outputs' list) and of its memory (torch's
+# storage use count, less what torch itself adds: the base of a view, the result
+# that autograd saved, for tanh or exp, to differentiate it).
+def _refs(ys: list[Any], i: int) -> int:
+    return sys.getrefcount(ys[i])
+
+
+def _base_refs(y: torch.Tensor) -> tuple[Any, int]:
+    """The base of view ``y`` (None if not a view), and its Python references."""
+    base = y._base
+    return base, 0 if base is None else sys.getrefcount(base)
+
+
+_FRESH = _refs([torch.empty(0)], 0)  # a tensor the list alone holds
+# the base of a view held by the view alone (torch's view keeps its Python object)
+_FRESH_BASE = _base_refs(torch.empty(1)[:])[1]
+_use_count = torch._C._storage_Use_Count
+
+
+def _saves(t: torch.Tensor) -> int:
+    """1 where autograd keeps ``t``'s result (a second holder of its memory)."""
+    node = t.grad_fn
+    return 0 if node is None or getattr(node, "_saved_result", None) is None else 1
+
+
+def _kept(ys: list[Any], i: int) -> bool:
+    """Whether the memory of ``ys[i]`` has a holder other than the list ``ys``."""
+    refs = _refs(ys, i) - _FRESH
+    y = ys[i]
+    if refs > 0 and refs > sum(1 for z in ys if isinstance(z, torch.Tensor)
+                               and z._base is y):  # (the base of another output)
+        return True  # the tensor itself, held elsewhere
+    if not isinstance(y, torch.Tensor) or y.is_meta or _is_wrapped(y):
+        return False  # no memory to share (meta: the shape pass)
+    try:
+        storage = y.untyped_storage()
+    except (RuntimeError, NotImplementedError):  # a subclass without one
+        return False
+    expected = 1 + _saves(y)
+    base, refs = _base_refs(y)
+    if base is not None:  # a view: its base holds the memory too
+        if refs > _FRESH_BASE + sum(z is base for z in ys):  # (an output too)
+            return True
+        expected += 1 + _saves(base)
+    held = _use_count(storage._cdata) - 1  # less ``storage``
+    if held > expected:  # (rare) other outputs of the body on the same memory
+        address = storage.data_ptr()
+        held -= sum(1 for z in ys if z is not y and _memory(z) == address)
+    return held > expected
+
+
+def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
+    """The body's outputs ``ys`` (the list their only holder), each one whose
+    memory the body keeps copied (reported unless ``quiet``); one that is a
+    view of an input ``xs`` (the caller's, immutable) is not.
+    """
+    if xs and xs[0].is_meta:  # the shape pass (eval_shape): nothing is lent
+        return ys
+    for i in range(len(ys)):
+        if _kept(ys, i):
+            y = ys[i]
+            if _memory(y) in {_memory(x) for x in xs}:
+                continue
+            copy_or_refuse("wrap", "func", True if quiet else None,
+                           "the body's output shares memory the body keeps (a "
+                           "parameter, a cached tensor), which a later in-place "
+                           "update would change in the caller's immutable array")
+            ys[i] = y.clone(memory_format=torch.contiguous_format)  # lent as is
+    return ys

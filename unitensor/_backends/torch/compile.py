@@ -22,7 +22,9 @@ body's ``eval_shape`` (``jax.eval_shape``: no data, no computation), its
 backward a second op (``unitensor::bridge_vjp``) running the body's
 vector-Jacobian product as the eager bridge does. The op names its call by a
 number: the bridge and the arguments that are not tensors (constants of the
-graph) are kept in ``_calls`` under it (``bridged_call``).
+graph) are kept in ``_calls`` under it (``bridged_call``). make_fx
+(``torch.func.linearize``) and FakeTensorMode record the same op, for any body
+(``fx_call``, from autodiff.py).
 
 Registered once, when ``torch._dynamo`` is first imported (``register``): a
 program that never compiles never imports it (it costs seconds).
@@ -197,10 +199,38 @@ def _own(ys: list[Any], xs: list[torch.Tensor]) -> list[torch.Tensor]:
             else y for y in ys]
 
 
+def _structure(c: _wrap.Call, n: int) -> tuple[list[Any], Any, list[int]]:
+    """The structure of ``c``'s output (``n`` arrays) as a tree, also where it
+    is a tuple of arrays (``Call.run`` marks that without a tree).
+    """
+    assert c.out is not None, "the body has run"
+    if c.out is _wrap._TUPLE:
+        return [None] * n, (tuple, [None] * n), list(range(n))
+    return c.out
+
+
+def fx_call(c: _wrap.Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
+    """The body's outputs for ``xs`` (``c``'s tensors) as the op, where a
+    tracer of torch's dispatch runs (make_fx: ``torch.func.linearize``,
+    ``torch.export``; a FakeTensorMode): it records the op, where the body's
+    run on memory would be a constant of its graph (or has no memory to read).
+    """
+    constants = tuple(_TENSOR if i in c.positions else leaf
+                      for i, leaf in enumerate(c.leaves))
+    number = _call_number(c.bridge.key, c.tree, constants)
+    outs = torch.ops.unitensor.bridge(xs, number)
+    c.out = _calls[number].out
+    return list(outs)
+
+
 @torch.library.custom_op("unitensor::bridge", mutates_args=())
 def _bridge(xs: list[torch.Tensor], number: int) -> list[torch.Tensor]:
     """The bridged call, run as the eager bridge runs it (views in and out)."""
-    return _own(_calls[number].call(xs).plain_arrays(xs), xs)
+    traced = _calls[number]
+    c = traced.call(xs)
+    ys = c.plain_arrays(xs)
+    traced.out = _structure(c, len(ys))  # (make_fx runs this, not the shapes)
+    return _own(ys, xs)
 
 
 @_bridge.register_fake
@@ -211,11 +241,12 @@ def _bridge_shapes(xs: list[torch.Tensor], number: int) -> list[torch.Tensor]:
     for x in xs:
         if not all(isinstance(d, int) for d in x.shape):
             raise arg_error(NotImplementedError, "wrap", "args", "tensors of static "
-                            "shapes under torch.compile (dynamic=False)",
+                            "shapes under torch.compile (dynamic=False) and make_fx "
+                            "(tracing_mode 'real' or 'fake')",
                             f"a tensor of symbolic shape {tuple(x.shape)}")
         specs.append((tuple(x.shape), parse_dtype(x.dtype, "wrap")))
     shapes = c.body().eval_shape(c.run, specs)
-    traced.out = c.out
+    traced.out = _structure(c, len(shapes))
     device = xs[0].device if xs else torch.device("cpu")
     return [torch.empty(shape, dtype=torch_dtype(dtype), device=device)
             for shape, dtype in shapes]
