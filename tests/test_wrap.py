@@ -1183,6 +1183,25 @@ def _differentiate_both_ways(body):
     jax.jit(jax.grad(lambda a: jwrapped(a).sum()))(jnp.ones(2))
 
 
+def test_a_wrap_inside_a_wrap_in_every_jax_mode():
+    # reentrant: under jax.jit the outer shape pass meets the inner bridge
+    # with meta tensors
+    inner = ut.wrap("torch", "jax")(jnp.sin)
+    outer = ut.wrap("jax", "torch")(lambda v: inner(v * 2) * v)
+
+    def native(v):
+        return jnp.sin(v * 2) * v
+
+    def loss(fn):
+        return lambda v: fn(v).sum()
+
+    x = jnp.array([0.3, 0.7, -1.2])
+    for transform in (lambda fn: fn, jax.jit, lambda fn: jax.grad(loss(fn)),
+                      lambda fn: jax.jit(jax.grad(loss(fn)))):
+        np.testing.assert_allclose(transform(outer)(x), transform(native)(x),
+                                   rtol=1e-6)
+
+
 def test_bridged_calls_from_threads():
     pow2 = ut.wrap("torch", "jax")(pow2_body)
     n = torch.tensor([0, 1, 2, 3], dtype=torch.int32)

@@ -43,7 +43,9 @@ def call(c: Call) -> Any:
     xs = c.arrays()
     tracked = [_tracked(x) for x in xs]
     if not any(tracked):
-        if _dispatch_traced():
+        # meta tensors: an outer bridge's shape pass, reentrant (its body calls
+        # this bridge), where the op answers with the body's shapes
+        if _dispatch_traced() or any(x.is_meta for x in xs):
             return c.result(_op(c, xs))
         try:
             return c.plain()
@@ -400,6 +402,11 @@ _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _unwrapped = torch._C._functorch.get_unwrapped
 
 
+def _no_memory(t: torch.Tensor) -> bool:
+    """A meta or fake tensor (the shape pass): shapes, no memory."""
+    return t.is_meta or isinstance(t, FakeTensor)
+
+
 def _memory(t: Any) -> int | None:
     """The address of the memory under tensor ``t`` (functorch's wrappers
     unwrapped), or None where there is none (meta, fake, not a tensor).
@@ -408,7 +415,7 @@ def _memory(t: Any) -> int | None:
         return None
     while _is_wrapped(t):
         t = _unwrapped(t)
-    if t.is_meta or isinstance(t, FakeTensor):
+    if _no_memory(t):
         return None
     try:
         return t.untyped_storage().data_ptr() or None
@@ -540,8 +547,8 @@ def _kept(ys: list[Any], i: int) -> bool:
     if refs > 0 and refs > sum(1 for z in ys if isinstance(z, torch.Tensor)
                                and z._base is y):  # (the base of another output)
         return True  # the tensor itself, held elsewhere
-    if not isinstance(y, torch.Tensor) or y.is_meta or _is_wrapped(y):
-        return False  # no memory to share (meta: the shape pass)
+    if not isinstance(y, torch.Tensor) or _no_memory(y) or _is_wrapped(y):
+        return False  # no memory to share (the shape pass)
     try:
         storage = y.untyped_storage()
     except (RuntimeError, NotImplementedError):  # a subclass without one
@@ -564,7 +571,7 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
     memory the body keeps copied (reported unless ``quiet``); one that is a
     view of an input ``xs`` (the caller's, immutable) is not.
     """
-    if xs and xs[0].is_meta:  # the shape pass (eval_shape): nothing is lent
+    if xs and _no_memory(xs[0]):  # the shape pass (eval_shape): nothing is lent
         return ys
     for i in range(len(ys)):
         if _kept(ys, i):
