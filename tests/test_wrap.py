@@ -97,8 +97,25 @@ def test_seed_pow2_gradient_float32_without_x64():
 
 def test_64_bit_data_without_x64_is_refused_naming_the_switch():
     pow2 = ut.wrap("torch", "jax")(pow2_body)
-    with pytest.raises(BufferError, match="jax_enable_x64"):
+    with pytest.raises(BufferError, match=r"^wrap\(\): args: .*jax_enable_x64"):
         pow2(torch.tensor([0, 1]), torch.ones(2))
+
+
+def test_64_bit_refusal_is_one_buffer_error_in_every_mode():
+    # an input or an output JAX cannot hold: the same error eagerly and traced
+    tf = pytest.importorskip("tensorflow")
+    to_jax = ut.wrap("jax", "torch")(lambda v: v.to(torch.int64))
+    tf_to_jax = ut.wrap("tensorflow", "jax")(lambda v: v * 2)
+    output = r"^wrap\(\): func \(an output of the body\): expected a dtype JAX " \
+        r"holds with x64 disabled"
+    args = r"^wrap\(\): args: expected a dtype JAX holds with x64 disabled"
+    for call, match in (
+            (lambda: to_jax(jnp.ones(2)), output),
+            (lambda: jax.jit(to_jax)(jnp.ones(2)), output),
+            (lambda: tf_to_jax(tf.ones(2, tf.float64)), args),
+            (lambda: tf.function(tf_to_jax)(tf.ones(2, tf.float64)), args)):
+        with pytest.raises(BufferError, match=match):
+            call()
 
 
 def test_torch_to_jax_is_zero_copy_both_ways():

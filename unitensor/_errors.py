@@ -106,6 +106,18 @@ def renamed(func: str, exc: Exception) -> Exception | None:
     return type(exc)(f"{func}(): {rest}") if conversion else None
 
 
+def conversion_refused(func: str, arg: str, exc: Exception) -> BufferError | None:
+    """A conversion's refusal (``jax(): x: ...``: memory or a dtype the framework
+    cannot hold) as ``func``'s, of its argument ``arg``: a BufferError, whether
+    found on the data or, under a compiler, on its dtype; None where ``exc`` names
+    no conversion.
+    """
+    if renamed(func, exc) is None:
+        return None
+    detail = str(exc).partition("(): ")[2].partition(": ")[2]
+    return BufferError(f"{func}(): {arg}: {detail}")
+
+
 def is_ours(exc: BaseException) -> bool:
     """Whether ``exc`` is an error unitensor made (so it passes on unchanged)."""
     return type(exc) in STANDARD_TYPES and _OURS.match(str(exc)) is not None

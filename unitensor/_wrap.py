@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any, Final, TypeVar
 
 from . import _backends, _convert
-from ._errors import arg_error, describe
+from ._errors import arg_error, conversion_refused, describe
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -334,11 +334,12 @@ class Call:
         aliased, else a copy, reported unless ``quiet`` (a cotangent, whose
         layout the caller's autodiff chose) or the bridge is quiet.
         """
-        return lend(array, self.bridge.target, quiet or self.bridge.quiet)
+        return lend(array, self.bridge.target, quiet or self.bridge.quiet, "args")
 
     def to_caller(self, array: Any, quiet: bool = False) -> Any:
         """A body's array as the caller framework's, as :meth:`to_body`."""
-        return lend(array, self.bridge.source, quiet or self.bridge.quiet)
+        return lend(array, self.bridge.source, quiet or self.bridge.quiet,
+                    "func (an output of the body)")
 
     def plain(self) -> Any:
         """The call without differentiation: views in, body, views out."""
@@ -421,15 +422,23 @@ def _caller_arrays(source: str) -> tuple[type, ...]:
     return kinds
 
 
-def lend(array: Any, framework: str, quiet: bool = False) -> Any:
-    """``array`` as ``framework``'s, through unitensor's conversions."""
+def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> Any:
+    """``array`` as ``framework``'s, through unitensor's conversions; a refusal
+    (a dtype JAX does not hold) names ``arg``, the array's place in the call.
+    """
     t = _convert.asarray(array)
-    if not quiet:
-        return _convert.view(t, framework, None, "wrap")
     try:
-        return _convert.view(t, framework, False, "wrap")
-    except BufferError:
-        return _convert.view(t, framework, True, "wrap")
+        if not quiet:
+            return _convert.view(t, framework, None, "wrap")
+        try:
+            return _convert.view(t, framework, False, "wrap")
+        except BufferError:
+            return _convert.view(t, framework, True, "wrap")
+    except BufferError as exc:
+        refused = conversion_refused("wrap", arg, exc)
+        if refused is None:
+            raise
+        raise refused from exc
 
 
 def autodiff(framework: str) -> ModuleType:

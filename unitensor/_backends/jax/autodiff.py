@@ -24,7 +24,7 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, describe
+from ..._errors import arg_error, conversion_refused, describe
 from .interop import jax_dtype
 
 if TYPE_CHECKING:
@@ -136,7 +136,8 @@ class _Body(_Fn):
     def _find_out_avals(self) -> tuple[Any, ...]:
         specs = [(a.shape, parse_dtype(a.dtype, "wrap")) for a in self.in_avals]
         found = self.root.body().eval_shape(self.run, specs)
-        return tuple(jax.core.ShapedArray(s, jax_dtype(d)) for s, d in found)
+        return tuple(jax.core.ShapedArray(s, _held(d, "func (an output of the body)"))
+                     for s, d in found)
 
     def to_body(self, x: Any) -> Any:  # the caller's own arrays: copies reported
         return self.root.to_body(x)
@@ -377,9 +378,22 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
     """
     def f(*xs: Any) -> list[Any]:
         return run(list(xs))
-    outs = jax.eval_shape(f, *[jax.ShapeDtypeStruct(shape, jax_dtype(d))
+    outs = jax.eval_shape(f, *[jax.ShapeDtypeStruct(shape, _held(d, "args"))
                                for shape, d in specs])
     return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
+
+
+def _held(dtype: Any, arg: str) -> Any:
+    """JAX's dtype for a bridged array's ``dtype`` (``arg`` its place in the
+    call): a dtype JAX does not hold is the BufferError an eager call gives.
+    """
+    try:
+        return jax_dtype(dtype)
+    except ValueError as exc:
+        refused = conversion_refused("wrap", arg, exc)
+        if refused is None:
+            raise
+        raise refused from exc
 
 
 def _inexact(x: Any) -> bool:
