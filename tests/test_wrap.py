@@ -361,7 +361,10 @@ def test_jax_array_of_memory_the_torch_body_keeps_is_a_copy(mode):
         warnings.simplefilter("always")
         out = run(x)
     reports = [w for w in seen if issubclass(w.category, ut.CopyWarning)]
-    assert len(reports) == 3, [str(w.message) for w in reports]  # not the fresh ones
+    # not the fresh ones; under jit every output is written into XLA's buffer,
+    # the way a jitted output always arrives: nothing more to copy or report
+    expected = 0 if mode == "jit" else 3
+    assert len(reports) == expected, [str(w.message) for w in reports]
     before = [np.array(y) for y in out]
     with torch.no_grad():
         lin.weight.add_(100.0)

@@ -267,10 +267,11 @@ class Call:
         """The caller's arrays among the arguments, in order."""
         return [self.leaves[i] for i in self.positions]
 
-    def run(self, arrays: list[Any]) -> list[Any]:
+    def run(self, arrays: list[Any], lent: bool = True) -> list[Any]:
         """The body, given ``arrays`` (the body framework's) in place of the
         caller's: the arrays of its output, flattened. Its output's structure
-        (the same on every run) is kept in ``out``.
+        (the same on every run) is kept in ``out``. ``lent``: whether the
+        outputs will be lent to the caller (not: copied into XLA's buffers).
         """
         if len(arrays) != len(self.positions):
             raise ValueError(f"Call.run(): {len(arrays)} arrays for "
@@ -309,9 +310,10 @@ class Call:
                 out_leaves[i] = None
             self.out = (out_leaves, out_tree, positions)
         del out  # ys alone holds the outputs now (torch's check counts holders)
-        if bridge.target == "torch" and bridge.source in _IMMUTABLE:
+        if lent and bridge.target == "torch" and bridge.source in _IMMUTABLE:
             # the caller's array must never change: an output whose memory the
-            # body also keeps (a parameter, a cache) is copied
+            # body also keeps (a parameter, a cache) is copied (not ``lent``:
+            # copied anyway, into XLA's buffers under jax.jit)
             ys = self.body().unshared(ys, arrays, bridge.quiet)
         return ys
 

@@ -95,6 +95,10 @@ class _Fn:
     def run(self, arrays: list[Any]) -> list[Any]:
         raise NotImplementedError
 
+    def run_copied(self, arrays: list[Any]) -> list[Any]:
+        """``run``, where its outputs will be copied (into XLA's buffers)."""
+        return self.run(arrays)
+
     def _find_out_avals(self) -> tuple[Any, ...]:
         raise NotImplementedError
 
@@ -132,6 +136,9 @@ class _Body(_Fn):
 
     def run(self, arrays: list[Any]) -> list[Any]:
         return self.root.run(arrays)
+
+    def run_copied(self, arrays: list[Any]) -> list[Any]:
+        return self.root.run(arrays, lent=False)
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         specs = [(a.shape, parse_dtype(a.dtype, "wrap")) for a in self.in_avals]
@@ -246,7 +253,7 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
     lend = body.from_xla
 
     def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
-        ys = fn.run([lend(b) for b in buffers])
+        ys = fn.run_copied([lend(b) for b in buffers])
         for out, y in zip(outs, ys, strict=True):
             body.write(out, y)
 

@@ -411,7 +411,12 @@ def _memory(t: Any) -> int | None:
     """The address of the memory under tensor ``t`` (functorch's wrappers
     unwrapped), or None where there is none (meta, fake, not a tensor).
     """
-    if not isinstance(t, torch.Tensor):
+    if type(t) is torch.Tensor:  # the common case, first (no subclass: not fake)
+        try:
+            return t.untyped_storage().data_ptr() or None  # meta: 0
+        except NotImplementedError:  # functorch's wrapper: unwrapped below
+            pass
+    elif not isinstance(t, torch.Tensor):
         return None
     while _is_wrapped(t):
         t = _unwrapped(t)
@@ -454,7 +459,11 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
             # has compiled its checks into wrong values (torch 2.13); a write
             # there is found after the body, by the version counters
             return func(*args, **kwargs)
-        kind = _kind(func)
+        kind = _kinds.get(func)
+        if kind is None:
+            kind = _kind(func)
+        if kind == _READS and not kwargs:  # most calls: at once
+            return func(*args)
         # the first argument, also where it is given by name (torch.nn.init)
         first = args[0] if args else next(iter(kwargs.values()), None)
         if kwargs:
