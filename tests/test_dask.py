@@ -647,3 +647,26 @@ def test_unique_counts_each_nan_as_a_value_of_its_own():
         np.testing.assert_array_equal(values.numpy()[inverse.numpy()], data)
     counted = ut.unique_counts(ut.asarray(da.from_array(a.real, chunks=3)))
     assert counted.counts.numpy().tolist() == [2, 2, 1, 1, 1, 1]  # 1, 2, 3, 3 NaNs
+
+
+def test_cumulative_sum_and_prod_over_empty_and_unknown_chunks_after_a_mask():
+    # before: built, then at compute numpy's "operands could not be broadcast
+    # together with shapes (0,) (3,)" from dask's scan (found in review, 6)
+    data = np.arange(40.0).reshape(20, 2)
+    x = ut.asarray(da.from_array(data, chunks=(5, 1)))
+    m = x[x[:, 0] > 23]  # chunks (0, 0, 3, 5) along axis 0 once computed
+    ref = data[data[:, 0] > 23]
+    for func, numpy_func in ((ut.cumulative_sum, np.cumsum),
+                             (ut.cumulative_prod, np.cumprod)):
+        for axis in (0, 1):
+            np.testing.assert_allclose(func(m, axis=axis).numpy(),
+                                       numpy_func(ref, axis=axis))
+        flat = m[:, 0]
+        np.testing.assert_allclose(func(flat, include_initial=True).numpy(),
+                                   func(ut.asarray(ref[:, 0]),
+                                        include_initial=True).numpy())
+    y = ut.asarray(da.from_array(np.arange(10, dtype=np.int8), chunks=3))
+    got = ut.cumulative_sum(y[y > 4])
+    want = ut.cumulative_sum(ut.asarray(np.arange(5, 10, dtype=np.int8)))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -494,6 +494,22 @@ def _moment(name: str) -> Callable[..., Any]:
     return run
 
 
+def _cumulative(name: str) -> Callable[..., Any]:
+    """cumulative_sum, cumulative_prod: dask's default (sequential) scan carries
+    each chunk's last value into the next, which fails once computed where a chunk
+    is empty (after a mask: a broadcast of shapes (0,) and (n,)) or of unknown size
+    along another axis. There, dask's Blelloch scan, which carries each chunk's
+    total (the identity for an empty chunk) and reads no chunk size.
+    """
+    own = getattr(compat, name)
+
+    def run(x: da.Array, /, **kwargs: Any) -> da.Array:
+        if any(n != n or n == 0 for c in x.chunks for n in c):
+            kwargs["method"] = "blelloch"
+        return own(x, **kwargs)
+    return run
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     """dask sums its partial products with numpy's sum, which widens small
     integers (int8 to int64): the result cast back to the operands' type.
@@ -520,6 +536,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "unique_all": _unique_all,
     "std": _moment("std"),
     "var": _moment("var"),
+    "cumulative_sum": _cumulative("cumulative_sum"),
+    "cumulative_prod": _cumulative("cumulative_prod"),
     "tensordot": _tensordot,
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
