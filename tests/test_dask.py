@@ -670,3 +670,27 @@ def test_cumulative_sum_and_prod_over_empty_and_unknown_chunks_after_a_mask():
     want = ut.cumulative_sum(ut.asarray(np.arange(5, 10, dtype=np.int8)))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_mask_of_an_unknown_size_made_from_it():
+    # before: IndexError "expected a boolean mask of shape (nan,) ..., got one of
+    # shape (nan,)" (found in review, 7); raw dask computes it
+    data = np.arange(10.0)
+    y = ut.asarray(da.from_array(data, chunks=5))
+    m = y[y > 2]
+    ref = data[data > 2]
+    np.testing.assert_array_equal(m[m > 5].numpy(), ref[ref > 5])
+    a = np.arange(40.0).reshape(10, 4)
+    x = ut.asarray(da.from_array(a, chunks=(5, 2)))
+    rows = x[x[:, 0] > 4]
+    ref = a[a[:, 0] > 4]
+    np.testing.assert_array_equal(rows[rows[:, 1] > 12].numpy(), ref[ref[:, 1] > 12])
+    # sizes said as None, never NaN
+    with pytest.raises(IndexError, match=r"mask of shape \(None,\) \(x's leading "
+                       r"axes\), got one of shape \(2, 2\)$"):
+        m[ut.asarray(da.ones((2, 2), dtype=bool))]
+    # masks of several axes over unknown sizes: dask would mask block by block,
+    # out of numpy's order: the documented refusal, not wrong values
+    with pytest.raises(ValueError, match=r"^__getitem__\(\): key: expected an array "
+                       r"of known shape \(dask .*got an array of shape \(None, 4\)"):
+        rows[rows > 12]

@@ -28,6 +28,7 @@ from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
 from .interop import NATIVE_DTYPES
+from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
 
 ARRAY = da.Array
@@ -163,14 +164,18 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     gives a known size, 0, where dask would say it knows it only once computed.
     """
     # a mask's size 0 where x's axis has another size selects nothing (numpy's
-    # rule, which the official suite expects)
-    leading = x.shape[:mask.ndim]
-    if mask.ndim > x.ndim or any(k not in (n, 0) for k, n in zip(mask.shape,
-                                                                 leading,
-                                                                 strict=True)):
+    # rule, which the official suite expects); a size dask knows only once
+    # computed (NaN, equal to nothing) is not checked, as dask does not check it
+    if mask.ndim > x.ndim or any(k != n and k != 0 and k == k and n == n
+                                 for k, n in zip(mask.shape, x.shape, strict=False)):
         raise IndexError(f"__getitem__(): key: expected a boolean mask of shape "
-                         f"{leading} (x's leading axes), got one of "
-                         f"shape {mask.shape}")
+                         f"{sizes(x)[:mask.ndim]} (x's leading axes), got one of "
+                         f"shape {sizes(mask)}")
+    if mask.ndim > 1 and (unknown(mask) or unknown(x)):
+        # dask masks several axes of unknown sizes block by block, out of numpy's
+        # order (it warns), or cannot (a reshape): refused, as dask knows no order
+        raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
+                                                 else ("x", x)))
     rest = x.shape[mask.ndim:]
     if mask.size == 0:
         return da.empty((0, *rest), dtype=x.dtype)
