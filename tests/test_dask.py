@@ -535,9 +535,7 @@ def test_chunked_and_map_blocks_refuse_in_the_project_s_format():
     x = ut.dask.chunked(a, 5)
     with pytest.raises(ValueError, match=r"^map_blocks\(\): arguments: expected "
                        r"arguments that dask accepts, got dask's refusal: "):
-        # one argument taken, two given: dask's dtype inference fails
-        ut.dask.map_blocks(lambda b: b, x, ut.dask.chunked(np.arange(7.0), 3),
-                           framework="numpy")
+        ut.dask.map_blocks(lambda b: b, x, framework="numpy", drop_axis=5)
 
 
 def test_std_and_var_over_empty_chunks_after_a_mask():
@@ -694,3 +692,42 @@ def test_mask_of_an_unknown_size_made_from_it():
     with pytest.raises(ValueError, match=r"^__getitem__\(\): key: expected an array "
                        r"of known shape \(dask .*got an array of shape \(None, 4\)"):
         rows[rows > 12]
+
+
+def test_dask_helpers_refuse_their_arguments_when_called():
+    # before (found in review, 9): copy="yes" refused only when computed, a keyword
+    # func does not take said as dask's "dtype inference failed", chunks=0 a
+    # ZeroDivisionError, chunks=True taken as 1
+    data = np.arange(12.0).reshape(3, 4)
+    x = ut.asarray(da.from_array(data, chunks=2))
+
+    def scaled(b, scale=1.0):
+        return b * scale
+    with pytest.raises(TypeError, match=r"^map_blocks\(\): copy: expected True, False "
+                       r"or None, got 'yes' of type 'str'$"):
+        ut.dask.map_blocks(scaled, x, framework="numpy", dtype="float64", copy="yes")
+    for dtype in (None, "float64"):  # dask infers the dtype by calling func, or not
+        with pytest.raises(TypeError, match=r"^map_blocks\(\): kwargs: expected "
+                           r"keywords func takes .*got foo: .*unexpected keyword "
+                           r"argument 'foo'") as info:
+            ut.dask.map_blocks(scaled, x, framework="numpy", dtype=dtype, foo=1)
+        assert isinstance(info.value.__cause__, TypeError)
+        with pytest.raises(TypeError, match=r"^map_blocks\(\): arrays: expected one "
+                           r"array per chunk func takes .*got 3: .*too many"):
+            ut.dask.map_blocks(scaled, x, x, x, framework="numpy", dtype=dtype)
+    # what func takes passes: its keywords, dask's own (name), a second chunk
+    r = ut.dask.map_blocks(scaled, x, framework="numpy", scale=2.0, name="twice")
+    np.testing.assert_array_equal(r.numpy(), data * 2)
+    np.testing.assert_array_equal(
+        ut.dask.map_blocks(scaled, x, x, framework="numpy").numpy(), data * data)
+    np.testing.assert_array_equal(
+        ut.dask.map_blocks(np.negative, x, framework="numpy").numpy(), -data)
+    for chunks in (0, (2, 0), {0: 0}):
+        with pytest.raises(ValueError, match=r"^chunked\(\): chunks: expected chunks "
+                           r"dask can lay over shape \(3, 4\).*\(dask: a size of 0\)"):
+            ut.dask.chunked(data, chunks)
+    for chunks in (True, (2, False)):
+        with pytest.raises(TypeError, match=r"^chunked\(\): chunks: expected an int, "
+                           r"a tuple of sizes per axis or 'auto', not a bool"):
+            ut.dask.chunked(data, chunks)
+    assert ut.dask.chunked(np.ones(0), 0).shape == (0,)  # nothing to divide
