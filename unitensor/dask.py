@@ -26,7 +26,7 @@ import numpy as np
 
 from ._convert import asarray
 from ._dispatch import owner
-from ._errors import arg_error, describe, refused, standard_type
+from ._errors import arg_error, computing_failed, describe, refused, standard_type
 from ._tensor import Tensor
 
 __all__ = ["FRAMEWORKS", "chunked", "compute", "map_blocks"]
@@ -178,7 +178,11 @@ def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
             pending.append(t)
     if pending:
         from ._backends.dask.interop import computed
-        values = dask.compute(*(t._native for t in pending))
+        try:
+            values = dask.compute(*(t._native for t in pending))
+        except Exception as exc:  # passed on unchanged, as .numpy() does
+            computing_failed(exc)
+            raise
         for t, value in zip(pending, values, strict=True):
             t._shared().buffer = computed(value)
     return tensors
