@@ -39,7 +39,7 @@ from . import _backends, _config, _convert, _fastpath
 from ._device import Device
 from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
 from ._dtypes import parse as parse_dtype
-from ._errors import arg_error, describe, is_ours, refused, renamed
+from ._errors import arg_error, describe, from_computing, is_ours, refused, renamed
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import (
     API_VERSION,
@@ -460,8 +460,8 @@ def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
     type (``error_type``). None where ``exc`` is unitensor's own already.
     Only failures pay for this.
     """
-    if isinstance(exc, Warning):  # a warning made an error: ours
-        return None
+    if isinstance(exc, Warning) or from_computing(exc):  # a warning made an
+        return None  # error: ours; a graph's error (a lazy operand's): as raised
     if is_ours(exc):
         return renamed(func, exc)
     error = (_devices_differ(func, (*args, *kwargs.values()))

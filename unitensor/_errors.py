@@ -145,6 +145,25 @@ def unknown_size(func: str, arg: str, framework: str, shape: str) -> ValueError:
                      f"an array of shape {shape}")
 
 
+# The note on an exception raised while a lazy owner (dask) computed a graph:
+# numpy's, the user's function's (ut.dask.map_blocks) or unitensor's own checks
+# of computed values. It reaches the user unchanged, whichever read computed the
+# graph (docs/dask.md, "Errors while computing"): no conversion or call that
+# happened to compute it names itself in it.
+COMPUTING_NOTE = "(raised while dask computed a Tensor's graph; passed on unchanged)"
+
+
+def computing_failed(exc: BaseException) -> None:
+    """Note that ``exc`` was raised while computing a graph (see COMPUTING_NOTE)."""
+    if COMPUTING_NOTE not in getattr(exc, "__notes__", ()):
+        exc.add_note(COMPUTING_NOTE)
+
+
+def from_computing(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while computing a graph: passed on unchanged."""
+    return COMPUTING_NOTE in getattr(exc, "__notes__", ())
+
+
 def refused(exc: Exception, kind: type[_E], func: str, framework: str) -> _E:
     """A framework's exception in the project's format, of the standard's ``kind``
     (raise it ``from exc``, so the framework's own stays the cause).

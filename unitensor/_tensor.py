@@ -365,17 +365,19 @@ class Tensor(_fast.TensorBase):
     # bool(), int(), ...: the framework's conversion, its refusal in the project's
     # format (numpy raises ValueError for many elements, torch RuntimeError).
     def __bool__(self) -> bool:
+        scalar = self._scalar()  # a lazy owner computes here: its errors as raised
         try:
-            return bool(self._scalar())
+            return bool(scalar)
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:
-                return bool(value)
+                return bool(scalar)
             raise self._not_a_scalar("__bool__", exc) from exc
 
     def __int__(self) -> int:
+        scalar = self._scalar()  # a lazy owner computes here: its errors as raised
         try:
-            return int(self._scalar())
+            return int(scalar)
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:
@@ -383,20 +385,23 @@ class Tensor(_fast.TensorBase):
             raise self._not_a_scalar("__int__", exc) from exc
 
     def __float__(self) -> float:
+        scalar = self._scalar()  # a lazy owner computes here: its errors as raised
         try:
-            return float(self._scalar())
+            return float(scalar)
         except Exception as exc:
             raise self._not_a_scalar("__float__", exc) from exc
 
     def __complex__(self) -> complex:
+        scalar = self._scalar()  # a lazy owner computes here: its errors as raised
         try:
-            return complex(self._scalar())
+            return complex(scalar)
         except Exception as exc:
             raise self._not_a_scalar("__complex__", exc) from exc
 
     def __index__(self) -> int:
+        scalar = self._scalar()  # a lazy owner computes here: its errors as raised
         try:
-            return operator.index(self._scalar())
+            return operator.index(scalar)
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:

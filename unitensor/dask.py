@@ -16,6 +16,7 @@ it needs dask (``pip install unitensor[dask]``).
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from ._convert import asarray
 from ._dispatch import owner
-from ._errors import arg_error, describe, refused, standard_type
+from ._errors import arg_error, computing_failed, describe, refused, standard_type
 from ._tensor import Tensor
 
 __all__ = ["FRAMEWORKS", "chunked", "compute", "map_blocks"]
@@ -75,8 +76,10 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
         returns a chunk of another shape than ``chunks``, ``drop_axis`` and
         ``new_axis`` (or the input's chunks) say.
     TypeError
-        ``func`` is not callable, or an array is no array; when computed, ``func``
-        returns another dtype than ``dtype`` (or the one dask inferred).
+        ``func`` is not callable, or cannot be called with one chunk per array
+        and ``kwargs``; an array is no array; ``copy`` is not a bool or None;
+        when computed, ``func`` returns another dtype than ``dtype`` (or the one
+        dask inferred).
     """
     if not callable(func):
         raise arg_error(TypeError, "map_blocks", "func", "a callable", describe(func))
@@ -86,6 +89,10 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
     if not arrays:
         raise arg_error(TypeError, "map_blocks", "arrays", "at least one array",
                         "none")
+    if copy is not None and type(copy) is not bool:  # else refused in each task
+        raise arg_error(TypeError, "map_blocks", "copy", "True, False or None",
+                        describe(copy))
+    _check_call(func, len(arrays), kwargs)
     natives = [_dask_native(a, i) for i, a in enumerate(arrays)]
     block = functools.partial(_run_block, func, framework, copy)
     options: dict[str, Any] = {}
@@ -122,15 +129,20 @@ def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
     """
     from ._backends.dask.interop import from_numpy
     t = asarray(x)
+    if _holds_bool(chunks):  # dask takes True for 1
+        raise arg_error(TypeError, "chunked", "chunks", "an int, a tuple of sizes "
+                        "per axis or 'auto', not a bool", describe(chunks))
     try:
         if t.owner == "dask":
             return asarray(t.native.rechunk(chunks))
         return asarray(from_numpy(t.numpy(), chunks))
-    except (ValueError, TypeError) as exc:  # dask's normalize_chunks refusing
+    except (ValueError, TypeError, ZeroDivisionError) as exc:  # dask's
+        # normalize_chunks refusing (chunks of 0: a division by zero)
+        reason = ("a size of 0" if isinstance(exc, ZeroDivisionError) else
+                  str(exc).partition(chr(10))[0])
         raise arg_error(ValueError, "chunked", "chunks", "chunks dask can lay over "
                         f"shape {t.shape}: an int, a tuple of sizes per axis or "
-                        f"'auto' (dask: {str(exc).partition(chr(10))[0]})",
-                        describe(chunks)) from exc
+                        f"'auto' (dask: {reason})", describe(chunks)) from exc
 
 
 def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
@@ -166,7 +178,11 @@ def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
             pending.append(t)
     if pending:
         from ._backends.dask.interop import computed
-        values = dask.compute(*(t._native for t in pending))
+        try:
+            values = dask.compute(*(t._native for t in pending))
+        except Exception as exc:  # passed on unchanged, as .numpy() does
+            computing_failed(exc)
+            raise
         for t, value in zip(pending, values, strict=True):
             t._shared().buffer = computed(value)
     return tensors
@@ -205,6 +221,46 @@ def _check_block(result: np.ndarray, info: dict[str, Any]) -> None:
                         f"{expected} from func {where} (chunks, drop_axis and "
                         "new_axis say how func changes a chunk's shape)",
                         f"shape {result.shape}")
+
+
+# map_blocks' keywords that dask.array.map_blocks takes for itself (not func's)
+_DASK_KEYWORDS = frozenset(("name", "token", "enforce_ndim", "meta"))
+
+
+def _check_call(func: Callable[..., Any], n_arrays: int,
+                kwargs: dict[str, Any]) -> None:
+    """``func(*chunks, **kwargs)``, as each task calls it, refused now where
+    Python would refuse it there (dask reports it as a failed dtype inference, or
+    with ``dtype`` given not until computed).
+    """
+    try:
+        signature = inspect.signature(func)
+    except (TypeError, ValueError):  # none to read (some builtins): called as is
+        return
+    chunks = range(n_arrays)
+    try:
+        signature.bind(*chunks, **{k: v for k, v in kwargs.items()
+                                   if k not in _DASK_KEYWORDS})
+    except TypeError as exc:
+        try:
+            signature.bind_partial(*chunks)
+        except TypeError:
+            raise arg_error(TypeError, "map_blocks", "arrays", "one array per "
+                            "chunk func takes (func(*chunks, **kwargs) runs on "
+                            "each chunk)", f"{n_arrays}: func{signature} refuses "
+                            f"them ({exc})") from exc
+        raise arg_error(TypeError, "map_blocks", "kwargs", "keywords func takes "
+                        "(func(*chunks, **kwargs) runs on each chunk)",
+                        f"{', '.join(kwargs) or 'none'}: func{signature} refuses "
+                        f"them ({exc})") from exc
+
+
+def _holds_bool(chunks: Any) -> bool:
+    if isinstance(chunks, dict):
+        chunks = tuple(chunks.values())
+    if isinstance(chunks, (tuple, list)):
+        return any(map(_holds_bool, chunks))
+    return isinstance(chunks, (bool, np.bool_))
 
 
 def _dask_native(value: Any, index: int) -> da.Array:

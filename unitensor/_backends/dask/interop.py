@@ -30,7 +30,7 @@ from dask.array.core import normalize_chunks, slices_from_chunks
 from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType
-from ..._errors import arg_error
+from ..._errors import arg_error, computing_failed
 from .._common import cpu_only_reason, numpy_dtype_table
 from ..numpy import interop as numpy_interop
 
@@ -52,8 +52,14 @@ def shape(x: da.Array) -> tuple[int | None, ...]:
 
 
 def materialise(x: da.Array) -> np.ndarray:
-    """The computed values of ``x``: one ``compute()`` of its graph."""
-    return np.asarray(x.compute())
+    """The computed values of ``x``: one ``compute()`` of its graph; an error
+    raised in it noted, to reach the user unchanged (``computing_failed``).
+    """
+    try:
+        return np.asarray(x.compute())
+    except Exception as exc:
+        computing_failed(exc)
+        raise
 
 
 def export(x: da.Array) -> _core.Buffer:

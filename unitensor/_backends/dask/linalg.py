@@ -25,7 +25,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..._errors import arg_error
+from ..._errors import arg_error, refused, standard_type
 from .shapes import needs_known_shape, shape_text, unknown
 
 
@@ -52,9 +52,19 @@ def _check(func: str, arg: str, x: da.Array) -> None:
         raise needs_known_shape(func, arg, x)
 
 
-def _block(b: np.ndarray, func: Callable[..., Any], item: int | None,
+def _numpy(name: str, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """numpy's ``func`` on a chunk (in a task); its refusal (a singular matrix)
+    said as the numpy owner says it when called, numpy's error its cause.
+    """
+    try:
+        return func(*args, **kwargs)
+    except Exception as exc:
+        raise refused(exc, standard_type(exc), name, "numpy") from exc
+
+
+def _block(b: np.ndarray, name: str, func: Callable[..., Any], item: int | None,
            dtype: np.dtype, kwargs: dict[str, Any]) -> np.ndarray:
-    result = func(b, **kwargs)
+    result = _numpy(name, func, b, **kwargs)
     return np.asarray(result if item is None else result[item], dtype=dtype)
 
 
@@ -79,7 +89,7 @@ def per_matrix(func: str, numpy_func: Callable[..., Any], x: da.Array,
         trailing = p.shape[1:]
         dropped = tuple(range(x.ndim - 2 + len(trailing), x.ndim))
         results.append(da.map_blocks(
-            _block, x, numpy_func, i if n_out > 1 else None, dtype, kwargs,
+            _block, x, func, numpy_func, i if n_out > 1 else None, dtype, kwargs,
             dtype=dtype, chunks=(*batch, *((s,) for s in trailing)),
             drop_axis=dropped, meta=np.empty((0,) * (len(batch) + len(trailing)),
                                              dtype)))
@@ -138,7 +148,7 @@ svdvals = linalg("svdvals", np.linalg.svdvals, chunked=_svdvals_chunked)
 
 
 def _solve_block(a: np.ndarray, b: np.ndarray, *, dtype_: np.dtype) -> np.ndarray:
-    return np.linalg.solve(a, b).astype(dtype_, copy=False)
+    return _numpy("linalg.solve", np.linalg.solve, a, b).astype(dtype_, copy=False)
 
 
 def solve(x1: da.Array, x2: da.Array, /) -> da.Array:
@@ -208,7 +218,8 @@ _pinv = linalg("pinv", np.linalg.pinv)
 
 
 def _pinv_block(a: np.ndarray, rtol: np.ndarray, *, dtype_: np.dtype) -> np.ndarray:
-    return np.linalg.pinv(a, rtol=rtol).astype(dtype_, copy=False)
+    return _numpy("linalg.pinv", np.linalg.pinv, a, rtol=rtol).astype(dtype_,
+                                                                       copy=False)
 
 
 def pinv(x: da.Array, /, *, rtol: Any = None) -> da.Array:

@@ -28,6 +28,7 @@ from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
 from .interop import NATIVE_DTYPES
+from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
 
 ARRAY = da.Array
@@ -163,14 +164,18 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     gives a known size, 0, where dask would say it knows it only once computed.
     """
     # a mask's size 0 where x's axis has another size selects nothing (numpy's
-    # rule, which the official suite expects)
-    leading = x.shape[:mask.ndim]
-    if mask.ndim > x.ndim or any(k not in (n, 0) for k, n in zip(mask.shape,
-                                                                 leading,
-                                                                 strict=True)):
+    # rule, which the official suite expects); a size dask knows only once
+    # computed (NaN, equal to nothing) is not checked, as dask does not check it
+    if mask.ndim > x.ndim or any(k != n and k != 0 and k == k and n == n
+                                 for k, n in zip(mask.shape, x.shape, strict=False)):
         raise IndexError(f"__getitem__(): key: expected a boolean mask of shape "
-                         f"{leading} (x's leading axes), got one of "
-                         f"shape {mask.shape}")
+                         f"{sizes(x)[:mask.ndim]} (x's leading axes), got one of "
+                         f"shape {sizes(mask)}")
+    if mask.ndim > 1 and (unknown(mask) or unknown(x)):
+        # dask masks several axes of unknown sizes block by block, out of numpy's
+        # order (it warns), or cannot (a reshape): refused, as dask knows no order
+        raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
+                                                 else ("x", x)))
     rest = x.shape[mask.ndim:]
     if mask.size == 0:
         return da.empty((0, *rest), dtype=x.dtype)
@@ -494,6 +499,22 @@ def _moment(name: str) -> Callable[..., Any]:
     return run
 
 
+def _cumulative(name: str) -> Callable[..., Any]:
+    """cumulative_sum, cumulative_prod: dask's default (sequential) scan carries
+    each chunk's last value into the next, which fails once computed where a chunk
+    is empty (after a mask: a broadcast of shapes (0,) and (n,)) or of unknown size
+    along another axis. There, dask's Blelloch scan, which carries each chunk's
+    total (the identity for an empty chunk) and reads no chunk size.
+    """
+    own = getattr(compat, name)
+
+    def run(x: da.Array, /, **kwargs: Any) -> da.Array:
+        if any(n != n or n == 0 for c in x.chunks for n in c):
+            kwargs["method"] = "blelloch"
+        return own(x, **kwargs)
+    return run
+
+
 def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     """dask sums its partial products with numpy's sum, which widens small
     integers (int8 to int64): the result cast back to the operands' type.
@@ -520,6 +541,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "unique_all": _unique_all,
     "std": _moment("std"),
     "var": _moment("var"),
+    "cumulative_sum": _cumulative("cumulative_sum"),
+    "cumulative_prod": _cumulative("cumulative_prod"),
     "tensordot": _tensordot,
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
