@@ -371,7 +371,7 @@ class Tensor(_fast.TensorBase):
         except Exception as exc:
             value = self._wide_unsigned()
             if value is not None:
-                return bool(scalar)
+                return bool(value)
             raise self._not_a_scalar("__bool__", exc) from exc
 
     def __int__(self) -> int:
