@@ -43,6 +43,10 @@ def torch_cuda() -> bool:
 
 
 needs_gpu = pytest.mark.skipif(not torch_cuda(), reason="needs a CUDA GPU")
+# NVML (the NVIDIA driver's library) sees a GPU: byte limits become shares of it
+NVML_GPUS = bool(_memory.gpu_totals()[0])
+needs_no_nvml = pytest.mark.skipif(NVML_GPUS, reason="NVML sees a GPU here")
+MIB = 2**20
 
 
 @pytest.fixture(autouse=True)
@@ -130,6 +134,51 @@ def test_configure_before_any_import_sets_what_each_framework_reads():
         "expandable_segments:True,garbage_collection_threshold:0.6")
 
 
+@needs_no_nvml
+def test_a_limit_before_any_import_cupy_bytes_and_no_gpu_said_in_words():
+    """CuPy reads its limit in bytes at import; torch and JAX take only shares of
+    a GPU, and without one nothing is set and the result says so; TensorFlow's
+    waits for its import. No framework imported to do any of it."""
+    import json
+    found = json.loads(ok(run(f"""
+        import json, os, sys, unitensor as ut
+        done = ut.memory.configure(limit=3 * 2**30)
+        print(json.dumps({{'done': done,
+                          'env': {{k: v for k, v in os.environ.items()
+                                   if k in {VARIABLES!r}}},
+                          'loaded': [f for f in ('torch', 'jax', 'jaxlib', 'tensorflow',
+                                                 'cupy') if f in sys.modules]}}))
+    """, "-W", "error")))
+    assert found["loaded"] == []
+    assert found["env"] == {"CUPY_GPU_MEMORY_LIMIT": "3221225472"}
+    assert found["done"]["cupy"] == ["CUPY_GPU_MEMORY_LIMIT=3221225472"]
+    assert found["done"]["tensorflow"] == ["limit: applied when tensorflow is imported"]
+    for name in ("torch", "jax"):
+        [said] = found["done"][name]
+        assert said.startswith(f"limit=3221225472: not set for {name}: no GPU to "
+                               "limit (no NVIDIA driver library (NVML)"), said
+
+
+@needs_no_nvml
+def test_without_nvml_there_is_no_gpu_size_to_share():
+    totals, why = _memory.gpu_totals()
+    assert totals == []
+    assert "NVML" in why
+    assert _memory.share_of_gpu(2**30) == (None, f"no GPU to limit ({why})")
+
+
+def test_a_limit_is_a_share_of_the_largest_gpu_rounded_down(monkeypatch):
+    """One share serves every GPU: of the largest, so that none gives more than
+    the limit; rounded down; at most the whole GPU. (NVML's reading itself is
+    unverified here: no GPU.)"""
+    monkeypatch.setattr(_memory, "gpu_totals", lambda: ([3 * 2**30, 2**30], ""))
+    share, how = _memory.share_of_gpu(2**30)
+    assert share == 0.333333
+    assert how == (f"1073741824 bytes of {3 * 2**30} (the largest of 2 GPUs), "
+                   "read through NVML")
+    assert _memory.share_of_gpu(4 * 2**30)[0] == 1.0
+
+
 BAD = [
     ({"preallocate": 1}, TypeError, "configure(): preallocate: expected True, False"),
     ({"growth": "yes"}, TypeError, "configure(): growth: "),
@@ -168,6 +217,23 @@ BAD = [
      "configure(): allocator['torch']: "),
     ({"allocator": {"torch": "roundup_power2_divisions:[256:1,x:2]"}}, ValueError,
      "configure(): allocator['torch']: "),
+    ({"limit": True}, TypeError, "configure(): limit: expected a whole number of "
+     "bytes, at least 1 MiB (1048576), got True"),
+    ({"limit": 1.5e9}, TypeError, "configure(): limit: "),
+    ({"limit": "1GB"}, TypeError, "configure(): limit: "),
+    ({"limit": 1000}, ValueError, "configure(): limit: expected a whole number of "
+     "bytes, at least 1 MiB"),
+    ({"limit": -MIB}, ValueError, "configure(): limit: "),
+    ({"limit": {"mxnet": MIB}}, ValueError, "configure(): limit: expected "
+     "framework names"),
+    ({"limit": {"jax": 0}}, ValueError, "configure(): limit['jax']: "),
+    ({"limit": {"cupy": False}}, TypeError, "configure(): limit['cupy']: "),
+    # one budget per framework: a fraction or a limit
+    ({"fraction": 0.5, "limit": {"tensorflow": 2**30}}, ValueError,
+     "configure(): limit['tensorflow']: expected no limit for tensorflow, since "
+     "fraction gives it a fraction (a fraction or a limit, not both), got 1073741824"),
+    ({"fraction": {"torch": 0.5}, "limit": 2**30}, ValueError,
+     "configure(): limit: expected no limit for torch, since fraction['torch'] "),
 ]
 
 
@@ -179,6 +245,7 @@ def test_bad_values_name_the_argument_and_change_nothing(kwargs, kind, message):
         memory.configure(**kwargs)
     assert str(info.value).startswith(message)
     assert ours() == before
+    assert _memory.pending() == {}  # nor an action waiting for an import
 
 
 def test_torch_options_with_a_list_value_are_kept_whole(monkeypatch):
@@ -247,6 +314,27 @@ def test_best_effort_warns_for_the_late_setting_and_applies_the_rest():
     assert "XLA_CLIENT_MEM_FRACTION" not in os.environ
     conf = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ["PYTORCH_CUDA_ALLOC_CONF"]
     assert "per_process_memory_fraction:0.4" in conf
+
+
+@pytest.mark.parametrize(("name", "reads"), [
+    (f, r) for f, r in (("jax", "XLA_CLIENT_MEM_FRACTION"),
+                        ("tensorflow", "memory_limit")) if f in FRAMEWORKS])
+def test_a_started_framework_refuses_a_limit(name, reads):
+    started(name)
+    with pytest.raises(memory.TooLateError, match=(
+            rf"^configure\(\): limit\['{name}'\]: .* got 1073741824 for {name}, "
+            rf"too late: .*{reads}")):
+        memory.configure(limit={name: 2**30, "cupy": 2**30})
+    assert ours() == {}  # CuPy's limit could have been set: it was not
+
+
+@needs_no_nvml
+@pytest.mark.skipif("torch" not in FRAMEWORKS, reason="torch is not installed")
+def test_torch_limit_without_a_gpu_sets_nothing_and_says_so():
+    done = memory.configure(limit={"torch": 2**30})
+    assert done["torch"][0].startswith("limit=1073741824: not set for torch: no GPU "
+                                       "to limit")
+    assert ours() == {}
 
 
 @pytest.mark.skipif("torch" not in FRAMEWORKS, reason="torch is not installed")
@@ -418,7 +506,12 @@ def test_the_launcher_reads_its_options_up_to_the_script():
     assert kwargs == {"growth": True, "best_effort": True, "fraction": 0.5}
     assert command == ["-m", "pkg.mod", "-v"]
     assert verbose
+    kwargs, _, _ = parse(["--limit", "1073741824", "--limit=torch=2097152,cupy=3",
+                          "s.py"])
+    assert kwargs == {"limit": {"torch": 2097152, "cupy": 3}}  # the last one
+    assert parse(["--limit", "4096", "s.py"])[0] == {"limit": 4096}
     for bad in (["--fraction", "half", "s.py"], ["--allocator", "jax", "s.py"],
+                ["--limit", "1GB", "s.py"], ["--limit", "torch=0.5", "s.py"],
                 ["--frac", "s.py"], ["--no-preallocate"], ["-m"]):
         with pytest.raises(memory._UsageError):
             parse(bad)
@@ -433,6 +526,26 @@ def test_the_launcher_refuses_a_bad_value_before_running_anything(tmp_path):
     assert out.returncode == 2
     assert out.stdout == ""
     assert "configure(): fraction['torch']: expected a float in (0, 1]" in out.stderr
+
+
+def test_the_launcher_sets_a_limit_then_runs_the_script(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import os, sys\n"
+                      "print(os.environ['CUPY_GPU_MEMORY_LIMIT'], 'torch' in "
+                      "sys.modules)\n")
+    env = {k: v for k, v in ENV.items() if k not in VARIABLES}
+    out = subprocess.run([sys.executable, "-m", "unitensor.memory", "--verbose",
+                          "--limit", "cupy=2097152", str(script)],
+                         capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=120)
+    assert ok(out) == "2097152 False\n"
+    assert "unitensor.memory: cupy: CUPY_GPU_MEMORY_LIMIT=2097152" in out.stderr
+    bad = subprocess.run([sys.executable, "-m", "unitensor.memory", "--limit",
+                          "jax=1000", str(script)], capture_output=True, text=True,
+                         env=env, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert "configure(): limit['jax']: expected a whole number of bytes" in bad.stderr
 
 
 def test_the_launcher_fails_as_python_does(tmp_path):
@@ -561,6 +674,39 @@ def test_imported_is_not_started_and_started_is_too_late():
 
 
 @pytest.mark.slow
+@pytest.mark.skipif("tensorflow" not in FRAMEWORKS, reason="tensorflow not installed")
+def test_tensorflow_limit_is_set_after_its_import_and_said_where_no_gpu():
+    """A limit before ``import tensorflow`` is its logical device configuration,
+    set right after the import (what the action did is kept: it ran after
+    configure() returned); after the import it is set at once. On a GPU, each
+    GPU's memory_limit in whole MiB; without one, the words say why nothing."""
+    out = ok(run("""
+        import unitensor as ut
+        from unitensor._backends import _memory
+        done = ut.memory.configure(limit={'tensorflow': 3 * 2**20 + 5})
+        assert done == {'tensorflow': ('limit: applied when tensorflow is imported',)}
+        import tensorflow as tf
+        assert _memory.pending() == {}
+        said = _memory.applied()['tensorflow']['limit']
+        again = ut.memory.configure(limit={'tensorflow': 2**30})['tensorflow']
+        gpus = tf.config.list_physical_devices('GPU')
+        if gpus:
+            assert said.startswith('tf.config.set_logical_device_configuration('
+                                   'memory_limit=1024 MiB)'), said
+            [config] = tf.config.get_logical_device_configuration(gpus[0])
+            assert config.memory_limit == 1024, config
+        else:
+            assert said == ('no GPU visible to tensorflow: no memory limit to set '
+                            '(memory_limit=3 MiB not set)'), said
+            assert again == ('no GPU visible to tensorflow: no memory limit to '
+                             'set (memory_limit=1024 MiB not set)',), again
+        assert float(tf.reduce_sum(tf.ones(3))) == 3.0
+        print('ok')
+    """, "-W", "error"))
+    assert out.strip() == "ok"
+
+
+@pytest.mark.slow
 @pytest.mark.skipif("jax" not in FRAMEWORKS, reason="jax is not installed")
 def test_the_launcher_configures_then_runs_the_script(tmp_path):
     script = tmp_path / "script.py"
@@ -609,5 +755,20 @@ def test_torch_fraction_after_cuda_started_uses_the_api():
         assert torch.cuda.get_per_process_memory_fraction(0) == 0.5
         assert memory.stats("cuda:0")["torch"].limit == int(
             torch.cuda.get_device_properties(0).total_memory * 0.5)
+    finally:
+        torch.cuda.set_per_process_memory_fraction(old, 0)
+
+
+@needs_gpu
+def test_torch_limit_after_cuda_started_is_its_share_of_each_device():
+    import torch
+    torch.zeros(1, device="cuda")
+    old = torch.cuda.get_per_process_memory_fraction(0)
+    total = torch.cuda.get_device_properties(0).total_memory
+    try:
+        memory.configure(limit={"torch": 2**30})
+        assert torch.cuda.get_per_process_memory_fraction(0) == pytest.approx(
+            2**30 / total)
+        assert _memory.gpu_totals()[0]  # NVML reads the GPU's size too
     finally:
         torch.cuda.set_per_process_memory_fraction(old, 0)

@@ -27,7 +27,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterable, Mapping
-from numbers import Real
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, cast
 
 from . import _device
@@ -96,6 +96,35 @@ def _fractions(fraction: object) -> dict[str, tuple[float, str]]:
     return dict.fromkeys(FRAMEWORKS, (number, "fraction"))
 
 
+_MIB = 2**20
+
+
+def _check_limit(arg: str, value: object) -> int:
+    # at least 1 MiB: TensorFlow takes whole MiB, and a share of even a large GPU
+    # stays above the 6 decimals written for torch and JAX
+    accepted = f"a whole number of bytes, at least 1 MiB ({_MIB})"
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise arg_error(TypeError, "configure", arg, accepted, describe(value))
+    if value < _MIB:
+        raise arg_error(ValueError, "configure", arg, accepted, describe(value))
+    return int(value)
+
+
+def _limits(limit: object) -> dict[str, tuple[int, str]]:
+    """framework -> (bytes, the argument that gave it)."""
+    if limit is None:
+        return {}
+    if isinstance(limit, Mapping):
+        found = {}
+        for name, value in limit.items():
+            _check_framework("configure", "limit", name)
+            arg = f"limit[{name!r}]"
+            found[name] = (_check_limit(arg, value), arg)
+        return found
+    number = _check_limit("limit", limit)
+    return dict.fromkeys(FRAMEWORKS, (number, "limit"))
+
+
 def _allocators(allocator: object) -> dict[str, tuple[str, str]]:
     """framework -> (allocator name, the argument that gave it)."""
     if allocator is None:
@@ -120,6 +149,7 @@ def _allocators(allocator: object) -> dict[str, tuple[str, str]]:
 
 def configure(*, preallocate: bool | None = None, growth: bool | None = None,
               fraction: float | Mapping[str, float] | None = None,
+              limit: int | Mapping[str, int] | None = None,
               allocator: Mapping[str, str] | None = None,
               best_effort: bool = False) -> dict[str, tuple[str, ...]]:
     """Set every framework's memory controls the way that framework honours them.
@@ -147,6 +177,14 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
         The share in (0, 1] of each GPU that a framework may take: one float for
         every framework, or a budget per framework (``{'torch': 0.4, 'jax': 0.3,
         'tensorflow': 0.2}``).
+    limit : int or dict, optional
+        The bytes of each GPU that a framework may take (at least 1 MiB), one
+        int for every framework or a budget per framework; a fraction or a
+        limit per framework, not both. TensorFlow gets a memory limit in whole
+        MiB per GPU, CuPy the bytes; torch and JAX take only shares, so the
+        limit becomes a share of the largest GPU (its size read through NVML,
+        starting no framework), or, without an NVIDIA GPU, nothing is set and
+        the result says so.
     allocator : dict, optional
         Framework -> allocator: jax 'platform', 'bfc', 'cuda_async', 'default' or
         'vmm' (``XLA_PYTHON_CLIENT_ALLOCATOR``); tensorflow 'cuda_malloc_async' or
@@ -175,12 +213,19 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
         None if growth is None else not growth)
     switch_arg = "preallocate" if preallocate is not None else "growth"
     fractions, allocators = _fractions(fraction), _allocators(allocator)
+    limits = _limits(limit)
     requests: dict[str, Request] = {}
     args: dict[tuple[str, str], tuple[str, object]] = {}
     for name in FRAMEWORKS:
         share, share_arg = fractions.get(name, (None, ""))
         kind, kind_arg = allocators.get(name, (None, ""))
-        request = Request(switch, share, kind)
+        size, size_arg = limits.get(name, (None, ""))
+        if share is not None and size is not None:  # two budgets for one framework
+            raise arg_error(ValueError, "configure", size_arg,
+                            f"no limit for {name}, since {share_arg} gives it a "
+                            "fraction (a fraction or a limit, not both)",
+                            describe(size))
+        request = Request(switch, share, kind, size)
         if request.given():
             requests[name] = request
             args[name, "preallocate"] = (switch_arg,
@@ -188,6 +233,7 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
                                          else growth)
             args[name, "fraction"] = (share_arg, share)
             args[name, "allocator"] = (kind_arg, kind)
+            args[name, "limit"] = (size_arg, size)
     # one configure() at a time: each reads, merges and writes environment
     # variables, and checks what is too late before it applies
     with _CONFIGURING:
@@ -302,6 +348,8 @@ options:
                  the same switch: --growth is --no-preallocate
   --fraction F   every framework's share of each GPU (0 < F <= 1), or a budget
                  per framework: --fraction torch=0.4,jax=0.3,tensorflow=0.2
+  --limit BYTES  every framework's bytes of each GPU (at least 1 MiB), or a
+                 budget per framework: --limit torch=4294967296,jax=2147483648
   --allocator FRAMEWORK=NAME
                  an allocator (repeatable): jax=platform,
                  torch=expandable_segments:True, tensorflow=cuda_malloc_async
@@ -326,6 +374,17 @@ def _parse_fraction(text: str) -> float | dict[str, float]:
                           f"got {text!r}") from None
 
 
+def _parse_limit(text: str) -> int | dict[str, int]:
+    try:
+        if "=" not in text:
+            return int(text)
+        pairs = (item.split("=", 1) for item in text.split(",") if item)
+        return {name.strip(): int(value) for name, value in pairs}
+    except ValueError:
+        raise _UsageError(f"--limit: expected a whole number of bytes or "
+                          f"framework=bytes,..., got {text!r}") from None
+
+
 def _parse_launcher(argv: list[str]) -> tuple[dict[str, object], list[str], bool]:
     """The configure() arguments, the command to run ([script, args...] or
     ['-m', module, args...]) and whether to be verbose.
@@ -341,13 +400,15 @@ def _parse_launcher(argv: list[str]) -> tuple[dict[str, object], list[str], bool
     while i < len(argv):
         arg = argv[i]
         option, equals, value = arg.partition("=")
-        if option in ("--fraction", "--allocator"):
+        if option in ("--fraction", "--limit", "--allocator"):
             if not equals:
                 if i + 1 >= len(argv):
                     raise _UsageError(f"{option}: expected a value")
                 i, value = i + 1, argv[i + 1]
             if option == "--fraction":
                 kwargs["fraction"] = _parse_fraction(value)
+            elif option == "--limit":
+                kwargs["limit"] = _parse_limit(value)
             else:
                 name, sep, kind = value.partition("=")
                 if not sep:

@@ -10,6 +10,7 @@ framework's own ``import`` (for settings that only an API call can make).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import warnings
@@ -34,10 +35,11 @@ class Request:
     preallocate: bool | None = None
     fraction: float | None = None
     allocator: str | None = None
+    limit: int | None = None  # bytes per GPU (never with a fraction)
 
     def given(self) -> tuple[str, ...]:
         """The names of the settings that are set."""
-        return tuple(name for name in ("preallocate", "fraction", "allocator")
+        return tuple(name for name in ("preallocate", "fraction", "allocator", "limit")
                      if getattr(self, name) is not None)
 
     def without(self, names: Sequence[str]) -> Request:
@@ -145,6 +147,65 @@ def unset_env(name: str) -> str:
     return f"{name} unset"
 
 
+# -- a byte limit as a share of the GPU, for the frameworks that take only shares ---
+class _NvmlMemory(ctypes.Structure):
+    _fields_ = [("total", ctypes.c_ulonglong), ("free", ctypes.c_ulonglong),
+                ("used", ctypes.c_ulonglong)]  # nvmlMemory_t (v1), bytes
+
+
+def gpu_totals() -> tuple[list[int], str]:
+    """Each NVIDIA GPU's total memory in bytes, or [] and why not.
+
+    Read through NVML (the driver's own library, through ctypes): asking torch,
+    JAX or CuPy would import them, and start CUDA or their backends. NVML counts
+    every GPU in the machine (CUDA_VISIBLE_DEVICES hides none from it).
+    Unverified until run on a GPU (docs/memory.md); without the driver's library
+    (this CPU machine) it says so.
+    """
+    try:
+        nvml = ctypes.CDLL("nvml.dll" if sys.platform == "win32"
+                           else "libnvidia-ml.so.1")
+    except OSError as exc:
+        return [], f"no NVIDIA driver library (NVML): {exc}"
+    code = nvml.nvmlInit_v2()
+    if code != 0:
+        return [], f"NVML did not start (nvmlInit_v2 returned {code})"
+    try:
+        count = ctypes.c_uint()
+        code = nvml.nvmlDeviceGetCount_v2(ctypes.byref(count))
+        if code != 0:
+            return [], f"NVML could not count the GPUs (error {code})"
+        totals = []
+        for index in range(count.value):
+            handle, info = ctypes.c_void_p(), _NvmlMemory()
+            code = (nvml.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(index),
+                                                       ctypes.byref(handle))
+                    or nvml.nvmlDeviceGetMemoryInfo(handle, ctypes.byref(info)))
+            if code != 0:
+                return [], f"NVML could not read GPU {index}'s memory (error {code})"
+            totals.append(int(info.total))
+        return totals, "" if totals else "NVML sees no GPU"
+    finally:
+        nvml.nvmlShutdown()
+
+
+def share_of_gpu(limit: int) -> tuple[float | None, str]:
+    """``limit`` bytes as the share of each GPU that a framework taking only
+    shares (torch, JAX) is given, and how it was found; or None and why not.
+
+    One share serves every GPU, so it is taken of the largest: a limit caps, and
+    no GPU then gives more than ``limit`` bytes (a smaller one gives less).
+    Rounded down to 6 decimals, for the same reason; at most 1.
+    """
+    totals, why = gpu_totals()
+    if not totals:
+        return None, f"no GPU to limit ({why})"
+    largest = max(totals)
+    share = min(limit * 10**6 // largest, 10**6) / 10**6
+    sizes = "" if len(set(totals)) == 1 else f" (the largest of {len(totals)} GPUs)"
+    return share, f"{limit} bytes of {largest}{sizes}, read through NVML"
+
+
 # -- running an action right after a framework's own import -----------------------
 def _too_late(module: str, what: str, exc: Exception) -> None:
     warnings.warn(f"unitensor.memory: {what} could not be applied when {module} "
@@ -152,14 +213,25 @@ def _too_late(module: str, what: str, exc: Exception) -> None:
 
 
 _hook = AfterImport(_too_late)
+# module -> setting -> what its action did, in words (it ran after configure()
+# returned, so this is where it says what it did, or why nothing)
+_applied: dict[str, dict[str, object]] = {}
 
 
 def after_import(module: str, what: str, action: Callable[[], object]) -> str:
     """Run ``action`` right after ``module`` is first imported (``what`` names
     the setting: a later request for the same setting replaces it); say so.
     """
-    _hook.add(module, what, action)
+    def act_and_record() -> None:
+        _applied.setdefault(module, {})[what] = action()
+
+    _hook.add(module, what, act_and_record)
     return f"{what}: applied when {module} is imported"
+
+
+def applied() -> dict[str, dict[str, object]]:
+    """Module -> setting -> what the action run after its import did."""
+    return {module: dict(done) for module, done in _applied.items()}
 
 
 def pending() -> dict[str, tuple[str, ...]]:
@@ -168,5 +240,6 @@ def pending() -> dict[str, tuple[str, ...]]:
 
 
 def clear_pending() -> None:
-    """Forget every action waiting for an import (tests)."""
+    """Forget every action waiting for an import, and what ran (tests)."""
     _hook.clear()
+    _applied.clear()

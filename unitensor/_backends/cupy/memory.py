@@ -1,10 +1,11 @@
 """CuPy's memory controls: its memory pools, which API calls change at any time.
 
 CuPy takes device memory as arrays need it (it never preallocates) and keeps
-freed blocks in its pool. ``CUPY_GPU_MEMORY_LIMIT`` (read at ``import cupy``) or
-``MemoryPool.set_limit`` caps the pool; ``cupy.cuda.set_allocator`` chooses the
-allocator. A flush clears the cuFFT plan caches (their work areas live in the
-pool) and frees the pool's and the pinned-host pool's cached blocks.
+freed blocks in its pool. ``CUPY_GPU_MEMORY_LIMIT`` (read at ``import cupy``;
+bytes, or a percentage of each GPU) or ``MemoryPool.set_limit`` caps the pool;
+``cupy.cuda.set_allocator`` chooses the allocator. A flush clears the cuFFT
+plan caches (their work areas live in the pool) and frees the pool's and the
+pinned-host pool's cached blocks.
 
 cupy is not installed on the development machine: every path here is
 unverified until run on a GPU (docs/memory.md).
@@ -73,6 +74,14 @@ def _set_allocator(cupy: Any, kind: str) -> str:
     return f"cupy.cuda.set_allocator({type(pool).__name__}().malloc)"
 
 
+def _set_limit_bytes(cupy: Any, limit: int) -> str:
+    pool = _active_pool(cupy)
+    for index in _devices(cupy):
+        with cupy.cuda.Device(index):
+            pool.set_limit(size=limit)
+    return f"MemoryPool.set_limit(size={limit}) on every device"
+
+
 def apply(request: Request, /) -> list[str]:
     cupy = loaded("cupy")
     done = []
@@ -88,6 +97,9 @@ def apply(request: Request, /) -> list[str]:
             done.append(_set_limit(cupy, request.fraction))
         else:
             done.append(set_env(LIMIT, f"{request.fraction * 100:g}%"))
+    if request.limit is not None:  # bytes: CuPy takes them as they are
+        done.append(_set_limit_bytes(cupy, request.limit) if cupy is not None
+                    else set_env(LIMIT, str(request.limit)))
     return done
 
 

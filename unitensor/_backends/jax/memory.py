@@ -1,7 +1,8 @@
 """JAX's memory controls: environment variables read when it starts its backends.
 
 JAX (jaxlib's ``xla_client.generate_pjrt_gpu_plugin_options``) reads
-``XLA_PYTHON_CLIENT_PREALLOCATE``, ``XLA_CLIENT_MEM_FRACTION`` and
+``XLA_PYTHON_CLIENT_PREALLOCATE``, ``XLA_CLIENT_MEM_FRACTION`` (a byte limit
+becomes a share of the GPU's size, read through NVML) and
 ``XLA_PYTHON_CLIENT_ALLOCATOR`` once, when it initialises its backends (the first
 array, ``jax.devices()``, ...), not at ``import jax``. After that no setting can
 take effect, and nothing can make its BFC pool smaller in-process: a flush frees
@@ -15,7 +16,16 @@ import sys
 from typing import Any
 
 from ..._device import CPU, Device
-from .._memory import MemoryStats, Request, counted, loaded, set_env, unknown, unset_env
+from .._memory import (
+    MemoryStats,
+    Request,
+    counted,
+    loaded,
+    set_env,
+    share_of_gpu,
+    unknown,
+    unset_env,
+)
 
 NAME = "jax"
 # What XLA_PYTHON_CLIENT_ALLOCATOR accepts (jaxlib 0.10; 'default' is the BFC pool,
@@ -55,7 +65,7 @@ def too_late(request: Request, /) -> dict[str, str]:
     if platforms is None:
         return {}
     variables = {"preallocate": PREALLOCATE, "fraction": FRACTION,
-                 "allocator": ALLOCATOR}
+                 "allocator": ALLOCATOR, "limit": FRACTION}
     return {name: f"jax has already initialised its backends "
                   f"({', '.join(platforms)}); it reads {variables[name]} only then"
             for name in request.given()}
@@ -65,8 +75,13 @@ def apply(request: Request, /) -> list[str]:
     done = []
     if request.preallocate is not None:
         done.append(set_env(PREALLOCATE, "true" if request.preallocate else "false"))
-    if request.fraction is not None:
-        done.append(set_env(FRACTION, f"{request.fraction:g}"))
+    fraction = request.fraction
+    if request.limit is not None:  # JAX takes only a share: of the GPU's size
+        fraction, how = share_of_gpu(request.limit)
+        done.append(f"limit={request.limit}: " + (
+            how if fraction is not None else f"not set for jax: {how}"))
+    if fraction is not None:
+        done.append(set_env(FRACTION, f"{fraction:g}"))
         if FRACTION_DEPRECATED in os.environ:
             done.append(unset_env(FRACTION_DEPRECATED))
     if request.allocator is not None:

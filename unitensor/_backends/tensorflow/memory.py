@@ -3,8 +3,9 @@
 TensorFlow reads its GPU settings once, when its eager context initialises (the
 first op, not ``import tensorflow``): memory growth (``TF_FORCE_GPU_ALLOW_GROWTH``,
 or ``tf.config.experimental.set_memory_growth`` per GPU), the allocator
-(``TF_GPU_ALLOCATOR=cuda_malloc_async``) and the share of each GPU
-(``per_process_gpu_memory_fraction`` of its configuration). Without growth it
+(``TF_GPU_ALLOCATOR=cuda_malloc_async``), the share of each GPU
+(``per_process_gpu_memory_fraction`` of its configuration) or a limit in MiB per
+GPU (its logical device configuration's ``memory_limit``). Without growth it
 takes nearly all of every GPU. Nothing can make it return memory in-process
 (tensorflow/tensorflow#36465): a flush only counts the tensors that the caller's
 ``gc.collect()`` freed.
@@ -60,7 +61,8 @@ def too_late(request: Request, /) -> dict[str, str]:
         return {}
     settings = {"preallocate": f"memory growth ({GROWTH})",
                 "fraction": "per_process_gpu_memory_fraction",
-                "allocator": ALLOCATOR}
+                "allocator": ALLOCATOR,
+                "limit": "its logical device configuration (memory_limit)"}
     return {name: "tensorflow has already initialised its devices; it reads "
                   f"{settings[name]} only then" for name in request.given()}
 
@@ -89,13 +91,34 @@ def _set_fraction(tf: Any, fraction: float) -> str:
             f"configuration ({gpus} GPU{'s' if gpus != 1 else ''} visible)")
 
 
+def _set_limit(tf: Any, limit: int) -> str:
+    """One logical device per GPU with ``memory_limit`` in MiB (rounded down,
+    so that it stays within ``limit`` bytes): TensorFlow's public call for a
+    size per GPU, read when its devices initialise. Unverified on a GPU.
+    """
+    mib = limit // 2**20
+    gpus = _gpus(tf)
+    if not gpus:
+        return (f"no GPU visible to tensorflow: no memory limit to set "
+                f"(memory_limit={mib} MiB not set)")
+    for gpu in gpus:
+        tf.config.set_logical_device_configuration(
+            gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=mib)])
+    return (f"tf.config.set_logical_device_configuration(memory_limit={mib} MiB) "
+            f"on {len(gpus)} GPU{'s' if len(gpus) != 1 else ''}")
+
+
 def apply(request: Request, /) -> list[str]:
     tf = loaded("tensorflow")
     done = []
     if request.preallocate is not None:
         growth = not request.preallocate
         done.append(set_env(GROWTH, "true" if growth else "false"))
-        gpus = _gpus(tf) if tf is not None else []
+        # set_memory_growth refuses a GPU with a memory limit (a logical device
+        # configuration); TensorFlow reads the variable for those still
+        gpus = [] if tf is None else [
+            gpu for gpu in _gpus(tf)
+            if tf.config.get_logical_device_configuration(gpu) is None]
         if tf is not None and gpus:
             for gpu in gpus:
                 tf.config.experimental.set_memory_growth(gpu, growth)
@@ -112,6 +135,11 @@ def apply(request: Request, /) -> list[str]:
             done.append(after_import(
                 "tensorflow", "fraction",
                 lambda: _set_fraction(sys.modules["tensorflow"], fraction)))
+    if request.limit is not None:
+        limit = request.limit
+        done.append(_set_limit(tf, limit) if tf is not None else after_import(
+            "tensorflow", "limit",
+            lambda: _set_limit(sys.modules["tensorflow"], limit)))
     return done
 
 

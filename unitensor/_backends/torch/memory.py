@@ -5,7 +5,8 @@ freed blocks cached. Its allocator reads ``PYTORCH_ALLOC_CONF`` (or the older
 ``PYTORCH_CUDA_ALLOC_CONF``) when CUDA initialises (the first CUDA tensor, not
 ``import torch``): the backend (``native`` or ``cudaMallocAsync``), the options
 (``expandable_segments:True``, ...) and, since torch 2.9,
-``per_process_memory_fraction``. Once CUDA is initialised, the fraction and most
+``per_process_memory_fraction`` (a byte limit becomes a share of the GPU's size,
+read through NVML). Once CUDA is initialised, the fraction and most
 options can still be changed by API calls; only the backend cannot.
 ``torch.cuda.empty_cache()`` returns the cached blocks to the driver.
 
@@ -18,7 +19,15 @@ import os
 from typing import Any
 
 from ..._device import CPU, Device
-from .._memory import MemoryStats, Request, counted, loaded, set_env, unknown
+from .._memory import (
+    MemoryStats,
+    Request,
+    counted,
+    loaded,
+    set_env,
+    share_of_gpu,
+    unknown,
+)
 
 NAME = "torch"
 BACKENDS = ("native", "cudaMallocAsync")
@@ -148,6 +157,18 @@ def _conf_variable() -> str:
     return next((name for name in CONF if name in os.environ), CONF[1])
 
 
+def _set_limit(torch: Any, limit: int) -> str:
+    """``limit`` bytes on each device as torch's share of that device (its own
+    size: CUDA has started). Unverified on a GPU.
+    """
+    count = torch.cuda.device_count()
+    for index in range(count):
+        total = torch.cuda.get_device_properties(index).total_memory
+        torch.cuda.set_per_process_memory_fraction(min(1.0, limit / total), index)
+    return (f"torch.cuda.set_per_process_memory_fraction(limit {limit} / each "
+            f"device's total memory) on {count} device(s)")
+
+
 def apply(request: Request, /) -> list[str]:
     done = []
     if request.preallocate is not None:
@@ -163,14 +184,21 @@ def apply(request: Request, /) -> list[str]:
                 torch.cuda.set_per_process_memory_fraction(request.fraction, index)
             done.append(f"torch.cuda.set_per_process_memory_fraction("
                         f"{request.fraction:g}) on {count} device(s)")
+        if request.limit is not None:
+            done.append(_set_limit(torch, request.limit))
         updates.pop("backend", None)  # the same backend (too_late checked it)
         if updates:
             conf = ",".join(f"{k}:{v}" for k, v in updates.items())
             torch._C._accelerator_setAllocatorSettings(conf)
             done.append(f"torch allocator settings {conf!r} (at run time)")
         return done
-    if request.fraction is not None:
-        updates["per_process_memory_fraction"] = f"{request.fraction:g}"
+    fraction = request.fraction
+    if request.limit is not None:  # torch takes only a share: of the GPU's size
+        fraction, how = share_of_gpu(request.limit)
+        done.append(f"limit={request.limit}: " + (
+            how if fraction is not None else f"not set for torch: {how}"))
+    if fraction is not None:
+        updates["per_process_memory_fraction"] = f"{fraction:g}"
     if updates:
         variable = _conf_variable()
         merged = {**options(os.environ.get(variable, "")), **updates}
