@@ -443,6 +443,7 @@ def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> 
         raise refused from exc
 
 
+@functools.cache  # asked several times a call: import_module costs ~1 µs each
 def autodiff(framework: str) -> ModuleType:
     """The ``autodiff`` module of ``framework``'s backend (its part of wrap)."""
     return importlib.import_module(f"{__package__}._backends.{framework}.autodiff")
