@@ -252,7 +252,10 @@ def main(argv: list[str] | None = None) -> None:
     if with_tf:
         import tensorflow as tf
         versions += f", tensorflow {tf.__version__}"
-    print(f"\n(small calls: three float32 arrays of {SMALL}; {versions}; "
+    sizes = ", ".join(f"{n:.0e}" for n in LARGE) if "large" in which else ""
+    arrays = " and ".join(filter(None, (
+        str(SMALL) if "small" in which or with_tf else "", sizes)))
+    print(f"\n(three float32 arrays of {arrays} elements; {versions}; "
           f"{os.cpu_count()} CPUs, {THREADS or 'default'} intra-op threads, "
           f"load average {load:.1f} before and "
           f"{os.getloadavg()[0]:.1f} after; torch2jax not measured: it compiles "
