@@ -16,6 +16,7 @@ Every CUDA path here is unverified until run on a GPU (docs/memory.md).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..._device import CPU, Device
@@ -43,21 +44,6 @@ def started(torch: Any | None = None) -> bool:
     return torch is not None and bool(torch.cuda.is_initialized())
 
 
-# The options torch's allocator knows (c10's AllocatorConfig and
-# CUDAAllocatorConfig, torch 2.13), by the kind of value each takes: torch
-# refuses an unknown key or a bad value only when CUDA initialises, far from
-# the configure() that set it.
-_FLAGS = ("expandable_segments", "pinned_use_background_threads",
-          "release_lock_on_cudamalloc", "pinned_use_cuda_host_register",
-          "graph_capture_record_stream_reuse", "pinned_free_catch_all",
-          "throw_on_cudamalloc_oom")
-_SIZES = ("max_split_size_mb", "max_non_split_rounding_mb", "large_segment_size_mb",
-          "pinned_max_round_threshold_mb", "pinned_max_cached_size_mb",
-          "pinned_reserve_segment_size_mb", "pinned_num_register_threads")
-_SHARES = ("garbage_collection_threshold", "per_process_memory_fraction")
-KEYS = ("backend", *_FLAGS, *_SIZES, *_SHARES, "roundup_power2_divisions")
-
-
 def options(conf: str) -> dict[str, str]:
     """An allocator configuration string as key -> value ('a:1,b:[2:4,>:1]'):
     a list value in brackets is one value, commas and colons inside it kept.
@@ -75,43 +61,83 @@ def options(conf: str) -> dict[str, str]:
     return found
 
 
-def _is_size(text: str) -> bool:
-    return text.isdigit()
+def _whole(text: str) -> int | None:
+    """``text`` as a whole number (ASCII digits, as torch's stoi reads), or None."""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
-def _is_share(text: str) -> bool:
+def _power_of_two(text: str, zero: bool = False) -> bool:
+    n = _whole(text)
+    return n is not None and (n & (n - 1) == 0) and (n > 0 or zero)
+
+
+def _number(text: str, low: float, high: float, high_included: bool) -> bool:
     try:
-        return 0.0 < float(text) <= 1.0
+        value = float(text)
     except ValueError:
         return False
+    return low < value < high or (high_included and value == high)
 
 
-def _is_divisions(text: str) -> bool:
-    """One power of two, or a bracketed list 'size:divisions,...,>:divisions'."""
+def _divisions(text: str) -> bool:
+    """A power of two, or a list '[size:divisions,...,>:divisions]' of sizes
+    that are powers of two (or '>', the rest) and divisions that are powers of
+    two or 0 (no rounding), as c10's parser requires.
+    """
     if not (text.startswith("[") and text.endswith("]")):
-        return _is_size(text)
+        return _power_of_two(text)
     items = [item.partition(":") for item in text[1:-1].split(",")]
-    return all(colon and (size.strip() == ">" or _is_size(size.strip()))
-               and _is_size(count.strip()) for size, colon, count in items)
+    return all(colon and (size.strip() == ">" or _power_of_two(size.strip()))
+               and _power_of_two(count.strip(), zero=True)
+               for size, colon, count in items)
+
+
+def _flag(text: str) -> bool:
+    return text in ("True", "False")
+
+
+def _at_least(n: int) -> Callable[[str], bool]:
+    return lambda text: (_whole(text) or 0) >= n
+
+
+# The options torch's allocator knows (c10's AllocatorConfig and
+# CUDAAllocatorConfig, torch 2.13) and the values each takes, as c10's parsers
+# check them: torch refuses an unknown key or a bad value only when CUDA
+# initialises, far from the configure() that set it. key -> (check, in words).
+_OPTIONS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "backend": (lambda text: text in BACKENDS, f"one of {BACKENDS}"),
+    **dict.fromkeys(("expandable_segments", "pinned_use_background_threads",
+                     "release_lock_on_cudamalloc", "pinned_use_cuda_host_register",
+                     "graph_capture_record_stream_reuse", "pinned_free_catch_all",
+                     "throw_on_cudamalloc_oom"), (_flag, "True or False")),
+    # c10's minimum: its large-block size, 20 MiB
+    **dict.fromkeys(("max_split_size_mb", "max_non_split_rounding_mb"),
+                    (_at_least(20), "a whole number of MiB, at least 20")),
+    **dict.fromkeys(("large_segment_size_mb", "pinned_max_round_threshold_mb",
+                     "pinned_max_cached_size_mb"),
+                    (_at_least(0), "a whole number of MiB")),
+    "pinned_reserve_segment_size_mb": (_at_least(1), "a whole number of MiB, "
+                                       "at least 1"),
+    "pinned_num_register_threads": (
+        lambda text: _power_of_two(text) and int(text) <= 128,
+        "a power of two up to 128"),
+    "garbage_collection_threshold": (lambda text: _number(text, 0, 1, False),
+                                     "a number in (0, 1)"),
+    "per_process_memory_fraction": (lambda text: _number(text, 0, 1, True),
+                                    "a number in (0, 1]"),
+    "roundup_power2_divisions": (_divisions, "a power of two, or a list "
+                                 "[size:divisions,...,>:divisions] of powers of "
+                                 "two (divisions may be 0)"),
+}
+KEYS = tuple(_OPTIONS)
 
 
 def _bad_option(key: str, value: str) -> str | None:
     """Why ``key:value`` is not an option torch's allocator takes, or None."""
-    if key not in KEYS:
+    if key not in _OPTIONS:
         return f"an unknown key {key!r} (torch's keys: {', '.join(KEYS)})"
-    accepted = (value in BACKENDS if key == "backend"
-                else value in ("True", "False") if key in _FLAGS
-                else _is_size(value) if key in _SIZES
-                else _is_share(value) if key in _SHARES
-                else _is_divisions(value))
-    if accepted:
-        return None
-    wanted = (f"one of {BACKENDS}" if key == "backend"
-              else "True or False" if key in _FLAGS
-              else "a whole number" if key in _SIZES
-              else "a number in (0, 1]" if key in _SHARES
-              else "a whole number or a list [size:divisions,...,>:divisions]")
-    return f"{key}:{value!r} ({key} takes {wanted})"
+    check, wanted = _OPTIONS[key]
+    return None if check(value) else f"{key}:{value!r} ({key} takes {wanted})"
 
 
 def _requested(request: Request) -> dict[str, str]:
