@@ -231,12 +231,13 @@ BAD = [
     ({"allocator": {"torch": "pinned_num_register_threads:256"}}, ValueError,
      "configure(): allocator['torch']: "),
     ({"limit": True}, TypeError, "configure(): limit: expected a whole number of "
-     "bytes, at least 1 MiB (1048576), got True"),
+     "bytes, at least 1 MiB (1048576), below 2**64, got True"),
     ({"limit": 1.5e9}, TypeError, "configure(): limit: "),
     ({"limit": "1GB"}, TypeError, "configure(): limit: "),
     ({"limit": 1000}, ValueError, "configure(): limit: expected a whole number of "
      "bytes, at least 1 MiB"),
     ({"limit": -MIB}, ValueError, "configure(): limit: "),
+    ({"limit": 2**64}, ValueError, "configure(): limit: "),  # no 64-bit size
     ({"limit": {"mxnet": MIB}}, ValueError, "configure(): limit: expected "
      "framework names"),
     ({"limit": {"jax": 0}}, ValueError, "configure(): limit['jax']: "),
@@ -297,6 +298,18 @@ def test_concurrent_configure_calls_keep_every_option(monkeypatch):
             assert sorted(found) == sorted(options)
     finally:
         sys.setswitchinterval(old)
+
+
+def test_a_share_is_written_exactly_never_rounded_up(monkeypatch):
+    for name in ("XLA_CLIENT_MEM_FRACTION", "PYTORCH_ALLOC_CONF",
+                 "PYTORCH_CUDA_ALLOC_CONF", "CUPY_GPU_MEMORY_LIMIT"):
+        monkeypatch.delenv(name, raising=False)
+    share = 0.1234567  # '%g' wrote 0.123457: a larger cap
+    memory.configure(fraction={"jax": share, "torch": share, "cupy": share})
+    assert os.environ["XLA_CLIENT_MEM_FRACTION"] == "0.1234567"
+    assert os.environ["PYTORCH_CUDA_ALLOC_CONF"] == (
+        "per_process_memory_fraction:0.1234567")
+    assert os.environ["CUPY_GPU_MEMORY_LIMIT"] == "12.3456700%"
 
 
 def test_configure_takes_keywords_only():
@@ -527,6 +540,8 @@ def test_the_launcher_reads_its_options_up_to_the_script():
     assert parse(["--limit", "4096", "s.py"])[0] == {"limit": 4096}
     for bad in (["--fraction", "half", "s.py"], ["--allocator", "jax", "s.py"],
                 ["--limit", "1GB", "s.py"], ["--limit", "torch=0.5", "s.py"],
+                ["--limit", f"torch={MIB},torch={2 * MIB}", "s.py"],
+                ["--fraction", "jax=0.3,jax=0.2", "s.py"],
                 ["--frac", "s.py"], ["--no-preallocate"], ["-m"]):
         with pytest.raises(memory._UsageError):
             parse(bad)

@@ -102,12 +102,13 @@ _MIB = 2**20
 def _check_limit(arg: str, value: object) -> int:
     # at least 1 MiB: TensorFlow takes whole MiB, and a share of even a large GPU
     # stays above the 6 decimals written for torch and JAX
-    accepted = f"a whole number of bytes, at least 1 MiB ({_MIB})"
+    accepted = f"a whole number of bytes, at least 1 MiB ({_MIB}), below 2**64"
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise arg_error(TypeError, "configure", arg, accepted, describe(value))
-    if value < _MIB:
+    number = int(value)
+    if not _MIB <= number < 2**64:  # (the frameworks take a 64-bit size)
         raise arg_error(ValueError, "configure", arg, accepted, describe(value))
-    return int(value)
+    return number
 
 
 def _limits(limit: object) -> dict[str, tuple[int, str]]:
@@ -363,12 +364,23 @@ class _UsageError(Exception):
     pass
 
 
+def _pairs(option: str, text: str) -> list[tuple[str, str]]:
+    """'fw=value,...' as (framework, value) pairs, each framework once."""
+    pairs = [(name.strip(), value) for name, _, value in
+             (item.partition("=") for item in text.split(",") if item)]
+    names = [name for name, _ in pairs]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise _UsageError(f"{option}: expected each framework once, got "
+                          f"{', '.join(repeated)} more than once in {text!r}")
+    return pairs
+
+
 def _parse_fraction(text: str) -> float | dict[str, float]:
     try:
         if "=" not in text:
             return float(text)
-        pairs = (item.split("=", 1) for item in text.split(",") if item)
-        return {name.strip(): float(value) for name, value in pairs}
+        return {name: float(value) for name, value in _pairs("--fraction", text)}
     except ValueError:
         raise _UsageError(f"--fraction: expected a float or framework=float,..., "
                           f"got {text!r}") from None
@@ -378,8 +390,7 @@ def _parse_limit(text: str) -> int | dict[str, int]:
     try:
         if "=" not in text:
             return int(text)
-        pairs = (item.split("=", 1) for item in text.split(",") if item)
-        return {name.strip(): int(value) for name, value in pairs}
+        return {name: int(value) for name, value in _pairs("--limit", text)}
     except ValueError:
         raise _UsageError(f"--limit: expected a whole number of bytes or "
                           f"framework=bytes,..., got {text!r}") from None

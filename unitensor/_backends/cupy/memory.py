@@ -14,6 +14,7 @@ unverified until run on a GPU (docs/memory.md).
 from __future__ import annotations
 
 import sys
+from decimal import Decimal  # the exact percentage of a share
 from typing import Any
 
 from ..._device import Device
@@ -96,7 +97,7 @@ def apply(request: Request, /) -> list[str]:
         if cupy is not None:
             done.append(_set_limit(cupy, request.fraction))
         else:
-            done.append(set_env(LIMIT, f"{request.fraction * 100:g}%"))
+            done.append(set_env(LIMIT, f"{Decimal(repr(request.fraction)) * 100}%"))
     if request.limit is not None:  # bytes: CuPy takes them as they are
         done.append(_set_limit_bytes(cupy, request.limit) if cupy is not None
                     else set_env(LIMIT, str(request.limit)))

@@ -81,7 +81,7 @@ def apply(request: Request, /) -> list[str]:
         done.append(f"limit={request.limit}: " + (
             how if fraction is not None else f"not set for jax: {how}"))
     if fraction is not None:
-        done.append(set_env(FRACTION, f"{fraction:g}"))
+        done.append(set_env(FRACTION, repr(fraction)))  # exact: :g rounds up
         if FRACTION_DEPRECATED in os.environ:
             done.append(unset_env(FRACTION_DEPRECATED))
     if request.allocator is not None:

@@ -224,7 +224,7 @@ def apply(request: Request, /) -> list[str]:
         done.append(f"limit={request.limit}: " + (
             how if fraction is not None else f"not set for torch: {how}"))
     if fraction is not None:
-        updates["per_process_memory_fraction"] = f"{fraction:g}"
+        updates["per_process_memory_fraction"] = repr(fraction)  # exact
     if updates:
         variable = _conf_variable()
         merged = {**options(os.environ.get(variable, "")), **updates}
