@@ -582,6 +582,12 @@ def test_the_launcher_fails_as_python_does(tmp_path):
     """A missing script or module, and a script's exception: python's message,
     exit status and traceback (from the script's frame), not the launcher's."""
     (tmp_path / "boom.py").write_text("def f():\n    raise KeyError('boom')\nf()\n")
+    (tmp_path / "syntax.py").write_text("x = (\n")
+    for package, main in (("boompkg", "import boom\n"), ("nomain", None)):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        if main is not None:
+            (tmp_path / package / "__main__.py").write_text(main)
 
     def both(*command: str) -> tuple[subprocess.CompletedProcess[str], ...]:
         return tuple(subprocess.run([sys.executable, *launcher, *command],
@@ -589,17 +595,20 @@ def test_the_launcher_fails_as_python_does(tmp_path):
                                     env={**ENV, "PYTHONPATH": str(ROOT)}, timeout=120)
                      for launcher in ([], ["-m", "unitensor.memory"]))
 
-    for command in (["missing.py"], ["-m", "missing_module"]):
+    # python's one-line refusals, and a syntax error printed without a traceback
+    for command in (["missing.py"], ["-m", "missing_module"], ["-m", "nomain"],
+                    ["syntax.py"]):
         python, launched = both(*command)
         assert (launched.returncode, launched.stderr) == (python.returncode,
                                                           python.stderr)
         assert python.returncode in (1, 2)
-    for command in (["boom.py"], ["-m", "boom"]):
+    for command in (["boom.py"], ["-m", "boom"], ["-m", "boompkg"]):
         python, launched = both(*command)
         assert launched.returncode == python.returncode == 1
         frames = launched.stderr.splitlines()
         assert frames[0] == "Traceback (most recent call last):"
-        assert "boom.py" in frames[1], launched.stderr  # no launcher frames
+        assert "boom" in frames[1], launched.stderr  # the script's, first
+        assert "unitensor" not in launched.stderr  # no launcher frames
         assert frames[-1] == "KeyError: 'boom'"
 
 

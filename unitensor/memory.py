@@ -455,18 +455,23 @@ def _run(command: list[str]) -> None:
     import importlib.util
     import runpy
     if command[0] == "-m":
+        name = command[1]
         try:
-            spec = importlib.util.find_spec(command[1])
+            spec = importlib.util.find_spec(name)
+            why = f"No module named {name}"
+            if spec is not None and spec.submodule_search_locations is not None:
+                # a package runs as its __main__ module, as python -m runs it
+                spec = importlib.util.find_spec(f"{name}.__main__")
+                why = (f"No module named {name}.__main__; {name!r} is a package "
+                       "and cannot be directly executed")
         except (ImportError, ValueError) as exc:
             spec, why = None, f"{type(exc).__name__}: {exc}"
-        else:
-            why = f"No module named {command[1]}"
         if spec is None:
             print(f"{sys.executable}: {why}", file=sys.stderr)
             raise SystemExit(1)
-        sys.argv = [spec.origin or command[1], *command[2:]]
+        sys.argv = [spec.origin or name, *command[2:]]
         target = spec.origin
-        run = functools.partial(runpy.run_module, command[1], run_name="__main__",
+        run = functools.partial(runpy.run_module, name, run_name="__main__",
                                 alter_sys=True)
     else:
         target = os.path.abspath(command[0])
@@ -484,7 +489,9 @@ def _run(command: list[str]) -> None:
         while traceback is not None and \
                 traceback.tb_frame.f_code.co_filename != target:
             traceback = traceback.tb_next
-        exc.with_traceback(traceback or exc.__traceback__)
+        # none of the script's frames (a SyntaxError in it): python prints
+        # the error alone
+        exc.with_traceback(traceback)
         sys.excepthook(type(exc), exc, exc.__traceback__)
         raise SystemExit(1) from None
 
