@@ -1203,6 +1203,60 @@ def _differentiate_both_ways(body):
     jax.jit(jax.grad(lambda a: jwrapped(a).sum()))(jnp.ones(2))
 
 
+@pytest.mark.parametrize("keep", ["the tensor", "a view"])
+def test_a_torch_body_keeping_its_input_under_jax_jit_is_refused(keep):
+    # under jit the inputs are views of XLA's buffers, reused after the call:
+    # a kept one would read reused memory later (and a write corrupt it)
+    cache = {}
+
+    def body(x):
+        cache["x"] = x if keep == "the tensor" else x[1:]
+        return x * 2
+
+    f = ut.wrap("jax", "torch")(body)
+    x = jnp.ones(4)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"ValueError: wrap\(\): "
+                       r"func: expected a body that keeps none of its inputs once "
+                       r"it returns under jax.jit"):
+        jax.jit(lambda v: f(v + 1.0))(x).block_until_ready()
+    cache.clear()
+    # eagerly the view holds the caller's array alive: allowed
+    np.testing.assert_array_equal(f(x), [2.0] * 4)
+    np.testing.assert_array_equal(np.asarray(cache["x"]), [1.0] * (
+        4 if keep == "the tensor" else 3))
+
+
+def test_a_torch_body_may_keep_its_outputs_and_autograd_state_under_jit():
+    # what holds an input only while the outputs live (an output that is the
+    # input, a gradient node saving it) is not kept by the body
+    lin = torch.nn.Linear(2, 2)
+    f = ut.wrap("jax", "torch")(lambda v: (lin(v), v, {"n": v * 1}))
+    y, same, rest = jax.jit(f)(jnp.ones((3, 2)))
+    with torch.no_grad():
+        want = lin(torch.ones(3, 2)).numpy()
+    np.testing.assert_allclose(y, want, rtol=1e-6)
+    np.testing.assert_array_equal(same, np.ones((3, 2)))
+    np.testing.assert_array_equal(rest["n"], np.ones((3, 2)))
+
+
+def test_torch_return_types_reach_the_caller_as_tuples():
+    f = ut.wrap("jax", "torch")(lambda v: (torch.sort(v).values,
+                                           torch.linalg.slogdet(v.reshape(2, 2))))
+    x = jnp.array([3.0, 1.0, 2.0, 5.0])
+    for call in (f, jax.jit(f)):
+        values, (sign, logabsdet) = call(x)
+        np.testing.assert_array_equal(values, [1.0, 2.0, 3.0, 5.0])
+        np.testing.assert_allclose([sign, logabsdet], [1.0, np.log(13.0)], rtol=1e-6)
+    with warnings.catch_warnings():
+        # slogdet's outputs, which autograd saved, are taken as kept (a copy
+        # more, reported: autograd's saved outputs are counted for one-output
+        # nodes only)
+        warnings.simplefilter("ignore", ut.CopyWarning)
+        grad = jax.grad(lambda v: f(v)[1][1])(x)
+    want = np.linalg.inv(np.array(x).reshape(2, 2)).T.ravel()
+    np.testing.assert_allclose(grad, want, rtol=1e-5)
+
+
 def test_a_wrap_inside_a_wrap_in_every_jax_mode():
     # reentrant: under jax.jit the outer shape pass meets the inner bridge
     # with meta tensors

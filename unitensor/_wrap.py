@@ -25,7 +25,7 @@ import inspect
 import itertools
 import sys
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, Final, TypeVar
 
@@ -459,36 +459,44 @@ def autodiff(framework: str) -> ModuleType:
 _FLAT: Final = ("flat",)
 _ONE: Final[tuple[list[Any], Any, list[int]]] = ([None], None, [0])
 _TUPLE: Final[tuple[list[Any], Any, list[int]]] = ([], "tuple", [])
+
+
 def flatten(tree: Any) -> tuple[list[Any], Any]:
     """The leaves of ``tree`` in order, and its description."""
     leaves: list[Any] = []
+    return leaves, _walk(tree, leaves)
 
-    def walk(node: Any) -> Any:
-        kind = type(node)
-        if kind is tuple or kind is list or (
-                issubclass(kind, tuple) and hasattr(kind, "_fields")):
-            return (kind, [walk(child) for child in node])
-        if kind is dict:
-            return (dict, list(node), [walk(child) for child in node.values()])
-        leaves.append(node)
-        return None
 
-    return leaves, walk(tree)
+def _walk(node: Any, leaves: list[Any]) -> Any:
+    # (module functions, not recursive closures: those would be reference
+    # cycles holding the leaves, the caller's arrays, until the next collection)
+    kind = type(node)
+    if kind is tuple or kind is list or (issubclass(kind, tuple) and (
+            hasattr(kind, "_fields") or hasattr(kind, "n_sequence_fields"))):
+        # (named tuples; structseqs: torch.return_types, os.stat_result)
+        return (kind, [_walk(child, leaves) for child in node])
+    if kind is dict:
+        return (dict, list(node), [_walk(child, leaves) for child in node.values()])
+    leaves.append(node)
+    return None
 
 
 def unflatten(tree: Any, leaves: list[Any]) -> Any:
     """The tree ``flatten`` described, with ``leaves`` in order."""
-    items = iter(leaves)
+    return _build(tree, iter(leaves))
 
-    def build(node: Any) -> Any:
-        if node is None:
-            return next(items)
-        if node[0] is dict:
-            return dict(zip(node[1], (build(c) for c in node[2]), strict=True))
-        kind, children = node
-        values = [build(c) for c in children]
-        if kind is tuple or kind is list:
-            return kind(values)
-        return kind(*values)  # a named tuple
 
-    return build(tree)
+def _build(node: Any, items: Iterator[Any]) -> Any:
+    if node is None:
+        return next(items)
+    if node[0] is dict:
+        return dict(zip(node[1], (_build(c, items) for c in node[2]), strict=True))
+    kind, children = node
+    values = [_build(c, items) for c in children]
+    if kind is tuple or kind is list:
+        return kind(values)
+    if hasattr(kind, "n_sequence_fields"):
+        # a structseq (torch.return_types.sort, ...) comes back a tuple: no
+        # caller's framework takes the body's framework's type as a tree
+        return tuple(values)
+    return kind(*values)  # a named tuple

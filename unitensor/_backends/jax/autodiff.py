@@ -14,7 +14,9 @@ batched form ``jax.vmap``.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import jax
@@ -253,11 +255,30 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
     lend = body.from_xla
 
     def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
-        ys = fn.run_copied([lend(b) for b in buffers])
-        for out, y in zip(outs, ys, strict=True):
-            body.write(out, y)
+        xs = [lend(b) for b in buffers]
+        # the outputs are let go once written (one may be an input, or hold
+        # one for its gradient): then only the body can still hold an input
+        _write(body, outs, fn.run_copied(xs))
+        kept = body.kept_inputs(xs)
+        if kept:  # (rare) garbage cycles may hold them: collected first
+            gc.collect()
+            kept = body.kept_inputs(xs)
+        if kept:
+            # the views lose their memory when the callback returns: a body
+            # that keeps one reads reused memory later, and writes corrupt it
+            raise arg_error(ValueError, "wrap", "func", "a body that keeps none "
+                            "of its inputs once it returns under jax.jit (they are "
+                            "views of XLA's buffers, which XLA reuses after the "
+                            "call: keep a copy, x.clone())",
+                            f"a body that kept input {kept[0]}")
 
     return buffer_callback(run_in_place, types)(*xs)
+
+
+def _write(body: ModuleType, outs: list[Any], ys: list[Any]) -> None:
+    """The body's outputs ``ys`` copied into XLA's buffers ``outs``."""
+    for out, y in zip(outs, ys, strict=True):
+        body.write(out, y)
 
 
 def _jvp_rule(primals: tuple[Any, ...], tangents: tuple[Any, ...], *, fn: _Fn

@@ -24,6 +24,7 @@ Complex inputs and outputs are refused under differentiation in both roles
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -349,6 +350,15 @@ def from_xla(buffer: Any) -> tf.Tensor:
     conversion (which checks the alignment TF's kernels need).
     """
     return _convert.view(_convert.asarray(buffer), "tensorflow", None, "wrap")
+
+
+def kept_inputs(xs: list[Any]) -> list[int]:
+    """Which of ``xs`` (views of XLA's buffers, the list their one holder once
+    the body returned) the body still holds (a cache): XLA reuses that memory
+    after the callback; a TF tensor has no views, so holding it is the one way.
+    """
+    # a tensor the list alone holds: the list, the call's argument
+    return [i for i in range(len(xs)) if sys.getrefcount(xs[i]) > 2]
 
 
 def write(buffer: Any, src: tf.Tensor) -> None:

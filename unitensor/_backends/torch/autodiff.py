@@ -344,6 +344,18 @@ def write(buffer: Any, src: torch.Tensor) -> None:
     from_xla(buffer).copy_(src)
 
 
+def kept_inputs(xs: list[Any]) -> list[int]:
+    """Which of ``xs`` (views of XLA's buffers, the list their one holder once
+    the body returned) something else holds: the tensor itself (a cache) or its
+    memory (a view of it, an activation a hook saved). XLA reuses that memory
+    after the callback.
+    """
+    # a tensor the list alone holds: 2 references (the list, the call's
+    # argument) and 2 holders of its storage (it, the storage object asked)
+    return [i for i in range(len(xs)) if sys.getrefcount(xs[i]) > 2
+            or _use_count(xs[i].untyped_storage()._cdata) > 2]
+
+
 # -- the caller's immutable memory, in a torch body -----------------------------
 # torch cannot mark memory read-only. While a torch body runs on views of a jax or
 # TensorFlow caller's arrays, a torch function mode refuses, before they write, the
