@@ -344,6 +344,24 @@ def test_torch_make_fx_and_linearize_record_the_bridge_as_an_op():
         lambda x, y: (torch.sin(x) * y, x * 2))
 
 
+def test_traced_calls_keep_their_own_constants():
+    # the op names a call by its constants: 1, 1.0 and True (equal, one hash)
+    # and 0.0, -0.0 are different calls, not the first one traced
+    from torch.fx.experimental.proxy_tensor import make_fx
+    scale = ut.wrap("torch", "jax")(lambda x, k: x * k)
+    signed = ut.wrap("torch", "jax")(lambda x, s: x * jnp.copysign(1.0, s))
+    x, ones = torch.arange(3, dtype=torch.int32), torch.ones(3)
+    assert make_fx(lambda v: scale(v, 1))(x)(x).dtype == torch.int32
+    assert make_fx(lambda v: scale(v, 1.0))(x)(x).dtype == torch.float32
+    torch.testing.assert_close(make_fx(lambda v: signed(v, 0.0))(ones)(ones), ones)
+    torch.testing.assert_close(make_fx(lambda v: signed(v, -0.0))(ones)(ones), -ones)
+    # an array is no constant of a graph: a clear error
+    with pytest.raises(TypeError, match=r"^wrap\(\): args: expected tensors, or "
+                       r"constants that can be hashed .* got an object of type "
+                       r"'numpy.ndarray'"):
+        make_fx(lambda v: scale(v, np.ones(3)))(ones)
+
+
 @pytest.mark.parametrize("mode", ["eager", "jit", "grad"])
 def test_jax_array_of_memory_the_torch_body_keeps_is_a_copy(mode):
     # a JAX array never changes: an output on a parameter the body keeps is

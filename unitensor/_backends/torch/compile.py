@@ -40,7 +40,7 @@ from torch.compiler import assume_constant_result, substitute_in_graph
 
 from ... import _backends, _fast, _fastpath, _wrap
 from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error
+from ..._errors import arg_error, describe
 from ..._tensor import Tensor
 from .interop import torch_dtype
 
@@ -124,12 +124,29 @@ _calls: dict[int, _Traced] = {}
 _numbers: dict[tuple[int, str, tuple[Any, ...]], int] = {}
 
 
+def _constant_key(c: Any) -> Any:
+    """A non-tensor argument as part of a call's key: by its type and repr, so
+    that 1, 1.0 and True (equal, one hash) and 0.0 and -0.0 are different calls;
+    one that cannot be hashed (an array) cannot be a constant of the graph.
+    """
+    if c is _TENSOR:
+        return c
+    try:
+        hash(c)
+    except TypeError:
+        raise arg_error(TypeError, "wrap", "args", "tensors, or constants that "
+                        "can be hashed (numbers, strings, tuples of them) under "
+                        "torch.compile and make_fx (pass an array as a tensor)",
+                        describe(c)) from None
+    return type(c), repr(c)
+
+
 @assume_constant_result
 def _call_number(bridge: int, tree: Any, constants: tuple[Any, ...]) -> int:
     """The number of a traced call (run by Dynamo while it traces, its result a
     constant of the graph).
     """
-    key = (bridge, repr(tree), constants)
+    key = (bridge, repr(tree), tuple(_constant_key(c) for c in constants))
     number = _numbers.get(key)
     if number is None:
         positions = [i for i, c in enumerate(constants) if c is _TENSOR]
