@@ -768,3 +768,26 @@ def test_errors_raised_while_computing_reach_the_caller_as_raised_by_any_read():
     with pytest.raises(ValueError, match=r"^linalg.solve\(\): .*Singular matrix"):
         ut.linalg.solve(ut.asarray(da.from_array(singular, chunks=(1, 3, 3))),
                         ut.asarray(da.ones((2, 3, 1), chunks=1))).numpy()
+
+
+# -- review 2 ----------------------------------------------------------------------
+def test_bool_indices_are_0d_masks_as_numpy_reads_them():
+    # before (review 2, 1): dask read True/False as the ints 1/0: x[True] was row 1,
+    # x[..., True] column 1, silently
+    data = np.arange(120.0).reshape(4, 5, 6)
+    x = ut.asarray(da.from_array(data, chunks=2))
+    s, e = slice(None), Ellipsis
+    keys = [True, False, (1, True), (True, s, 1), (e, True), (1, e, True),
+            (1, True, e), (None, 1, True), (1, None, True), (s, 1, True, 2),
+            (True, False, 1), (s, s, e, 1, True), (slice(1, 3), False, None, -1),
+            (np.True_,), (1, np.False_), (np.int64(1), True)]
+    for key in keys:
+        expected = ut.asarray(data)[key].numpy()
+        got = x[key].numpy()
+        assert got.shape == expected.shape == data[key].shape, key
+        np.testing.assert_array_equal(got, expected)
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected a bool "
+                       "only among"):
+        x[True, np.array([0, 1])]
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: .* axis 0 "):
+        x[5, True]

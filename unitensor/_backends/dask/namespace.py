@@ -186,8 +186,51 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     return x.reshape((-1, *rest))[mask.reshape(-1)]
 
 
+def _is_0d(k: Any, kinds: str) -> bool:
+    return (isinstance(k, (da.Array, np.ndarray)) and k.ndim == 0
+            and k.dtype.kind in kinds)
+
+
+def _scalar_bools(x: da.Array, parts: tuple[Any, ...]) -> da.Array:
+    """``x[key]`` for a key holding bools among ints, slices, None and ..., which
+    numpy reads as 0-d masks (dask reads a Python bool as the int 1 or 0): numpy's
+    advanced indexing of 0-d indices, the bools and ints together giving one axis
+    of size 1, or 0 where a bool is False (known only once computed for a 0-d
+    dask mask), where the first of them is when they are adjacent, else first.
+    """
+    is_bool = [isinstance(k, (bool, np.bool_)) or _is_0d(k, "b") for k in parts]
+    is_int = [not b and (isinstance(k, (int, np.integer)) or _is_0d(k, "iu"))
+              for k, b in zip(parts, is_bool, strict=True)]
+    if any(isinstance(k, (da.Array, np.ndarray, list)) and not (b or i)
+           for k, b, i in zip(parts, is_bool, is_int, strict=True)):
+        # numpy broadcasts the bools against the arrays: not done here
+        raise arg_error(IndexError, "__getitem__", "key", "a bool only among "
+                        "ints, slices, None and ... (dask owner)",
+                        "a bool together with an array")
+    result = _index(x, tuple(k for k, b in zip(parts, is_bool, strict=True) if not b))
+    used = sum(is_int) + sum(type(k) is slice for k in parts)
+    # the result's axes each part gives: none for a bool or an int
+    spans = [x.ndim - used if k is Ellipsis else 0 if b or i else 1
+             for k, b, i in zip(parts, is_bool, is_int, strict=True)]
+    where = [j for j, n in enumerate(spans) if n == 0 and parts[j] is not Ellipsis]
+    first, last = where[0], where[-1]
+    at = 0 if any(spans[first:last + 1]) else sum(spans[:first])
+    result = da.expand_dims(result, at)
+    before = (slice(None),) * at
+    masks = [k for k, b in zip(parts, is_bool, strict=True) if b]
+    if not all(m for m in masks if not isinstance(m, da.Array)):
+        return result[(*before, slice(0, 0))]
+    lazy = [m for m in masks if isinstance(m, da.Array)]
+    if lazy:  # a size known once computed, as for any mask
+        return result[(*before, functools.reduce(operator.and_, lazy)[None])]
+    return result
+
+
 def _index(x: da.Array, key: Any) -> da.Array:
     parts = key if type(key) is tuple else (key,)
+    if any(isinstance(k, (bool, np.bool_)) or (len(parts) > 1 and _is_0d(k, "b"))
+           for k in parts):  # (one 0-d mask alone: _mask's)
+        return _scalar_bools(x, parts)
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
