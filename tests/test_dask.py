@@ -791,3 +791,20 @@ def test_bool_indices_are_0d_masks_as_numpy_reads_them():
         x[True, np.array([0, 1])]
     with pytest.raises(IndexError, match=r"^__getitem__\(\): key: .* axis 0 "):
         x[5, True]
+
+
+def test_map_blocks_passes_block_info_and_block_id_as_dask_does():
+    # before (review 2, 2): func's block_info= and block_id= were always None
+    def tag(a, block_info=None):
+        return a + (-1 if block_info is None else block_info[0]["chunk-location"][0])
+
+    def ids(a, *, block_id=None, block_info=None):
+        return a + 10 * block_id[0] + block_info[None]["chunk-location"][0]
+    data = np.zeros(6)
+    x = ut.asarray(da.from_array(data, chunks=2))
+    for func in (tag, ids):
+        expected = da.map_blocks(func, x.native, dtype=data.dtype).compute()
+        got = ut.dask.map_blocks(func, x, framework="numpy", dtype="float64")
+        np.testing.assert_array_equal(got.numpy(), expected)
+    assert ut.dask.map_blocks(tag, x, framework="numpy").numpy().tolist() == [
+        0, 0, 1, 1, 2, 2]
