@@ -808,3 +808,33 @@ def test_map_blocks_passes_block_info_and_block_id_as_dask_does():
         np.testing.assert_array_equal(got.numpy(), expected)
     assert ut.dask.map_blocks(tag, x, framework="numpy").numpy().tolist() == [
         0, 0, 1, 1, 2, 2]
+
+
+def test_one_array_index_with_none_or_of_several_dimensions():
+    # before (review 2, 3 and 5): x[mask, None] failed once computed with numpy's
+    # "too many indices", x[None, mask] with dask's "Chunks do not add up", and
+    # x[idx2d], x[None, idx] with "dask's refusal: AssertionError"
+    data = np.arange(120.0).reshape(6, 4, 5)
+    x = ut.asarray(da.from_array(data, chunks=2))
+    rows, cols = data[:, 0, 0] > 25, data[0, :, 0] > 5
+    plane = data[:, :, 0] > 30
+    i2, i1 = np.array([[0, 3], [2, 1], [5, 0]]), np.array([4, 0, 2])
+    s, e = slice(None), Ellipsis
+    keys = [(rows, None), (None, rows), (rows, None, slice(1, 3)), (None, s, cols),
+            (s, None, cols, None), (rows, e, None), (plane, None, slice(0, 2)),
+            (None, plane), (i2,), (None, i1), (i1, e, None), (s, i2 % 4),
+            (None, s, i2 % 4, None), (e, None, i2 % 5)]
+    for key in keys:
+        expected = ut.asarray(data)[key].numpy()
+        got = x[key].numpy()
+        assert got.shape == expected.shape, key
+        np.testing.assert_array_equal(got, expected)
+    # the lazy bounds check still runs on a dask index
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: .*got index 9"):
+        x[None, ut.asarray(da.from_array(np.array([[0, 9]])))].numpy()
+    # the forms numpy orders by its rules for several advanced indices: refused
+    # when built, naming the key
+    for key in [(None, 1, i1), (i2, 1), (None, i1, i1), (rows, None, 1)]:
+        with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected None,"
+                           r" or integer indices .*, got \("):
+            x[key]

@@ -215,7 +215,7 @@ def _scalar_bools(x: da.Array, parts: tuple[Any, ...]) -> da.Array:
     where = [j for j, n in enumerate(spans) if n == 0 and parts[j] is not Ellipsis]
     first, last = where[0], where[-1]
     at = 0 if any(spans[first:last + 1]) else sum(spans[:first])
-    result = da.expand_dims(result, at)
+    result = _new_axes(result, [at])
     before = (slice(None),) * at
     masks = [k for k, b in zip(parts, is_bool, strict=True) if b]
     if not all(m for m in masks if not isinstance(m, da.Array)):
@@ -224,6 +224,50 @@ def _scalar_bools(x: da.Array, parts: tuple[Any, ...]) -> da.Array:
     if lazy:  # a size known once computed, as for any mask
         return result[(*before, functools.reduce(operator.and_, lazy)[None])]
     return result
+
+
+def _kind(k: Any) -> str:
+    """A key's part named, for a refusal of the key."""
+    if isinstance(k, (da.Array, np.ndarray)):
+        return f"an array of {k.ndim} dimension(s)" if k.ndim else "a 0-d array"
+    return "..." if k is Ellipsis else repr(k) if k is None else type(k).__name__
+
+
+def _one_array(x: da.Array, parts: tuple[Any, ...], k: Any) -> da.Array:
+    """``x[key]`` for a key of one array ``k`` (a mask, or integer indices of any
+    dimensions) among slices, ... and None (checked): ``k`` applied alone (integer
+    indices flattened, their axis then reshaped to theirs), then the new axes put
+    where numpy puts them (one array: its axes stay where it is).
+    """
+    rest = tuple(p for p in parts if p is not None)
+    mask = k.dtype == np.bool_
+    if mask and rest[0] is k:  # a leading mask of any number of axes: _mask's
+        result = _mask(x, k)
+        result = result[(slice(None), *rest[1:])] if len(rest) > 1 else result
+    elif mask:
+        result = x[rest]
+    else:
+        result = x[tuple(p.reshape(-1) if p is k else p for p in rest)]
+    used = sum(type(p) is slice for p in parts) + (k.ndim if mask else 1)
+    axes, dims, new = 0, 0, []  # the result's axes so far, with and without None
+    for p in parts:
+        if p is None:
+            new.append(axes)
+        elif p is k and not mask and k.ndim != 1:
+            result = result.reshape(result.shape[:dims] + k.shape
+                                    + result.shape[dims + 1:])
+        n = (1 if p is None or type(p) is slice else x.ndim - used
+             if p is Ellipsis else 1 if mask else k.ndim)
+        axes, dims = axes + n, dims + (p is not None) * n
+    return _new_axes(result, new) if new else result
+
+
+def _new_axes(x: da.Array, at: list[int]) -> da.Array:
+    """``x`` with new axes of size 1 at ``at`` (of the result), by indexing with
+    None: da.expand_dims reshapes, which fails on a size known once computed.
+    """
+    ndim = x.ndim + len(at)
+    return x[tuple(None if i in at else slice(None) for i in range(ndim))]
 
 
 def _index(x: da.Array, key: Any) -> da.Array:
@@ -248,6 +292,19 @@ def _index(x: da.Array, key: Any) -> da.Array:
             and all(_integer_array(k) or isinstance(k, (int, np.integer))
                     for k in parts)):
         return _gather(x, parts)
+    arrays = [k for k in parts if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
+    if arrays and (any(k is None for k in parts) or any(
+            _integer_array(k) and k.ndim != 1 for k in arrays)):
+        # dask takes these keys for one 1-D array without None only (else it
+        # fails, at times once computed): one array among slices, ... and None
+        # taken apart; the others refused
+        if len(arrays) > 1 or any(isinstance(k, (int, np.integer)) or (
+                isinstance(k, (da.Array, np.ndarray)) and not k.ndim) for k in parts):
+            raise arg_error(IndexError, "__getitem__", "key", "None, or integer "
+                            "indices of other than 1 dimension, with one array "
+                            "among slices and ... only (dask owner)",
+                            f"({', '.join(map(_kind, parts))})")
+        return _one_array(x, parts, arrays[0])
     return x[key]
 
 
