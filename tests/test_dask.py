@@ -838,3 +838,32 @@ def test_one_array_index_with_none_or_of_several_dimensions():
         with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected None,"
                            r" or integer indices .*, got \("):
             x[key]
+
+
+def test_repeat_counts_and_slice_bounds_computed_under_the_computing_policy():
+    # before (review 2, 4): repeat's counts and a 0-d slice bound were computed
+    # directly: numpy's error while computing said "repeat(): ... dask's refusal"
+    # or "__getitem__(): ... dask's refusal", and take's check came without the note
+    x = ut.asarray(da.from_array(np.array([2, 3, 4]), chunks=1))
+    bad = x ** ut.asarray(da.from_array(np.array([-1, 1, 1]), chunks=1))
+    y = ut.asarray(da.from_array(np.arange(10.0), chunks=3))
+    xp = y.__array_namespace__()
+    with pytest.raises(ValueError, match="negative integer powers") as read:
+        bad.numpy()
+    wrong = xp.take(x, ut.asarray(da.from_array(np.array([0, 7, 1]), chunks=1)))
+    with pytest.raises(IndexError) as read_take:
+        wrong.numpy()
+    for call, expected in [(lambda: xp.repeat(y[:3], bad), read.value),
+                           (lambda: y[xp.sum(bad):], read.value),
+                           (lambda: y[:xp.sum(bad)], read.value),
+                           (lambda: xp.repeat(y[:3], wrong), read_take.value)]:
+        with pytest.raises(type(expected)) as info:
+            call()
+        assert str(info.value) == str(expected)
+        assert ut._errors.from_computing(info.value)
+    # the values themselves, as the numpy owner gives them
+    counts = np.array([1, 0, 2])
+    np.testing.assert_array_equal(
+        xp.repeat(y[:3], ut.asarray(da.from_array(counts))).numpy(),
+        ut.repeat(ut.asarray(np.arange(3.0)), ut.asarray(counts)).numpy())
+    assert y[ut.asarray(da.from_array(np.array(7))):].numpy().tolist() == [7, 8, 9]

@@ -21,13 +21,13 @@ from dask.highlevelgraph import HighLevelGraph
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
-from ..._errors import arg_error, is_ours, standard_type
+from ..._errors import arg_error, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
 from .._common import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
-from .interop import NATIVE_DTYPES
+from .interop import NATIVE_DTYPES, materialise
 from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
 
@@ -69,7 +69,9 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
         try:
             result = func(*args, **kwargs)
         except Exception as exc:
-            found = None if is_ours(exc) else _unknown_argument(name, args, kwargs)
+            # ours, and errors of a graph computed here, pass on unchanged
+            found = (None if is_ours(exc) or from_computing(exc)
+                     else _unknown_argument(name, args, kwargs))
             if found is None:
                 raise
             raise needs_known_shape(name, *found) from exc
@@ -155,6 +157,8 @@ def _checked(x: da.Array, parts: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _bound(v: Any) -> Any:
     """A slice bound as dask takes it: an int (a 0-d integer array's value)."""
+    if isinstance(v, da.Array):  # computed as any read computes (its errors noted)
+        return operator.index(materialise(v))
     return v if v is None or type(v) is int else operator.index(v)
 
 
@@ -405,7 +409,8 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
     if isinstance(repeats, da.Array):
         # the result's size is the repeats' sum: they are computed (one pass over
         # their graph, not x's), so that the result has a known shape
-        counts = np.asarray(repeats.compute()).reshape(-1)
+        # (as any read computes: an error in their graph reaches the user noted)
+        counts = materialise(repeats).reshape(-1)
         if counts.size != 1:
             index = np.repeat(np.arange(x.shape[axis]), counts)
             return (da.take(x, index, axis=axis) if index.size else
