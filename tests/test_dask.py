@@ -867,3 +867,20 @@ def test_repeat_counts_and_slice_bounds_computed_under_the_computing_policy():
         xp.repeat(y[:3], ut.asarray(da.from_array(counts))).numpy(),
         ut.repeat(ut.asarray(np.arange(3.0)), ut.asarray(counts)).numpy())
     assert y[ut.asarray(da.from_array(np.array(7))):].numpy().tolist() == [7, 8, 9]
+
+
+def test_mask_of_another_unknown_size_refused_when_built():
+    # before (review 2, 6): m1[m2 > 3] built, then failed once computed with dask's
+    # "Array chunk size or shape is unknown"
+    data = np.arange(20.0)
+    for xx in (ut.asarray(data), ut.asarray(da.from_array(data, chunks=5))):
+        m1, m2 = xx[xx % 2 == 0], xx[xx < 10]  # 10 elements each
+        if xx.owner == "numpy":
+            np.testing.assert_array_equal(m1[m2 > 3].numpy(), data[::2][data[:10] > 3])
+            continue
+        with pytest.raises(ValueError, match=r"^__getitem__\(\): key: expected an "
+                           "array of known shape"):
+            m1[m2 > 3]
+        # the mask made from the array itself: as the numpy owner gives it
+        np.testing.assert_array_equal(m1[(m1 > 5) & (m1 < 15)].numpy(),
+                                      data[::2][(data[::2] > 5) & (data[::2] < 15)])

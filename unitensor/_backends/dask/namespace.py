@@ -180,6 +180,13 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
         # order (it warns), or cannot (a reshape): refused, as dask knows no order
         raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
                                                  else ("x", x)))
+    if mask.ndim == 1 and (unknown(mask) or x.shape[0] != x.shape[0]) and not (
+            x.name in mask.dask.layers or mask.name in x.dask.layers):
+        # dask lines a mask's chunks up with x's by their count, and can do so
+        # only where both have one unknown chunking (m[m > 5]: the mask made from
+        # x, or x from it); another one fails once computed (two masks' results)
+        raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
+                                                 else ("x", x)))
     rest = x.shape[mask.ndim:]
     if mask.size == 0:
         return da.empty((0, *rest), dtype=x.dtype)
