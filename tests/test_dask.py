@@ -884,3 +884,39 @@ def test_mask_of_another_unknown_size_refused_when_built():
         # the mask made from the array itself: as the numpy owner gives it
         np.testing.assert_array_equal(m1[(m1 > 5) & (m1 < 15)].numpy(),
                                       data[::2][(data[::2] > 5) & (data[::2] < 15)])
+
+
+def test_arguments_checked_when_built_and_the_real_mistake_reported():
+    # before (review 2, 9 and 10): side='middle' and axis=(0, 0) were refused only
+    # once computed, with numpy's bare message; on an unknown size an axis out of
+    # range or a 2-D x1 was reported as "expected an array of known shape"
+    data = np.arange(24.0).reshape(6, 4)
+    v = ut.asarray(da.from_array(np.arange(10.0), chunks=3))
+    x = ut.asarray(da.from_array(data, chunks=2))
+    m = x[x[:, 0] > 5]
+    xp = x.__array_namespace__()
+    with pytest.raises(ValueError, match=r"^searchsorted\(\): side: expected 'left' "
+                       r"or 'right', got 'middle'"):
+        xp.searchsorted(v, xp.asarray([1.0]), side="middle")
+    with pytest.raises(TypeError, match=r"^searchsorted\(\): side: expected"):
+        xp.searchsorted(v, xp.asarray([1.0]), side=1)
+    for t in (v, x, m):
+        with pytest.raises(ValueError, match=r"^std\(\): axis: expected axes that "
+                           r"are not repeated, got \(0, 0\)"):
+            xp.std(t, axis=(0, 0))
+    # the numpy owner's message, with dask's unknown size said as None
+    with pytest.raises(ValueError, match="axis") as numpy_owner:
+        ut.var(ut.asarray(data), axis=5)
+    for t in (x, m):
+        for func in (xp.var, xp.sum):
+            with pytest.raises(ValueError, match=r"^\w+\(\): axis: expected an axis "
+                               r"in \[-2, 1\]") as info:
+                func(t, axis=5)
+        if t is x:
+            assert str(info.value).replace("sum", "var") == str(numpy_owner.value)
+    with pytest.raises(ValueError, match=r"^searchsorted\(\): x1: expected a 1-D "
+                       r"array, got an array of shape \(None, 4\)"):
+        xp.searchsorted(m, 3.0)
+    # the values, unchanged
+    np.testing.assert_array_equal(xp.std(m, axis=(0, -1)).numpy(),
+                                  np.std(data[data[:, 0] > 5], axis=(0, -1)))

@@ -21,7 +21,7 @@ from dask.highlevelgraph import HighLevelGraph
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
-from ..._errors import arg_error, from_computing, is_ours, standard_type
+from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
 from .._common import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
@@ -74,6 +74,10 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
                      else _unknown_argument(name, args, kwargs))
             if found is None:
                 raise
+            # an axis that is not x's is the mistake, not x's unknown size
+            if kwargs.get("axis") is not None and args and isinstance(
+                    args[0], da.Array):
+                _axes(name, args[0], kwargs["axis"])
             raise needs_known_shape(name, *found) from exc
         if isinstance(result, da.Array) and any(n < 0 for n in result.shape):
             # dask builds arrays of negative sizes (ones(-1), irfftn of one
@@ -82,6 +86,27 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
                             "negative", f"arguments giving shape {result.shape}")
         return result
     return call
+
+
+def _axes(name: str, x: da.Array, axis: Any) -> tuple[int, ...]:
+    """``axis`` (None, an int or a tuple of ints) as x's axes; refused as the
+    numpy owner refuses (an axis out of range, or repeated), when built: dask
+    refuses some only once computed, or as a size it does not know.
+    """
+    items = tuple(range(x.ndim)) if axis is None else axis if type(
+        axis) is tuple else (axis,)
+    for item in items:
+        if type(item) is not int:
+            raise arg_error(TypeError, name, "axis", "an int, a tuple of ints or "
+                            "None", describe(axis))
+        if not -x.ndim <= item < x.ndim:
+            raise arg_error(ValueError, name, "axis", f"an axis in [{-x.ndim}, "
+                            f"{x.ndim - 1}] for an array of shape {shape_text(x)}",
+                            str(item))
+    if len({item % x.ndim for item in items}) < len(items):
+        raise arg_error(ValueError, name, "axis", "axes that are not repeated",
+                        str(axis))
+    return items
 
 
 def _integer_array(k: Any) -> bool:
@@ -440,6 +465,13 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
     """x2 a Python scalar (2025.12) or a 0-d array (dask's searchsorted takes
     neither); an empty x1 or x2 (dask returns a wrongly shaped block).
     """
+    # checked when built, as numpy checks them when called (dask: once computed)
+    if type(side) is not str or side not in ("left", "right"):
+        raise arg_error(TypeError if type(side) is not str else ValueError,
+                        "searchsorted", "side", "'left' or 'right'", describe(side))
+    if x1.ndim != 1:
+        raise arg_error(ValueError, "searchsorted", "x1", "a 1-D array",
+                        f"an array of shape {shape_text(x1)}")
     if sorter is not None:
         x1 = x1[sorter]
     if not isinstance(x2, da.Array):
@@ -596,8 +628,7 @@ def _moment(name: str) -> Callable[..., Any]:
 
     def run(x: da.Array, /, *, axis: Any = None, correction: float = 0.0,
             keepdims: bool = False) -> da.Array:
-        axes = range(x.ndim) if axis is None else (axis,) if isinstance(
-            axis, int) else axis
+        axes = _axes(name, x, axis)
         if not any(n != n or n == 0 for a in axes for n in x.chunks[a]):
             return own(x, axis=axis, correction=correction, keepdims=keepdims)
         squares = abs(x - da.mean(x, axis=axis, keepdims=True)) ** 2
