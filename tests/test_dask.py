@@ -920,3 +920,30 @@ def test_arguments_checked_when_built_and_the_real_mistake_reported():
     # the values, unchanged
     np.testing.assert_array_equal(xp.std(m, axis=(0, -1)).numpy(),
                                   np.std(data[data[:, 0] > 5], axis=(0, -1)))
+
+
+def test_map_blocks_without_dtype_lets_func_s_own_error_through():
+    # before (review 2, 12): "map_blocks(): arguments: ... dask's refusal: `dtype`
+    # inference failed in `map_blocks`.", func's ZeroDivisionError only in its text
+    class Mine(Exception):
+        pass
+
+    def fails(a):
+        raise Mine("my function failed")
+    x = ut.asarray(da.from_array(np.arange(6.0), chunks=2))
+    for func, kind, said in [(fails, Mine, "my function failed"),
+                             (lambda a: 1 / 0, ZeroDivisionError, "division by zero")]:
+        with pytest.raises(kind) as info:
+            ut.dask.map_blocks(func, x, framework="numpy")
+        assert str(info.value) == said
+        assert "dtype=" in info.value.__notes__[0]
+    # the dtype inferred as dask infers it
+    def narrow(a):
+        xp = a.__array_namespace__()
+        return xp.astype(a, xp.int32)
+    for func in (lambda a: a * 2, narrow):
+        got = ut.dask.map_blocks(func, x, framework="numpy")
+        expected = da.map_blocks(lambda b, f=func: np.asarray(f(ut.asarray(b)).numpy()),
+                                 x.native)
+        assert got.native.dtype == expected.dtype
+        np.testing.assert_array_equal(got.numpy(), expected.compute())

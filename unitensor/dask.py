@@ -106,12 +106,30 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
         ndim = max(x.ndim for x in natives) - len(_axes(drop_axis)) + len(
             _axes(new_axis))
         options = {"dtype": np_dtype, "meta": np.empty((0,) * ndim, np_dtype)}
+    elif "meta" not in kwargs:
+        options = {"dtype": _inferred_dtype(block, natives, kwargs)}
     try:
         result = da.map_blocks(block, *natives, chunks=chunks, drop_axis=drop_axis,
                                new_axis=new_axis, **options, **kwargs)
     except Exception as exc:  # chunks that do not line up, func failing on meta
         raise refused(exc, standard_type(exc), "map_blocks", "dask") from exc
     return asarray(result)
+
+
+def _inferred_dtype(block: Callable[..., Any], natives: list[da.Array],
+                   kwargs: dict[str, Any]) -> np.dtype:
+    """The dtype of ``block``'s result on a chunk of ones per array, as dask infers
+    it: here, so that func's own error reaches the user as raised (dask's says
+    "dtype inference failed", with func's only in its text).
+    """
+    sample = [np.ones((1,) * x.ndim, x.dtype) for x in natives]
+    try:
+        return block(*sample, **{k: v for k, v in kwargs.items()
+                                 if k not in _DASK_KEYWORDS}).dtype
+    except Exception as exc:
+        exc.add_note("(raised by map_blocks' func on a chunk of ones, to find the "
+                     "result's dtype: dtype= says it instead)")
+        raise
 
 
 def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
