@@ -23,6 +23,7 @@ from typing import Any
 import dask
 import dask.array as da
 import numpy as np
+from dask.utils import has_keyword
 
 from ._convert import asarray
 from ._dispatch import owner
@@ -94,7 +95,10 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
                         describe(copy))
     _check_call(func, len(arrays), kwargs)
     natives = [_dask_native(a, i) for i, a in enumerate(arrays)]
-    block = functools.partial(_run_block, func, framework, copy)
+    # dask hands a chunk's block_info / block_id to a function that takes them:
+    # _run_block takes both (it checks each result), and passes on what func takes
+    wants = tuple(k for k in ("block_info", "block_id") if has_keyword(func, k))
+    block = functools.partial(_run_block, func, framework, copy, wants)
     options: dict[str, Any] = {}
     if dtype is not None:
         from ._dtypes import parse
@@ -102,12 +106,30 @@ def map_blocks(func: Callable[..., Any], /, *arrays: Any, framework: str = "torc
         ndim = max(x.ndim for x in natives) - len(_axes(drop_axis)) + len(
             _axes(new_axis))
         options = {"dtype": np_dtype, "meta": np.empty((0,) * ndim, np_dtype)}
+    elif "meta" not in kwargs:
+        options = {"dtype": _inferred_dtype(block, natives, kwargs)}
     try:
         result = da.map_blocks(block, *natives, chunks=chunks, drop_axis=drop_axis,
                                new_axis=new_axis, **options, **kwargs)
     except Exception as exc:  # chunks that do not line up, func failing on meta
         raise refused(exc, standard_type(exc), "map_blocks", "dask") from exc
     return asarray(result)
+
+
+def _inferred_dtype(block: Callable[..., Any], natives: list[da.Array],
+                   kwargs: dict[str, Any]) -> np.dtype:
+    """The dtype of ``block``'s result on a chunk of ones per array, as dask infers
+    it: here, so that func's own error reaches the user as raised (dask's says
+    "dtype inference failed", with func's only in its text).
+    """
+    sample = [np.ones((1,) * x.ndim, x.dtype) for x in natives]
+    try:
+        return block(*sample, **{k: v for k, v in kwargs.items()
+                                 if k not in _DASK_KEYWORDS}).dtype
+    except Exception as exc:
+        exc.add_note("(raised by map_blocks' func on a chunk of ones, to find the "
+                     "result's dtype: dtype= says it instead)")
+        raise
 
 
 def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
@@ -190,13 +212,17 @@ def compute(*tensors: Tensor) -> tuple[Tensor, ...]:
 
 # -- inside each task: one chunk, one framework -------------------------------------
 def _run_block(func: Callable[..., Any], framework: str, copy: bool | None,
-               *blocks: Any, block_info: Any = None, **kwargs: Any) -> np.ndarray:
-    """``func`` on one chunk per array, in ``framework``; its result as numpy,
+               wants: tuple[str, ...], *blocks: Any, block_info: Any = None,
+               block_id: Any = None, **kwargs: Any) -> np.ndarray:
+    """``func`` on one chunk per array, in ``framework``, with the ``wants`` of
+    dask's block_info and block_id (as dask passes them); its result as numpy,
     checked against what dask says of it (``block_info``, None while dask infers
     the dtype).
     """
     tensors = [asarray(b).to(framework, copy=copy) if isinstance(b, np.ndarray)
                else b for b in blocks]
+    given = {"block_info": block_info, "block_id": block_id}
+    kwargs.update((k, given[k]) for k in wants)
     result = np.asarray(asarray(func(*tensors, **kwargs)).numpy())
     if isinstance(block_info, dict) and None in block_info:
         _check_block(result, block_info[None])

@@ -21,13 +21,13 @@ from dask.highlevelgraph import HighLevelGraph
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
-from ..._errors import arg_error, is_ours, standard_type
+from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
 from .._common import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
-from .interop import NATIVE_DTYPES
+from .interop import NATIVE_DTYPES, materialise
 from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
 
@@ -69,9 +69,15 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
         try:
             result = func(*args, **kwargs)
         except Exception as exc:
-            found = None if is_ours(exc) else _unknown_argument(name, args, kwargs)
+            # ours, and errors of a graph computed here, pass on unchanged
+            found = (None if is_ours(exc) or from_computing(exc)
+                     else _unknown_argument(name, args, kwargs))
             if found is None:
                 raise
+            # an axis that is not x's is the mistake, not x's unknown size
+            if kwargs.get("axis") is not None and args and isinstance(
+                    args[0], da.Array):
+                _axes(name, args[0], kwargs["axis"])
             raise needs_known_shape(name, *found) from exc
         if isinstance(result, da.Array) and any(n < 0 for n in result.shape):
             # dask builds arrays of negative sizes (ones(-1), irfftn of one
@@ -80,6 +86,27 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
                             "negative", f"arguments giving shape {result.shape}")
         return result
     return call
+
+
+def _axes(name: str, x: da.Array, axis: Any) -> tuple[int, ...]:
+    """``axis`` (None, an int or a tuple of ints) as x's axes; refused as the
+    numpy owner refuses (an axis out of range, or repeated), when built: dask
+    refuses some only once computed, or as a size it does not know.
+    """
+    items = tuple(range(x.ndim)) if axis is None else axis if type(
+        axis) is tuple else (axis,)
+    for item in items:
+        if type(item) is not int:
+            raise arg_error(TypeError, name, "axis", "an int, a tuple of ints or "
+                            "None", describe(axis))
+        if not -x.ndim <= item < x.ndim:
+            raise arg_error(ValueError, name, "axis", f"an axis in [{-x.ndim}, "
+                            f"{x.ndim - 1}] for an array of shape {shape_text(x)}",
+                            str(item))
+    if len({item % x.ndim for item in items}) < len(items):
+        raise arg_error(ValueError, name, "axis", "axes that are not repeated",
+                        str(axis))
+    return items
 
 
 def _integer_array(k: Any) -> bool:
@@ -155,6 +182,8 @@ def _checked(x: da.Array, parts: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _bound(v: Any) -> Any:
     """A slice bound as dask takes it: an int (a 0-d integer array's value)."""
+    if isinstance(v, da.Array):  # computed as any read computes (its errors noted)
+        return operator.index(materialise(v))
     return v if v is None or type(v) is int else operator.index(v)
 
 
@@ -176,6 +205,13 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
         # order (it warns), or cannot (a reshape): refused, as dask knows no order
         raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
                                                  else ("x", x)))
+    if mask.ndim == 1 and (unknown(mask) or x.shape[0] != x.shape[0]) and not (
+            x.name in mask.dask.layers or mask.name in x.dask.layers):
+        # dask lines a mask's chunks up with x's by their count, and can do so
+        # only where both have one unknown chunking (m[m > 5]: the mask made from
+        # x, or x from it); another one fails once computed (two masks' results)
+        raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
+                                                 else ("x", x)))
     rest = x.shape[mask.ndim:]
     if mask.size == 0:
         return da.empty((0, *rest), dtype=x.dtype)
@@ -186,8 +222,95 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     return x.reshape((-1, *rest))[mask.reshape(-1)]
 
 
+def _is_0d(k: Any, kinds: str) -> bool:
+    return (isinstance(k, (da.Array, np.ndarray)) and k.ndim == 0
+            and k.dtype.kind in kinds)
+
+
+def _scalar_bools(x: da.Array, parts: tuple[Any, ...]) -> da.Array:
+    """``x[key]`` for a key holding bools among ints, slices, None and ..., which
+    numpy reads as 0-d masks (dask reads a Python bool as the int 1 or 0): numpy's
+    advanced indexing of 0-d indices, the bools and ints together giving one axis
+    of size 1, or 0 where a bool is False (known only once computed for a 0-d
+    dask mask), where the first of them is when they are adjacent, else first.
+    """
+    is_bool = [isinstance(k, (bool, np.bool_)) or _is_0d(k, "b") for k in parts]
+    is_int = [not b and (isinstance(k, (int, np.integer)) or _is_0d(k, "iu"))
+              for k, b in zip(parts, is_bool, strict=True)]
+    if any(isinstance(k, (da.Array, np.ndarray, list)) and not (b or i)
+           for k, b, i in zip(parts, is_bool, is_int, strict=True)):
+        # numpy broadcasts the bools against the arrays: not done here
+        raise arg_error(IndexError, "__getitem__", "key", "a bool only among "
+                        "ints, slices, None and ... (dask owner)",
+                        "a bool together with an array")
+    result = _index(x, tuple(k for k, b in zip(parts, is_bool, strict=True) if not b))
+    used = sum(is_int) + sum(type(k) is slice for k in parts)
+    # the result's axes each part gives: none for a bool or an int
+    spans = [x.ndim - used if k is Ellipsis else 0 if b or i else 1
+             for k, b, i in zip(parts, is_bool, is_int, strict=True)]
+    where = [j for j, n in enumerate(spans) if n == 0 and parts[j] is not Ellipsis]
+    first, last = where[0], where[-1]
+    at = 0 if any(spans[first:last + 1]) else sum(spans[:first])
+    result = _new_axes(result, [at])
+    before = (slice(None),) * at
+    masks = [k for k, b in zip(parts, is_bool, strict=True) if b]
+    if not all(m for m in masks if not isinstance(m, da.Array)):
+        return result[(*before, slice(0, 0))]
+    lazy = [m for m in masks if isinstance(m, da.Array)]
+    if lazy:  # a size known once computed, as for any mask
+        return result[(*before, functools.reduce(operator.and_, lazy)[None])]
+    return result
+
+
+def _kind(k: Any) -> str:
+    """A key's part named, for a refusal of the key."""
+    if isinstance(k, (da.Array, np.ndarray)):
+        return f"an array of {k.ndim} dimension(s)" if k.ndim else "a 0-d array"
+    return "..." if k is Ellipsis else repr(k) if k is None else type(k).__name__
+
+
+def _one_array(x: da.Array, parts: tuple[Any, ...], k: Any) -> da.Array:
+    """``x[key]`` for a key of one array ``k`` (a mask, or integer indices of any
+    dimensions) among slices, ... and None (checked): ``k`` applied alone (integer
+    indices flattened, their axis then reshaped to theirs), then the new axes put
+    where numpy puts them (one array: its axes stay where it is).
+    """
+    rest = tuple(p for p in parts if p is not None)
+    mask = k.dtype == np.bool_
+    if mask and rest[0] is k:  # a leading mask of any number of axes: _mask's
+        result = _mask(x, k)
+        result = result[(slice(None), *rest[1:])] if len(rest) > 1 else result
+    elif mask:
+        result = x[rest]
+    else:
+        result = x[tuple(p.reshape(-1) if p is k else p for p in rest)]
+    used = sum(type(p) is slice for p in parts) + (k.ndim if mask else 1)
+    axes, dims, new = 0, 0, []  # the result's axes so far, with and without None
+    for p in parts:
+        if p is None:
+            new.append(axes)
+        elif p is k and not mask and k.ndim != 1:
+            result = result.reshape(result.shape[:dims] + k.shape
+                                    + result.shape[dims + 1:])
+        n = (1 if p is None or type(p) is slice else x.ndim - used
+             if p is Ellipsis else 1 if mask else k.ndim)
+        axes, dims = axes + n, dims + (p is not None) * n
+    return _new_axes(result, new) if new else result
+
+
+def _new_axes(x: da.Array, at: list[int]) -> da.Array:
+    """``x`` with new axes of size 1 at ``at`` (of the result), by indexing with
+    None: da.expand_dims reshapes, which fails on a size known once computed.
+    """
+    ndim = x.ndim + len(at)
+    return x[tuple(None if i in at else slice(None) for i in range(ndim))]
+
+
 def _index(x: da.Array, key: Any) -> da.Array:
     parts = key if type(key) is tuple else (key,)
+    if any(isinstance(k, (bool, np.bool_)) or (len(parts) > 1 and _is_0d(k, "b"))
+           for k in parts):  # (one 0-d mask alone: _mask's)
+        return _scalar_bools(x, parts)
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
@@ -205,6 +328,19 @@ def _index(x: da.Array, key: Any) -> da.Array:
             and all(_integer_array(k) or isinstance(k, (int, np.integer))
                     for k in parts)):
         return _gather(x, parts)
+    arrays = [k for k in parts if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
+    if arrays and (any(k is None for k in parts) or any(
+            _integer_array(k) and k.ndim != 1 for k in arrays)):
+        # dask takes these keys for one 1-D array without None only (else it
+        # fails, at times once computed): one array among slices, ... and None
+        # taken apart; the others refused
+        if len(arrays) > 1 or any(isinstance(k, (int, np.integer)) or (
+                isinstance(k, (da.Array, np.ndarray)) and not k.ndim) for k in parts):
+            raise arg_error(IndexError, "__getitem__", "key", "None, or integer "
+                            "indices of other than 1 dimension, with one array "
+                            "among slices and ... only (dask owner)",
+                            f"({', '.join(map(_kind, parts))})")
+        return _one_array(x, parts, arrays[0])
     return x[key]
 
 
@@ -305,7 +441,8 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
     if isinstance(repeats, da.Array):
         # the result's size is the repeats' sum: they are computed (one pass over
         # their graph, not x's), so that the result has a known shape
-        counts = np.asarray(repeats.compute()).reshape(-1)
+        # (as any read computes: an error in their graph reaches the user noted)
+        counts = materialise(repeats).reshape(-1)
         if counts.size != 1:
             index = np.repeat(np.arange(x.shape[axis]), counts)
             return (da.take(x, index, axis=axis) if index.size else
@@ -328,6 +465,13 @@ def _searchsorted(x1: da.Array, x2: Any, /, *, side: str = "left",
     """x2 a Python scalar (2025.12) or a 0-d array (dask's searchsorted takes
     neither); an empty x1 or x2 (dask returns a wrongly shaped block).
     """
+    # checked when built, as numpy checks them when called (dask: once computed)
+    if type(side) is not str or side not in ("left", "right"):
+        raise arg_error(TypeError if type(side) is not str else ValueError,
+                        "searchsorted", "side", "'left' or 'right'", describe(side))
+    if x1.ndim != 1:
+        raise arg_error(ValueError, "searchsorted", "x1", "a 1-D array",
+                        f"an array of shape {shape_text(x1)}")
     if sorter is not None:
         x1 = x1[sorter]
     if not isinstance(x2, da.Array):
@@ -484,8 +628,7 @@ def _moment(name: str) -> Callable[..., Any]:
 
     def run(x: da.Array, /, *, axis: Any = None, correction: float = 0.0,
             keepdims: bool = False) -> da.Array:
-        axes = range(x.ndim) if axis is None else (axis,) if isinstance(
-            axis, int) else axis
+        axes = _axes(name, x, axis)
         if not any(n != n or n == 0 for a in axes for n in x.chunks[a]):
             return own(x, axis=axis, correction=correction, keepdims=keepdims)
         squares = abs(x - da.mean(x, axis=axis, keepdims=True)) ** 2
