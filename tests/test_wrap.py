@@ -1104,6 +1104,27 @@ def test_a_read_only_numpy_input_is_guarded_like_a_jax_array(source):
     np.testing.assert_array_equal(w, [100.0, 101.0, 102.0, 103.0])
 
 
+def test_a_torch_body_in_eval_mode_reads_the_caller_s_state():
+    # eval-mode batch_norm reads the running statistics, an in-place dropout
+    # not training writes nothing: neither is refused
+    model = torch.nn.Sequential(torch.nn.Dropout(0.5, inplace=True),
+                                torch.nn.BatchNorm1d(3)).eval()
+    state = {k: jnp.asarray(v.numpy()) + 1.0 for k, v in model.state_dict().items()
+             if v.is_floating_point()}
+    x = jnp.linspace(-1.0, 1.0, 6, dtype=jnp.float32).reshape(2, 3)
+
+    def body(params, v):
+        return torch.func.functional_call(model, params, (v,))
+
+    f = ut.wrap("jax", "torch")(body)
+    with torch.no_grad():
+        want = body({k: torch.from_numpy(np.array(v)) for k, v in state.items()},
+                    torch.from_numpy(np.array(x))).numpy()
+    for call in (f, jax.jit(f)):
+        np.testing.assert_allclose(call(state, x), want, rtol=1e-6)
+    np.testing.assert_array_equal(state["1.running_mean"], [1.0, 1.0, 1.0])
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
 def test_a_compiled_torch_function_inside_a_torch_body_gives_its_values():
     # Dynamo traces the read-only mode of the body: it must not change values

@@ -377,7 +377,11 @@ _IN_PLACE_OPERATORS = frozenset({
 _NUMPY_VIEWS = frozenset({"numpy", "__array__"})
 # Functions that write into arguments other than the first: the running
 # statistics that normalisation updates in training.
-_RUNNING_STATISTICS = ((1, "running_mean"), (2, "running_var"))
+# Where a normalisation takes its running statistics and the switch that makes
+# it update them (training, use_input_stats): torch.nn.functional's order, then
+# ATen's (torch.batch_norm, native_batch_norm: input, weight, bias, mean, var)
+_FUNCTIONAL_STATISTICS = ((1, "running_mean"), (2, "running_var"))
+_ATEN_STATISTICS = ((3, "running_mean"), (4, "running_var"))
 _NORMALISATIONS = frozenset({"batch_norm", "instance_norm", "native_batch_norm",
                              "_native_batch_norm_legit", "_batch_norm_with_update"})
 # What a function does to its arguments' memory, by kind:
@@ -385,7 +389,7 @@ _READS = 0  # nothing
 _WRITES_FIRST = 1  # writes into its first argument
 _RESHAPES_FIRST = 2  # changes its first argument's metadata in place
 _LENDS_TO_NUMPY = 3  # returns a numpy array of its first argument's memory
-_NORMALISES = 4  # writes into _RUNNING_STATISTICS
+_NORMALISES = 4  # writes into its running statistics (training)
 # torch function -> its kind, learned on first sight (bounded by torch's API)
 _kinds: dict[Any, int] = {}
 
@@ -408,6 +412,40 @@ def _kind(func: Any) -> int:
         kind = _READS
     _kinds[func] = kind
     return kind
+
+
+# dropouts, by the name of their switch (third argument): torch's in-place
+# ones (train), torch.nn.functional's (training, with inplace=)
+_DROPOUTS = {**dict.fromkeys(("dropout_", "feature_dropout_", "alpha_dropout_",
+                              "feature_alpha_dropout_"), "train"),
+             **dict.fromkeys(("dropout", "dropout1d", "dropout2d", "dropout3d",
+                              "alpha_dropout", "feature_alpha_dropout"), "training")}
+
+
+def _dropout_in_eval(func: Any, args: Any, kwargs: dict[str, Any]) -> bool:
+    """A dropout not training (``nn.Dropout(inplace=True)`` in eval mode): it
+    returns its input as it is, writing nothing, in place or not.
+    """
+    switch = _DROPOUTS.get(getattr(func, "__name__", ""))
+    return switch is not None and not (
+        args[2] if len(args) > 2 else kwargs.get(switch, True))
+
+
+def _updated_statistics(func: Any, args: Any, kwargs: dict[str, Any]
+                        ) -> tuple[tuple[int, str], ...]:
+    """The places of the running statistics normalisation ``func`` writes in this
+    call: none where it only reads them (eval mode: training=False).
+    """
+    name = func.__name__
+    switch = "use_input_stats" if name == "instance_norm" else "training"
+    # F.batch_norm's training defaults to False, F.instance_norm's switch to True
+    default = name == "instance_norm"
+    updates = args[5] if len(args) > 5 else kwargs.get(switch, default)
+    if not updates:
+        return ()
+    if getattr(func, "__module__", None) == "torch.nn.functional":
+        return _FUNCTIONAL_STATISTICS
+    return _ATEN_STATISTICS
 
 
 _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
@@ -482,15 +520,16 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
             out = kwargs.get("out")
             for t in out if isinstance(out, (tuple, list)) else (out,):
                 self._refuse(t, func)
-            if kwargs.get("inplace") is True:
+            if kwargs.get("inplace") is True and not _dropout_in_eval(
+                    func, args, kwargs):
                 self._refuse(first, func)
         if kind == _READS:
             return func(*args, **kwargs)
-        if kind == _WRITES_FIRST:
+        if kind == _WRITES_FIRST and not _dropout_in_eval(func, args, kwargs):
             for t in first if isinstance(first, (tuple, list)) else (first,):
                 self._refuse(t, func)  # (a list: torch._foreach_add_)
         elif kind == _NORMALISES:
-            for position, keyword in _RUNNING_STATISTICS:
+            for position, keyword in _updated_statistics(func, args, kwargs):
                 self._refuse(args[position] if len(args) > position
                              else kwargs.get(keyword), func)
         address = _memory(first) if kind in (_RESHAPES_FIRST,
