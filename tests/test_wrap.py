@@ -1025,6 +1025,8 @@ _WRITES = {
     "foreach": lambda x: torch._foreach_add_([x], 1),
     "running statistics": lambda x: torch.nn.functional.batch_norm(
         x.reshape(2, 2), x[:2], x[2:], training=True),
+    "embedding max_norm": lambda x: torch.nn.functional.embedding(
+        torch.tensor([1]), x.reshape(2, 2), max_norm=0.5),
 }
 _TRANSFORMS = {
     "plain": lambda f: f,

@@ -390,6 +390,7 @@ _WRITES_FIRST = 1  # writes into its first argument
 _RESHAPES_FIRST = 2  # changes its first argument's metadata in place
 _LENDS_TO_NUMPY = 3  # returns a numpy array of its first argument's memory
 _NORMALISES = 4  # writes into its running statistics (training)
+_RENORMALISES = 5  # writes into its weight with max_norm= (an embedding)
 # torch function -> its kind, learned on first sight (bounded by torch's API)
 _kinds: dict[Any, int] = {}
 
@@ -408,6 +409,9 @@ def _kind(func: Any) -> int:
         kind = _LENDS_TO_NUMPY
     elif name in _NORMALISATIONS:
         kind = _NORMALISES
+    elif name in ("embedding", "embedding_bag") and getattr(
+            func, "__module__", None) == "torch.nn.functional":
+        kind = _RENORMALISES
     else:
         kind = _READS
     _kinds[func] = kind
@@ -528,6 +532,11 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
         if kind == _WRITES_FIRST and not _dropout_in_eval(func, args, kwargs):
             for t in first if isinstance(first, (tuple, list)) else (first,):
                 self._refuse(t, func)  # (a list: torch._foreach_add_)
+        elif kind == _RENORMALISES:
+            # max_norm= renormalises the rows it looks up, in the weight itself
+            if (args[3] if len(args) > 3 else kwargs.get("max_norm")) is not None:
+                self._refuse(args[1] if len(args) > 1 else kwargs.get("weight"),
+                             func)
         elif kind == _NORMALISES:
             for position, keyword in _updated_statistics(func, args, kwargs):
                 self._refuse(args[position] if len(args) > position
