@@ -362,6 +362,18 @@ def test_traced_calls_keep_their_own_constants():
         make_fx(lambda v: scale(v, np.ones(3)))(ones)
 
 
+def test_a_torch_output_on_memory_torch_did_not_allocate_is_a_copy():
+    # torch.from_numpy of a buffer the body keeps: its owner is out of torch's
+    # counts, so the output is copied (reported) rather than lent
+    table = aligned_empty((4,), np.float32)  # 64-byte aligned: JAX could alias it
+    table[:] = 0.0
+    f = ut.wrap("jax", "torch")(lambda v: torch.from_numpy(table))
+    with pytest.warns(ut.CopyWarning, match="memory torch did not allocate"):
+        y = f(jnp.zeros(1))
+    table[:] = 42.0  # the body's buffer changes later
+    np.testing.assert_array_equal(y, [0.0] * 4)
+
+
 @pytest.mark.parametrize("mode", ["eager", "jit", "grad"])
 def test_jax_array_of_memory_the_torch_body_keeps_is_a_copy(mode):
     # a JAX array never changes: an output on a parameter the body keeps is

@@ -622,6 +622,11 @@ def _kept(ys: list[Any], i: int) -> bool:
         storage = y.untyped_storage()
     except (RuntimeError, NotImplementedError):  # a subclass without one
         return False
+    if not storage.resizable():
+        # memory torch did not allocate (torch.from_numpy, DLPack): its owner,
+        # which the body may keep, is out of these counts (an input's memory
+        # is let through by unshared)
+        return True
     expected = 1 + _saves(y)
     base, refs = _base_refs(y)
     if base is not None:  # a view: its base holds the memory too
@@ -649,7 +654,9 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
                 continue
             copy_or_refuse("wrap", "func", True if quiet else None,
                            "the body's output shares memory the body keeps (a "
-                           "parameter, a cached tensor), which a later in-place "
-                           "update would change in the caller's immutable array")
+                           "parameter, a cached tensor) or memory torch did not "
+                           "allocate (torch.from_numpy, DLPack), which a later "
+                           "in-place update would change in the caller's "
+                           "immutable array")
             ys[i] = y.clone(memory_format=torch.contiguous_format)  # lent as is
     return ys
