@@ -362,6 +362,30 @@ def test_traced_calls_keep_their_own_constants():
         make_fx(lambda v: scale(v, np.ones(3)))(ones)
 
 
+def test_outputs_autograd_saved_are_lent_and_kept_memory_still_copied():
+    # sin(y) saves y, sort saves its indices: holders that go with the call,
+    # not memory the body keeps (no copy, no warning); a parameter still is
+    lin = torch.nn.Linear(2, 2)
+
+    def body(v):
+        y = v * 2
+        return y, torch.sin(y), torch.sort(v).values
+
+    def kept(v):
+        return lin(v), lin.weight.detach()
+
+    x = jnp.array([[3.0, 1.0], [2.0, 5.0]])
+    for f, loss, copies in ((body, lambda o: o[0].sum() + o[1].sum() + o[2].sum(), 0),
+                            (kept, lambda o: o[0].sum() + o[1].sum(), 1)):
+        bridged = ut.wrap("jax", "torch")(f)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            jax.grad(lambda v, b=bridged, total=loss: total(b(v)))(x)
+        # (the body runs twice under jax.grad: the call, then its pullback's)
+        found = sum(issubclass(w.category, ut.CopyWarning) for w in seen)
+        assert found == 2 * copies, [str(w.message)[:80] for w in seen]
+
+
 def test_a_torch_output_on_memory_torch_did_not_allocate_is_a_copy():
     # torch.from_numpy of a buffer the body keeps: its owner is out of torch's
     # counts, so the output is copied (reported) rather than lent
@@ -1300,12 +1324,7 @@ def test_torch_return_types_reach_the_caller_as_tuples():
         values, (sign, logabsdet) = call(x)
         np.testing.assert_array_equal(values, [1.0, 2.0, 3.0, 5.0])
         np.testing.assert_allclose([sign, logabsdet], [1.0, np.log(13.0)], rtol=1e-6)
-    with warnings.catch_warnings():
-        # slogdet's outputs, which autograd saved, are taken as kept (a copy
-        # more, reported: autograd's saved outputs are counted for one-output
-        # nodes only)
-        warnings.simplefilter("ignore", ut.CopyWarning)
-        grad = jax.grad(lambda v: f(v)[1][1])(x)
+    grad = jax.grad(lambda v: f(v)[1][1])(x)  # (slogdet's saved outputs: lent)
     want = np.linalg.inv(np.array(x).reshape(2, 2)).T.ravel()
     np.testing.assert_allclose(grad, want, rtol=1e-5)
 

@@ -613,8 +613,10 @@ def _kept(ys: list[Any], i: int) -> bool:
     """Whether the memory of ``ys[i]`` has a holder other than the list ``ys``."""
     refs = _refs(ys, i) - _FRESH
     y = ys[i]
-    if refs > 0 and refs > sum(1 for z in ys if isinstance(z, torch.Tensor)
-                               and z._base is y):  # (the base of another output)
+    others = sum(1 for z in ys if isinstance(z, torch.Tensor) and z._base is y)
+    # (the base of another output; an input autograd saved, sin(y)'s y, whose
+    # Python object torch keeps with it)
+    if refs > others and refs > others + _graph_holders(ys, y, None)[0]:
         return True  # the tensor itself, held elsewhere
     if not isinstance(y, torch.Tensor) or _no_memory(y) or _is_wrapped(y):
         return False  # no memory to share (the shape pass)
@@ -634,10 +636,44 @@ def _kept(ys: list[Any], i: int) -> bool:
             return True
         expected += 1 + _saves(base)
     held = _use_count(storage._cdata) - 1  # less ``storage``
-    if held > expected:  # (rare) other outputs of the body on the same memory
+    if held > expected:  # (rare) other outputs of the body on the same memory,
+        # or tensors its autograd graph saved (sin(y) saves y; sort, qr, eigh
+        # their outputs): holders that go with the call
         address = storage.data_ptr()
         held -= sum(1 for z in ys if z is not y and _memory(z) == address)
+        if held > expected:
+            expected = 1 + (base is not None) + _graph_holders(ys, y, address)[1]
     return held > expected
+
+
+def _graph_holders(ys: list[Any], y: torch.Tensor, address: int | None
+                   ) -> tuple[int, int]:
+    """What the autograd graph of the outputs ``ys`` saved: how many times the
+    tensor ``y`` itself (a saved input), and how many other tensors on the
+    memory at ``address`` (a saved output is a tensor of its own). A walk of
+    the graph, only where a count is in doubt.
+    """
+    itself = others = 0
+    seen: set[Any] = set()
+    stack = [z.grad_fn for z in ys if isinstance(z, torch.Tensor)]
+    while stack and len(seen) < 10_000:  # (a bound, for very large graphs)
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                try:
+                    value = getattr(node, name)
+                except RuntimeError:  # freed already
+                    continue
+                for t in value if isinstance(value, (tuple, list)) else (value,):
+                    if t is y:
+                        itself += 1
+                    elif address is not None and isinstance(t, torch.Tensor):
+                        others += _memory(t) == address
+        stack.extend(f for f, _ in node.next_functions)
+    return itself, others
 
 
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
