@@ -843,6 +843,7 @@ JAX_TRANSFORMS = {
 }
 
 
+@torch_jit_script_deprecated  # (torch's forward AD, first used here when run alone)
 @pytest.mark.parametrize("name", list(JAX_TRANSFORMS))
 def test_jax_transformations_match_native_jax(name, x64):
     body, native = _jax_pair()
