@@ -26,9 +26,9 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from . import _device
 from ._backends._memory import (
@@ -81,19 +81,24 @@ def _check_fraction(arg: str, value: object) -> float:
     return number
 
 
-def _fractions(fraction: object) -> dict[str, tuple[float, str]]:
-    """framework -> (fraction, the argument that gave it)."""
-    if fraction is None:
+_V = TypeVar("_V")
+
+
+def _per_framework(arg: str, value: object, check: Callable[[str, object], _V]
+                   ) -> dict[str, tuple[_V, str]]:
+    """framework -> (``value`` checked, the argument that gave it): one value
+    for every framework, or a dict of them per framework.
+    """
+    if value is None:
         return {}
-    if isinstance(fraction, Mapping):
+    if isinstance(value, Mapping):
         found = {}
-        for name, value in fraction.items():
-            _check_framework("configure", "fraction", name)
-            arg = f"fraction[{name!r}]"
-            found[name] = (_check_fraction(arg, value), arg)
+        for name, each in value.items():
+            _check_framework("configure", arg, name)
+            place = f"{arg}[{name!r}]"
+            found[name] = (check(place, each), place)
         return found
-    number = _check_fraction("fraction", fraction)
-    return dict.fromkeys(FRAMEWORKS, (number, "fraction"))
+    return dict.fromkeys(FRAMEWORKS, (check(arg, value), arg))
 
 
 _MIB = 2**20
@@ -109,21 +114,6 @@ def _check_limit(arg: str, value: object) -> int:
     if not _MIB <= number < 2**64:  # (the frameworks take a 64-bit size)
         raise arg_error(ValueError, "configure", arg, accepted, describe(value))
     return number
-
-
-def _limits(limit: object) -> dict[str, tuple[int, str]]:
-    """framework -> (bytes, the argument that gave it)."""
-    if limit is None:
-        return {}
-    if isinstance(limit, Mapping):
-        found = {}
-        for name, value in limit.items():
-            _check_framework("configure", "limit", name)
-            arg = f"limit[{name!r}]"
-            found[name] = (_check_limit(arg, value), arg)
-        return found
-    number = _check_limit("limit", limit)
-    return dict.fromkeys(FRAMEWORKS, (number, "limit"))
 
 
 def _allocators(allocator: object) -> dict[str, tuple[str, str]]:
@@ -213,8 +203,9 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
     switch = preallocate if preallocate is not None else (
         None if growth is None else not growth)
     switch_arg = "preallocate" if preallocate is not None else "growth"
-    fractions, allocators = _fractions(fraction), _allocators(allocator)
-    limits = _limits(limit)
+    fractions = _per_framework("fraction", fraction, _check_fraction)
+    allocators = _allocators(allocator)
+    limits = _per_framework("limit", limit, _check_limit)
     requests: dict[str, Request] = {}
     args: dict[tuple[str, str], tuple[str, object]] = {}
     for name in FRAMEWORKS:

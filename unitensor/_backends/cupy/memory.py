@@ -54,12 +54,14 @@ def _devices(cupy: Any) -> range:
         return range(0)
 
 
-def _set_limit(cupy: Any, fraction: float) -> str:
+def _set_limit(cupy: Any, **limit: float) -> str:
+    """The pool's limit on every device: ``fraction=`` or ``size=`` (bytes)."""
     pool = _active_pool(cupy)
     for index in _devices(cupy):
         with cupy.cuda.Device(index):
-            pool.set_limit(fraction=fraction)
-    return f"MemoryPool.set_limit(fraction={fraction:g}) on every device"
+            pool.set_limit(**limit)
+    (name, value), = limit.items()
+    return f"MemoryPool.set_limit({name}={value!r}) on every device"
 
 
 def _set_allocator(cupy: Any, kind: str) -> str:
@@ -75,14 +77,6 @@ def _set_allocator(cupy: Any, kind: str) -> str:
     return f"cupy.cuda.set_allocator({type(pool).__name__}().malloc)"
 
 
-def _set_limit_bytes(cupy: Any, limit: int) -> str:
-    pool = _active_pool(cupy)
-    for index in _devices(cupy):
-        with cupy.cuda.Device(index):
-            pool.set_limit(size=limit)
-    return f"MemoryPool.set_limit(size={limit}) on every device"
-
-
 def apply(request: Request, /) -> list[str]:
     cupy = loaded("cupy")
     done = []
@@ -95,11 +89,11 @@ def apply(request: Request, /) -> list[str]:
             "cupy", "allocator", lambda: _set_allocator(sys.modules["cupy"], kind)))
     if request.fraction is not None:
         if cupy is not None:
-            done.append(_set_limit(cupy, request.fraction))
+            done.append(_set_limit(cupy, fraction=request.fraction))
         else:
             done.append(set_env(LIMIT, f"{Decimal(repr(request.fraction)) * 100}%"))
     if request.limit is not None:  # bytes: CuPy takes them as they are
-        done.append(_set_limit_bytes(cupy, request.limit) if cupy is not None
+        done.append(_set_limit(cupy, size=request.limit) if cupy is not None
                     else set_env(LIMIT, str(request.limit)))
     return done
 
