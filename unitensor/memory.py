@@ -367,24 +367,16 @@ def _pairs(option: str, text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _parse_fraction(text: str) -> float | dict[str, float]:
+def _parse_budget(option: str, text: str, number: Callable[[str], _V], wanted: str
+                  ) -> _V | dict[str, _V]:
+    """``--fraction`` or ``--limit``'s value: one number, or framework=number,..."""
     try:
         if "=" not in text:
-            return float(text)
-        return {name: float(value) for name, value in _pairs("--fraction", text)}
+            return number(text)
+        return {name: number(value) for name, value in _pairs(option, text)}
     except ValueError:
-        raise _UsageError(f"--fraction: expected a float or framework=float,..., "
+        raise _UsageError(f"{option}: expected {wanted} or framework={wanted},..., "
                           f"got {text!r}") from None
-
-
-def _parse_limit(text: str) -> int | dict[str, int]:
-    try:
-        if "=" not in text:
-            return int(text)
-        return {name: int(value) for name, value in _pairs("--limit", text)}
-    except ValueError:
-        raise _UsageError(f"--limit: expected a whole number of bytes or "
-                          f"framework=bytes,..., got {text!r}") from None
 
 
 def _parse_launcher(argv: list[str]) -> tuple[dict[str, object], list[str], bool]:
@@ -408,9 +400,9 @@ def _parse_launcher(argv: list[str]) -> tuple[dict[str, object], list[str], bool
                     raise _UsageError(f"{option}: expected a value")
                 i, value = i + 1, argv[i + 1]
             if option == "--fraction":
-                kwargs["fraction"] = _parse_fraction(value)
+                kwargs["fraction"] = _parse_budget(option, value, float, "a float")
             elif option == "--limit":
-                kwargs["limit"] = _parse_limit(value)
+                kwargs["limit"] = _parse_budget(option, value, int, "bytes")
             else:
                 name, sep, kind = value.partition("=")
                 if not sep:
