@@ -538,6 +538,17 @@ def test_chunked_and_map_blocks_refuse_in_the_project_s_format():
         ut.dask.map_blocks(lambda b: b, x, framework="numpy", drop_axis=5)
 
 
+def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
+    # dask ignores an axis x lacks, and a negative one, silently
+    a = np.ones((4, 6))
+    assert ut.dask.chunked(a, {-1: 2}).native.chunks == ((4,), (2, 2, 2))
+    assert ut.dask.chunked(a, {0: 1, 1: 3}).native.chunks == ((1,) * 4, (3, 3))
+    for chunks in ({5: 2}, {-3: 2}, {"a": 2}):
+        with pytest.raises(ValueError, match=r"^chunked\(\): chunks: expected a dict "
+                           r"of x's axes \(in \[-2, 1\]\)"):
+            ut.dask.chunked(a, chunks)
+
+
 def test_std_and_var_over_empty_chunks_after_a_mask():
     # before: NaN (dask's moments of an empty chunk are 0 / 0), found in review
     data = np.arange(40.0)
