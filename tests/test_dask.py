@@ -538,6 +538,46 @@ def test_chunked_and_map_blocks_refuse_in_the_project_s_format():
         ut.dask.map_blocks(lambda b: b, x, framework="numpy", drop_axis=5)
 
 
+@pytest.mark.parametrize("key", [
+    (0, slice(None), np.array([1, 0])),  # an int and an array a slice separates
+    (np.array([1, 0]), slice(None), 1),
+    (0, Ellipsis, np.array([1, 0])),
+    (0, slice(None), [1, 0]),  # a list is an index array
+    (slice(None), np.array([True, False]), 0),  # a mask and an int, separated
+    (np.array([True, False, True]), [0, 1]),  # a mask beside an array
+    (np.array([2, 0]), np.array([True, False, False, True])),
+], ids=str)
+def test_advanced_indices_give_numpy_s_axes(key):
+    # dask read the ints as basic indices and lists on their own axes: the
+    # advanced dimensions came out transposed, or as an outer product, silently
+    a = np.arange(12.0).reshape(3, 2, 2)
+    if len(key) == 2:  # (every axis indexed: a mask beside an array)
+        a = a.reshape(3, 4)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    want = a[key]
+    got = x[key].numpy()
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_setitem_refuses_out_of_bounds_indices_and_take_needs_an_axis():
+    # dask dropped the write of an index out of bounds, silently; its take
+    # flattened an array of several dimensions, where the standard needs axis
+    x = ut.asarray(da.from_array(np.arange(3.0), chunks=2))
+    with pytest.raises(IndexError, match=r"^__setitem__\(\): key: expected "
+                       r"indices from -3 to 2 along axis 0"):
+        x[3] = 9.0  # known when built
+    bad = ut.asarray(da.from_array(np.arange(3.0), chunks=2))
+    bad[ut.asarray(da.from_array(np.array([1, 3]), chunks=1))] = 9.0
+    with pytest.raises(IndexError, match="got index 3"):  # known when computed
+        bad.numpy()
+    x[np.array([1, -1])] = 9.0
+    np.testing.assert_array_equal(x.numpy(), [0.0, 9.0, 9.0])
+    y = ut.asarray(da.from_array(np.ones((2, 3)), chunks=2))
+    with pytest.raises(ValueError, match=r"^take\(\): axis: expected an axis"):
+        ut.take(y, ut.asarray(np.array([0])))
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

@@ -162,7 +162,8 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     return k
 
 
-def _checked(x: da.Array, parts: tuple[Any, ...]) -> tuple[Any, ...]:
+def _checked(x: da.Array, parts: tuple[Any, ...], func: str = "__getitem__"
+             ) -> tuple[Any, ...]:
     """Each integer index of a key checked against the axis it indexes."""
     used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
                for k in parts if k is not None and k is not Ellipsis)
@@ -174,7 +175,7 @@ def _checked(x: da.Array, parts: tuple[Any, ...]) -> tuple[Any, ...]:
             axis += k.ndim
         elif k is not None:
             if axis < x.ndim:
-                k = _within(k, x.shape[axis], axis)
+                k = _within(k, x.shape[axis], axis, func)
             axis += 1
         checked.append(k)
     return tuple(checked)
@@ -306,7 +307,35 @@ def _new_axes(x: da.Array, at: list[int]) -> da.Array:
     return x[tuple(None if i in at else slice(None) for i in range(ndim))]
 
 
+def _lists_as_arrays(key: Any) -> Any:
+    """A key's lists as the index arrays numpy reads them as (dask indexes each
+    list on its own axis, an outer product, where numpy broadcasts them).
+    """
+    if type(key) is list:
+        return np.asarray(key)
+    if type(key) is tuple and any(type(k) is list for k in key):
+        return tuple(np.asarray(k) if type(k) is list else k for k in key)
+    return key
+
+
+def _masks_as_indices(parts: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A mask beside other arrays as its integer indices, which numpy broadcasts
+    with the others (dask would index each on its own axis: an outer product).
+    A lazy mask is computed for them, as ``repeat``'s counts are (its graph's
+    errors noted, as any read's).
+    """
+    found: list[Any] = []
+    for k in parts:
+        if isinstance(k, (da.Array, np.ndarray)) and k.ndim and k.dtype == np.bool_:
+            values = materialise(k) if isinstance(k, da.Array) else k
+            found.extend(np.nonzero(values))
+        else:
+            found.append(k)
+    return tuple(found)
+
+
 def _index(x: da.Array, key: Any) -> da.Array:
+    key = _lists_as_arrays(key)
     parts = key if type(key) is tuple else (key,)
     if any(isinstance(k, (bool, np.bool_)) or (len(parts) > 1 and _is_0d(k, "b"))
            for k in parts):  # (one 0-d mask alone: _mask's)
@@ -314,6 +343,8 @@ def _index(x: da.Array, key: Any) -> da.Array:
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
+    if sum(isinstance(k, (da.Array, np.ndarray)) and k.ndim > 0 for k in parts) > 1:
+        parts = _masks_as_indices(parts)
     parts = _checked(x, parts)
     key = parts if type(key) is tuple else parts[0]
     if len(parts) == 1 and isinstance(parts[0], da.Array):
@@ -341,7 +372,40 @@ def _index(x: da.Array, key: Any) -> da.Array:
                             "among slices and ... only (dask owner)",
                             f"({', '.join(map(_kind, parts))})")
         return _one_array(x, parts, arrays[0])
+    if len(arrays) == 1 and _separated(parts):
+        return _advanced_first(x, key, parts, arrays[0])
     return x[key]
+
+
+def _advanced(k: Any) -> bool:
+    """Whether a key's part is an advanced index beside an array (an int too)."""
+    return isinstance(k, (int, np.integer, da.Array, np.ndarray)) and not isinstance(
+        k, (bool, np.bool_))
+
+
+def _separated(parts: tuple[Any, ...]) -> bool:
+    """Whether a slice or ... lies between the key's advanced indices."""
+    at = [i for i, k in enumerate(parts) if _advanced(k)]
+    return any(type(k) is slice or k is Ellipsis for k in parts[at[0]:at[-1]])
+
+
+def _advanced_first(x: da.Array, key: Any, parts: tuple[Any, ...],
+                    k: Any) -> da.Array:
+    """``x[key]`` for one array ``k`` and ints that a slice or ... separates: numpy
+    puts the dimensions of the advanced indices first, dask leaves the array's
+    where it is (it reads the ints as basic indices): moved to the front.
+    """
+    mask = k.dtype == np.bool_
+    n = 1 if mask else k.ndim
+    used = sum(type(p) is slice or (_advanced(p) and p is not k) for p in parts
+               ) + (k.ndim if mask else 1)
+    at = 0
+    for p in parts:
+        if p is k:
+            break
+        at += 1 if type(p) is slice else x.ndim - used if p is Ellipsis else 0
+    result = x[key]
+    return da.moveaxis(result, list(range(at, at + n)), list(range(n)))
 
 
 def _getitem(x: da.Array, key: Any) -> da.Array:
@@ -405,6 +469,9 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
 
 def _take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
     """Out-of-bounds indices refused (dask's take wraps them)."""
+    if axis is None and x.ndim > 1:  # the standard's rule (dask flattens)
+        raise arg_error(ValueError, "take", "axis", f"an axis for an array of "
+                        f"{x.ndim} dimensions", "None")
     n = x.shape[0 if axis is None else axis] if x.ndim else 0
     indices = _within(indices, n, 0 if axis is None else axis % x.ndim, "take",
                       "indices")
@@ -735,6 +802,12 @@ def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
     to which the Tensor is rebound.
     """
     updated = da.Array(x.dask, x.name, x.chunks, meta=x._meta)
+    key = _lists_as_arrays(key)
+    parts = key if type(key) is tuple else (key,)
+    if not any(isinstance(k, (bool, np.bool_)) for k in parts):
+        # out-of-bounds indices refused: dask drops those writes silently
+        checked = _checked(x, parts, "__setitem__")
+        key = checked if type(key) is tuple else checked[0]
     if x.size == 0:  # dask refuses any value, even of the right shape
         np.broadcast_shapes(getattr(value, "shape", ()), x[key].shape)
         return updated
