@@ -578,6 +578,28 @@ def test_setitem_refuses_out_of_bounds_indices_and_take_needs_an_axis():
         ut.take(y, ut.asarray(np.array([0])))
 
 
+@pytest.mark.parametrize(("key", "value"), [
+    ((1, [2]), -(np.arange(4.0) + 100).reshape(1, 4)),
+    ((-1, np.array([0, 2])), np.ones((2, 4))),
+    ((0, 1, [1, 3]), np.array([8.0, 9.0])),
+], ids=str)
+def test_setitem_of_an_int_beside_an_array_writes_numpy_s_elements(key, value):
+    # dask wrote the value's first element everywhere
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = ut.asarray(da.from_array(a.copy(), chunks=2))
+    x[key] = value
+    a[key] = value
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
+def test_setitem_refuses_ints_and_an_array_a_slice_separates():
+    # numpy's order of the advanced dimensions, which dask's assignment lacks
+    x = ut.asarray(da.from_array(np.zeros((2, 3, 2)), chunks=2))
+    with pytest.raises(IndexError, match=r"^__setitem__\(\): key: expected ints "
+                       r"and an array that no slice or \.\.\. separates"):
+        x[0, :, [1, 0]] = np.ones((2, 3))
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

@@ -377,6 +377,19 @@ def _index(x: da.Array, key: Any) -> da.Array:
     return x[key]
 
 
+def _sizes_of(x: da.Array, parts: tuple[Any, ...]) -> list[Any]:
+    """The size of the axis each part of a key indexes (None for ... and None)."""
+    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
+               for k in parts if k is not None and k is not Ellipsis)
+    axis, sizes = 0, []
+    for k in parts:
+        sizes.append(x.shape[axis] if k is not None and k is not Ellipsis
+                     and axis < x.ndim else None)
+        axis += (x.ndim - used if k is Ellipsis else 0 if k is None
+                 else k.ndim if getattr(k, "dtype", None) == np.bool_ else 1)
+    return sizes
+
+
 def _advanced(k: Any) -> bool:
     """Whether a key's part is an advanced index beside an array (an int too)."""
     return isinstance(k, (int, np.integer, da.Array, np.ndarray)) and not isinstance(
@@ -808,6 +821,23 @@ def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
         # out-of-bounds indices refused: dask drops those writes silently
         checked = _checked(x, parts, "__setitem__")
         key = checked if type(key) is tuple else checked[0]
+        arrays = [k for k in parts if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
+        if arrays and _separated(parts):
+            # numpy's order of the advanced dimensions, which dask's assignment
+            # does not follow: refused rather than written elsewhere
+            raise arg_error(IndexError, "__setitem__", "key", "ints and an array "
+                            "that no slice or ... separates (dask owner)",
+                            f"({', '.join(map(_kind, parts))})")
+        if arrays and any(isinstance(k, (int, np.integer)) for k in parts):
+            # an int beside an array: dask writes the value's first element
+            # everywhere; as a slice of one, with the value given that axis
+            # (the same elements, in the same order)
+            target = _index(x, key).shape
+            key = tuple(slice(k % n, k % n + 1) if isinstance(k, (int, np.integer))
+                        else k for k, n in zip(parts, _sizes_of(x, parts),
+                                               strict=True))
+            if hasattr(value, "shape"):
+                value = da.broadcast_to(value, target).reshape(_index(x, key).shape)
     if x.size == 0:  # dask refuses any value, even of the right shape
         np.broadcast_shapes(getattr(value, "shape", ()), x[key].shape)
         return updated
