@@ -578,6 +578,16 @@ def test_setitem_refuses_out_of_bounds_indices_and_take_needs_an_axis():
         ut.take(y, ut.asarray(np.array([0])))
 
 
+def test_a_numpy_int_beside_none_in_a_key():
+    # a numpy int arrives as a 0-d dask array, which dask refused beside None
+    # (a raw AssertionError)
+    a = np.arange(12.0).reshape(3, 4)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    for key in ((np.int64(0), None), (None, np.array(2)),
+                (None, np.int64(-1), slice(1, 3))):
+        np.testing.assert_array_equal(x[key].numpy(), a[key])
+
+
 @pytest.mark.parametrize(("key", "value"), [
     ((1, [2]), -(np.arange(4.0) + 100).reshape(1, 4)),
     ((-1, np.array([0, 2])), np.ones((2, 4))),

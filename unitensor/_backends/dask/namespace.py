@@ -345,6 +345,11 @@ def _index(x: da.Array, key: Any) -> da.Array:
                       if type(k) is slice else k for k in parts)
     if sum(isinstance(k, (da.Array, np.ndarray)) and k.ndim > 0 for k in parts) > 1:
         parts = _masks_as_indices(parts)
+    if len(parts) > 1 and any(k is None for k in parts):
+        # a 0-d integer index beside None (a numpy int arrives as one): dask
+        # fails on it (an AssertionError); its value, computed as a slice
+        # bound's is
+        parts = tuple(_bound(k) if _is_0d(k, "iu") else k for k in parts)
     parts = _checked(x, parts)
     key = parts if type(key) is tuple else parts[0]
     if len(parts) == 1 and isinstance(parts[0], da.Array):
