@@ -162,23 +162,27 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     return k
 
 
+def _key_axes(x: da.Array, parts: tuple[Any, ...]) -> list[int | None]:
+    """The (first) axis of ``x`` each part of a key indexes: None for None and
+    ..., past the last axis for a part too many (refused by dask).
+    """
+    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
+               for k in parts if k is not None and k is not Ellipsis)
+    axis, axes = 0, []
+    for k in parts:
+        axes.append(None if k is None or k is Ellipsis else axis)
+        axis += (x.ndim - used if k is Ellipsis else 0 if k is None
+                 else k.ndim if getattr(k, "dtype", None) == np.bool_ else 1)
+    return axes
+
+
 def _checked(x: da.Array, parts: tuple[Any, ...], func: str = "__getitem__"
              ) -> tuple[Any, ...]:
     """Each integer index of a key checked against the axis it indexes."""
-    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
-               for k in parts if k is not None and k is not Ellipsis)
-    axis, checked = 0, []
-    for k in parts:
-        if k is Ellipsis:
-            axis += x.ndim - used
-        elif getattr(k, "dtype", None) == np.bool_:
-            axis += k.ndim
-        elif k is not None:
-            if axis < x.ndim:
-                k = _within(k, x.shape[axis], axis, func)
-            axis += 1
-        checked.append(k)
-    return tuple(checked)
+    return tuple(_within(k, x.shape[a], a, func)
+                 if a is not None and a < x.ndim
+                 and getattr(k, "dtype", None) != np.bool_ else k
+                 for k, a in zip(parts, _key_axes(x, parts), strict=True))
 
 
 def _bound(v: Any) -> Any:
@@ -380,19 +384,6 @@ def _index(x: da.Array, key: Any) -> da.Array:
     if len(arrays) == 1 and _separated(parts):
         return _advanced_first(x, key, parts, arrays[0])
     return x[key]
-
-
-def _sizes_of(x: da.Array, parts: tuple[Any, ...]) -> list[Any]:
-    """The size of the axis each part of a key indexes (None for ... and None)."""
-    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
-               for k in parts if k is not None and k is not Ellipsis)
-    axis, sizes = 0, []
-    for k in parts:
-        sizes.append(x.shape[axis] if k is not None and k is not Ellipsis
-                     and axis < x.ndim else None)
-        axis += (x.ndim - used if k is Ellipsis else 0 if k is None
-                 else k.ndim if getattr(k, "dtype", None) == np.bool_ else 1)
-    return sizes
 
 
 def _advanced(k: Any) -> bool:
@@ -838,9 +829,9 @@ def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
             # everywhere; as a slice of one, with the value given that axis
             # (the same elements, in the same order)
             target = _index(x, key).shape
-            key = tuple(slice(k % n, k % n + 1) if isinstance(k, (int, np.integer))
-                        else k for k, n in zip(parts, _sizes_of(x, parts),
-                                               strict=True))
+            key = tuple(slice(k % x.shape[a], k % x.shape[a] + 1)
+                        if isinstance(k, (int, np.integer)) else k
+                        for k, a in zip(parts, _key_axes(x, parts), strict=True))
             if hasattr(value, "shape"):
                 value = da.broadcast_to(value, target).reshape(_index(x, key).shape)
     if x.size == 0:  # dask refuses any value, even of the right shape
