@@ -230,6 +230,8 @@ BAD = [
      "configure(): allocator['torch']: "),
     ({"allocator": {"torch": "pinned_num_register_threads:256"}}, ValueError,
      "configure(): allocator['torch']: "),
+    ({"allocator": {"torch": "large_segment_size_mb:lots"}}, ValueError,
+     "configure(): allocator['torch']: "),
     ({"limit": True}, TypeError, "configure(): limit: expected a whole number of "
      "bytes, at least 1 MiB (1048576), below 2**64, got True"),
     ({"limit": 1.5e9}, TypeError, "configure(): limit: "),

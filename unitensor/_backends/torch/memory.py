@@ -96,8 +96,11 @@ def _flag(text: str) -> bool:
     return text in ("True", "False")
 
 
-def _at_least(n: int) -> Callable[[str], bool]:
-    return lambda text: (_whole(text) or 0) >= n
+def _at_least(minimum: int) -> Callable[[str], bool]:
+    def check(text: str) -> bool:
+        n = _whole(text)
+        return n is not None and n >= minimum
+    return check
 
 
 # The options torch's allocator knows (c10's AllocatorConfig and
