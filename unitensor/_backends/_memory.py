@@ -206,6 +206,19 @@ def share_of_gpu(limit: int) -> tuple[float | None, str]:
     return share, f"{limit} bytes of {largest}{sizes}, read through NVML"
 
 
+def requested_share(name: str, request: Request, done: list[str]) -> float | None:
+    """The share of each GPU ``request`` gives ``name``, a framework that takes
+    only shares (torch, JAX): its fraction, or its byte limit as a share of the
+    GPU (how, or why none, said in ``done``).
+    """
+    if request.limit is None:
+        return request.fraction
+    share, how = share_of_gpu(request.limit)
+    done.append(f"limit={request.limit}: " + (
+        how if share is not None else f"not set for {name}: {how}"))
+    return share
+
+
 # -- running an action right after a framework's own import -----------------------
 def _too_late(module: str, what: str, exc: Exception) -> None:
     warnings.warn(f"unitensor.memory: {what} could not be applied when {module} "

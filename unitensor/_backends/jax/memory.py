@@ -21,8 +21,8 @@ from .._memory import (
     Request,
     counted,
     loaded,
+    requested_share,
     set_env,
-    share_of_gpu,
     unknown,
     unset_env,
 )
@@ -75,11 +75,7 @@ def apply(request: Request, /) -> list[str]:
     done = []
     if request.preallocate is not None:
         done.append(set_env(PREALLOCATE, "true" if request.preallocate else "false"))
-    fraction = request.fraction
-    if request.limit is not None:  # JAX takes only a share: of the GPU's size
-        fraction, how = share_of_gpu(request.limit)
-        done.append(f"limit={request.limit}: " + (
-            how if fraction is not None else f"not set for jax: {how}"))
+    fraction = requested_share(NAME, request, done)  # JAX takes only shares
     if fraction is not None:
         done.append(set_env(FRACTION, repr(fraction)))  # exact: :g rounds up
         if FRACTION_DEPRECATED in os.environ:

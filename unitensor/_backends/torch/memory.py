@@ -25,8 +25,8 @@ from .._memory import (
     Request,
     counted,
     loaded,
+    requested_share,
     set_env,
-    share_of_gpu,
     unknown,
 )
 
@@ -221,11 +221,7 @@ def apply(request: Request, /) -> list[str]:
             torch._C._accelerator_setAllocatorSettings(conf)
             done.append(f"torch allocator settings {conf!r} (at run time)")
         return done
-    fraction = request.fraction
-    if request.limit is not None:  # torch takes only a share: of the GPU's size
-        fraction, how = share_of_gpu(request.limit)
-        done.append(f"limit={request.limit}: " + (
-            how if fraction is not None else f"not set for torch: {how}"))
+    fraction = requested_share(NAME, request, done)  # torch takes only shares
     if fraction is not None:
         updates["per_process_memory_fraction"] = repr(fraction)  # exact
     if updates:
