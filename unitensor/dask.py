@@ -154,12 +154,13 @@ def chunked(x: Any, /, chunks: Any = "auto") -> Tensor:
     if _holds_bool(chunks):  # dask takes True for 1
         raise arg_error(TypeError, "chunked", "chunks", "an int, a tuple of sizes "
                         "per axis or 'auto', not a bool", describe(chunks))
-    if isinstance(chunks, dict) and any(
-            type(axis) is not int or not -t.ndim <= axis < t.ndim for axis in chunks):
-        # dask ignores an axis x does not have
-        raise arg_error(ValueError, "chunked", "chunks", f"a dict of x's axes (in "
-                        f"[{-t.ndim}, {t.ndim - 1}]) -> chunk sizes", repr(chunks))
-    if isinstance(chunks, dict):  # (dask ignores a negative axis too)
+    if isinstance(chunks, dict):
+        # dask ignores an axis x does not have, and any negative one
+        if any(type(axis) is not int or not -t.ndim <= axis < t.ndim
+               for axis in chunks):
+            raise arg_error(ValueError, "chunked", "chunks", f"a dict of x's axes "
+                            f"(in [{-t.ndim}, {t.ndim - 1}]) -> chunk sizes",
+                            repr(chunks))
         chunks = {axis % t.ndim: size for axis, size in chunks.items()}
     try:
         if t.owner == "dask":

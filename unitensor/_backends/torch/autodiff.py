@@ -382,8 +382,6 @@ _IN_PLACE_OPERATORS = frozenset({
     "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__", "__iand__",
     "__ior__", "__ixor__", "__ilshift__", "__irshift__"})
 _NUMPY_VIEWS = frozenset({"numpy", "__array__"})
-# Functions that write into arguments other than the first: the running
-# statistics that normalisation updates in training.
 # Where a normalisation takes its running statistics and the switch that makes
 # it update them (training, use_input_stats): torch.nn.functional's order, then
 # ATen's (torch.batch_norm, native_batch_norm: input, weight, bias, mean, var)
@@ -403,9 +401,7 @@ _kinds: dict[Any, int] = {}
 
 
 def _kind(func: Any) -> int:
-    kind = _kinds.get(func)
-    if kind is not None:
-        return kind
+    """What ``func`` does to its arguments' memory, learned and kept in _kinds."""
     name = getattr(func, "__name__", "")
     if name in _METADATA_ONLY:
         kind = _RESHAPES_FIRST
@@ -491,8 +487,7 @@ def _memory(t: Any) -> int | None:
 
 class _ReadOnly(torch.overrides.TorchFunctionMode):
     """The body runs inside: writes into the memory at ``addresses`` are refused
-    (see above); ``plain`` are the inputs whose version counters are checked
-    after.
+    (see above), and the inputs' version counters are checked after.
     """
 
     def __init__(self, addresses: dict[int, torch.Tensor], why: str) -> None:
