@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import jax
+import jax.dlpack
 import jax.numpy as jnp
 import numpy as np
 import torch
@@ -146,10 +147,22 @@ def large_rows(n: int, quick: bool) -> list[Row]:
     from_jax = ut.wrap("jax", "torch")(body)
     jit_bridged = jax.jit(from_jax)
     size = f"10^{len(str(n)) - 1}"
+
+    def torch_route():  # what a jax caller writes without unitensor: DLPack both ways
+        views = (torch.from_dlpack(x) for x in (ja, jb, jc))
+        return jax.dlpack.from_dlpack(body(*views))
+
     return [
         pair(f"jax → torch body, eager ({size})", lambda: from_jax(ja, jb, jc),
              "the torch body natively", lambda: body(ta, tb, tc), quick,
              target_ratio=1.2),
+        # the native reference is the allocator's best case (the same two blocks
+        # reused in turn); any call that also makes the other framework's small
+        # objects moves the 4 MB blocks around the heap (docs/wrap.md): this row
+        # compares the bridge with the route that has the same allocations
+        pair(f"jax → torch body, eager ({size})", lambda: from_jax(ja, jb, jc),
+             "torch's own route (from_dlpack in, jax.dlpack out)", torch_route,
+             quick),
         pair(f"jax.jit(jax → torch body) ({size})",
              lambda: jit_bridged(ja, jb, jc).block_until_ready(),
              "the torch body natively", lambda: body(ta, tb, tc), quick,
