@@ -627,13 +627,19 @@ def test_main_job_prints_a_table_where_there_is_a_gpu(monkeypatch, capsys):
     monkeypatch.setattr(memory, "stats", lambda device=None: records)
     monkeypatch.setattr(memory, "flush", lambda frameworks=None: {
         "torch": memory.Flushed(2 * 2**20, "torch.cuda.empty_cache()")})
-    main_job.memory_report()
+    before = {"torch": _memory.counted("torch", gpu, {
+        "in_use": 0, "reserved": 2**19, "peak": 0, "limit": 2**30,
+        "allocator": "native"}, {})}
+    main_job.memory_report(before)
     out = capsys.readouterr().out
-    row = "torch   cuda:0        1.0        3.0        2.0    1,024.0        2.0"
+    row = ("torch   cuda:0              0.5        1.0        3.0        2.0    1,024.0"
+           "        2.0")
     assert row in out
     assert "torch: torch.cuda.empty_cache()" in out
+    main_job.memory_report({})  # a framework not loaded before the demo: '-'
+    assert "torch   cuda:0                -        1.0" in capsys.readouterr().out
     monkeypatch.setattr(memory, "stats", lambda device=None: {})
-    main_job.memory_report()
+    main_job.memory_report({})
     assert capsys.readouterr().out.strip().startswith("Memory: no GPU here")
 
 
