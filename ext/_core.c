@@ -1070,8 +1070,8 @@ import_interface(PyObject *obj, Source source, DLDevice device,
     b->readonly = readonly;
     if (stream != NULL && stream != Py_None) {
         long long value = PyLong_Check(stream) && !PyBool_Check(stream)
-                                  ? PyLong_AsLongLong(stream)
-                                  : 0;
+                              ? PyLong_AsLongLong(stream)
+                              : 0;
         if (value <= 0) { /* 0 is ambiguous: v3 refuses it */
             PyErr_Clear();
             arg_error(PyExc_BufferError, func, "stream",
