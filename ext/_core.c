@@ -166,7 +166,8 @@ typedef struct {
     bool is_copied;
     int version_major; /* -1 when the source had no DLPack version */
     int version_minor;
-    PyObject *stream; /* the CUDA array interface's stream, else None */
+    PyObject *stream;   /* the CUDA array interface's stream, else None */
+    PyObject *producer; /* CUDA: whose work a consumer's stream waits for, or None */
     int64_t shape[MAX_NDIM];
     int64_t strides[MAX_NDIM];         /* in elements */
     Py_ssize_t view_shape[MAX_NDIM];   /* for the buffer protocol (rule 4) */
@@ -420,6 +421,61 @@ streamless(DLDevice dev)
     return cpu_readable(dev) && !cuda_readable(dev);
 }
 
+/* --------------------------------------------------------------- streams --- */
+
+static const char CUDA_STREAMS[] =
+    "None, -1 (no synchronisation), 1 (the legacy default stream), 2 (the "
+    "per-thread default stream) or a CUDA stream handle";
+
+/* A consumer's stream, as __dlpack__ takes it (the DLPack/Array API rules).
+ * Sets *wait to the stream the consumer reads on, or to 0 where nothing must
+ * wait: CPU memory, or -1 ("no synchronisation"). None is the legacy default
+ * stream on CUDA. */
+static int
+consumer_stream(DLDevice dev, PyObject *stream, long long *wait, const char *func)
+{
+    *wait = 0;
+    if (stream != Py_None && (!PyLong_Check(stream) || PyBool_Check(stream))) {
+        arg_error(PyExc_TypeError, func, "stream", "None or an int",
+                  "an object of type '%s'", Py_TYPE(stream)->tp_name);
+        return -1;
+    }
+    if (streamless(dev)) {
+        if (stream != Py_None) {
+            arg_error(PyExc_ValueError, func, "stream", "None for memory on the CPU",
+                      "%R", stream);
+            return -1;
+        }
+        return 0;
+    }
+    if (!cuda_readable(dev)) {
+        return 0; /* another device's streams: nothing is ordered here */
+    }
+    long long value = stream == Py_None ? 1 : PyLong_AsLongLong(stream);
+    if (value == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        value = 0; /* beyond 64 bits: no stream handle, refused below */
+    }
+    if (value == 0 || value < -1) {
+        arg_error(PyExc_ValueError, func, "stream", CUDA_STREAMS, "%R", stream);
+        return -1;
+    }
+    *wait = value == -1 ? 0 : value;
+    return 0;
+}
+
+/* Make the consumer's stream `wait` (0: none) wait for the producer's work. */
+static int
+wait_for_producer(Buffer *b, long long wait)
+{
+    if (wait == 0 || b->producer == NULL || b->producer == Py_None) {
+        return 0;
+    }
+    PyObject *r = PyObject_CallMethod(b->producer, "wait", "L", wait);
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
+}
+
 /* --------------------------------------------------------------- layout --- */
 
 static int64_t
@@ -573,6 +629,7 @@ buffer_new(Source source)
     b->version_major = -1;
     b->version_minor = -1;
     b->stream = Py_NewRef(Py_None);
+    b->producer = Py_NewRef(Py_None);
     b->weakreflist = NULL;
     stats.buffers_alive++;
     PyObject_GC_Track(b);
@@ -606,6 +663,7 @@ buffer_traverse(Buffer *b, visitproc visit, void *arg)
         Py_VISIT(b->view.obj);
     }
     Py_VISIT(b->stream);
+    Py_VISIT(b->producer);
     return 0;
 }
 
@@ -624,6 +682,7 @@ buffer_clear(Buffer *b)
     }
     Py_CLEAR(b->base);
     Py_CLEAR(b->stream);
+    Py_CLEAR(b->producer);
     return 0;
 }
 
@@ -636,6 +695,7 @@ buffer_dealloc(Buffer *b)
     }
     release_source(b);
     Py_CLEAR(b->stream);
+    Py_CLEAR(b->producer);
     stats.buffers_alive--;
     PyObject_GC_Del(b);
 }
@@ -1008,7 +1068,18 @@ import_interface(PyObject *obj, Source source, DLDevice device,
         goto done;
     }
     b->readonly = readonly;
-    if (stream != NULL) {
+    if (stream != NULL && stream != Py_None) {
+        long long value = PyLong_Check(stream) && !PyBool_Check(stream)
+                              ? PyLong_AsLongLong(stream)
+                              : 0;
+        if (value <= 0) { /* 0 is ambiguous: v3 refuses it */
+            PyErr_Clear();
+            arg_error(PyExc_BufferError, func, "stream",
+                      "None, 1 (the legacy default stream), 2 (the per-thread "
+                      "default stream) or a CUDA stream handle",
+                      "%R", stream);
+            goto done;
+        }
         Py_SETREF(b->stream, Py_NewRef(stream));
     }
     b->base = Py_NewRef(obj);
@@ -1521,13 +1592,9 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
     if (check_usable(self, func) < 0) {
         return NULL;
     }
-    if (stream != Py_None && !PyLong_Check(stream)) {
-        return arg_error(PyExc_TypeError, func, "stream", "None or an int",
-                         "an object of type '%s'", Py_TYPE(stream)->tp_name);
-    }
-    if (stream != Py_None && streamless(self->device)) {
-        return arg_error(PyExc_ValueError, func, "stream", "None for memory on the CPU",
-                         "%R", stream);
+    long long wait;
+    if (consumer_stream(self->device, stream, &wait, func) < 0) {
+        return NULL;
     }
     long long version[2] = {0, 0};
     if (max_version != Py_None && int_pair(max_version, version) < 0) {
@@ -1559,6 +1626,9 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
     }
     const CapsuleKind *kind =
         max_version != Py_None && version[0] >= 1 ? KIND_VERSIONED : KIND_LEGACY;
+    if (wait_for_producer(self, wait) < 0) {
+        return NULL;
+    }
     if (copy == Py_True) {
         Buffer *fresh = copy_buffer(self, DEFAULT_ALIGNMENT, func);
         if (fresh == NULL) {
@@ -1578,20 +1648,48 @@ static PyObject *
 buffer_export_legacy(Buffer *self, PyObject *args, PyObject *kwargs)
 {
     static const char func[] = "export_legacy";
-    static char *keywords[] = {"allow_readonly", NULL};
+    static char *keywords[] = {"allow_readonly", "stream", NULL};
     int allow_readonly = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$p:export_legacy", keywords,
-                                     &allow_readonly)) {
+    PyObject *stream = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$pO:export_legacy", keywords,
+                                     &allow_readonly, &stream)) {
         return NULL;
     }
     if (check_usable(self, func) < 0) {
+        return NULL;
+    }
+    long long wait;
+    if (consumer_stream(self->device, stream, &wait, func) < 0) {
         return NULL;
     }
     if (self->readonly && !allow_readonly) {
         return arg_error(PyExc_BufferError, func, "allow_readonly",
                          "True for read-only memory", "False");
     }
+    if (wait_for_producer(self, wait) < 0) {
+        return NULL;
+    }
     return export_capsule(self, KIND_LEGACY, false);
+}
+
+/* For a consumer already holding a view (a cached one): its stream waits for
+ * the producer's work now, as a new __dlpack__(stream=...) would make it. */
+static PyObject *
+buffer_order(Buffer *self, PyObject *args, PyObject *kwargs)
+{
+    static const char func[] = "order";
+    static char *keywords[] = {"stream", NULL};
+    PyObject *stream;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:order", keywords, &stream)) {
+        return NULL;
+    }
+    long long wait;
+    if (check_usable(self, func) < 0 ||
+        consumer_stream(self->device, stream, &wait, func) < 0 ||
+        wait_for_producer(self, wait) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -1819,6 +1917,17 @@ int64_tuple(const int64_t *values, int n)
     return t;
 }
 
+/* The stream on which the memory is ready, for an exported CUDA array
+ * interface: the producer's current one; else the one imported with it. */
+static PyObject *
+ready_stream(Buffer *b)
+{
+    if (b->producer == NULL || b->producer == Py_None) {
+        return Py_NewRef(b->stream != NULL ? b->stream : Py_None);
+    }
+    return PyObject_CallMethod(b->producer, "stream", NULL);
+}
+
 static PyObject *
 interface_dict(Buffer *self, const char *func, bool cuda)
 {
@@ -1841,8 +1950,16 @@ interface_dict(Buffer *self, const char *func, bool cuda)
     }
     d = Py_BuildValue("{s:O,s:s,s:O,s:O,s:i}", "shape", shape, "typestr", typestr,
                       "data", data, "strides", strides, "version", 3);
-    if (d == NULL || (cuda && PyDict_SetItemString(d, "stream", Py_None) < 0)) {
+    if (d == NULL) {
         goto done;
+    }
+    if (cuda) {
+        PyObject *stream = ready_stream(self);
+        int failed = stream == NULL || PyDict_SetItemString(d, "stream", stream) < 0;
+        Py_XDECREF(stream);
+        if (failed) {
+            goto done;
+        }
     }
     result = d;
     d = NULL;
@@ -2039,6 +2156,25 @@ get_stream(Buffer *b, void *c)
 }
 
 static PyObject *
+get_producer(Buffer *b, void *c)
+{
+    return Py_NewRef(b->producer != NULL ? b->producer : Py_None);
+}
+
+static int
+set_producer(Buffer *b, PyObject *value, void *c)
+{
+    if (value == NULL || (value != Py_None && !PyObject_HasAttrString(value, "wait"))) {
+        arg_error(PyExc_TypeError, "Buffer.producer", "value",
+                  "None or an object with wait(stream) and stream()", "%s",
+                  value == NULL ? "a deletion" : Py_TYPE(value)->tp_name);
+        return -1;
+    }
+    Py_XSETREF(b->producer, Py_NewRef(value));
+    return 0;
+}
+
+static PyObject *
 get_c_contiguous(Buffer *b, void *c)
 {
     return PyBool_FromLong(is_contiguous(b, true));
@@ -2093,6 +2229,10 @@ static PyGetSetDef buffer_getset[] = {
     {"source", (getter)get_source, NULL, "What the Buffer owns.", NULL},
     {"base", (getter)get_base, NULL, "The Python object held, or None.", NULL},
     {"stream", (getter)get_stream, NULL, "The CUDA array interface's stream.", NULL},
+    {"producer", (getter)get_producer, (setter)set_producer,
+     "CUDA memory: the framework whose work consumers wait for (wait(stream) makes "
+     "a consumer's stream wait; stream() is the one the memory is ready on).",
+     NULL},
     {"c_contiguous", (getter)get_c_contiguous, NULL, "Row-major compact?", NULL},
     {"alignment", (getter)get_alignment, NULL,
      "Largest power of two dividing data_ptr (at most 4096).", NULL},
@@ -2116,8 +2256,12 @@ static PyMethodDef buffer_methods[] = {
      "Mark the memory read-only (one way), for immutable producers."},
     {"export_legacy", (PyCFunction)(void (*)(void))buffer_export_legacy,
      METH_VARARGS | METH_KEYWORDS,
-     "export_legacy(*, allow_readonly=False)\nA legacy 'dltensor' capsule; read-only "
-     "memory only for consumers that never write (TensorFlow, JAX)."},
+     "export_legacy(*, allow_readonly=False, stream=None)\nA legacy 'dltensor' "
+     "capsule; read-only memory only for consumers that never write (TensorFlow, "
+     "JAX)."},
+    {"order", (PyCFunction)(void (*)(void))buffer_order, METH_VARARGS | METH_KEYWORDS,
+     "order(stream)\nMake a consumer's stream wait for the producer's work, as "
+     "__dlpack__(stream=...) does, for a view made earlier."},
     {NULL},
 };
 

@@ -187,6 +187,8 @@ static PyTypeObject TensorBaseType = {
 typedef struct {
     PyObject_HEAD PyObject *buffer; /* NULL until exported (reads as None) */
     PyObject *views;                /* dict: framework name -> that framework's array */
+    char ordered; /* CUDA memory: a cached view is handed out by the Python path,
+                   * which makes the consumer's stream wait for the producer's */
 } AliasesObject;
 
 static PyTypeObject AliasesType;
@@ -199,6 +201,7 @@ new_aliases(PyTypeObject *type, PyObject *buffer)
         return NULL;
     }
     m->buffer = Py_XNewRef(buffer);
+    m->ordered = 0;
     m->views = PyDict_New();
     if (m->views == NULL) {
         Py_DECREF(m);
@@ -247,6 +250,9 @@ static PyMemberDef aliases_members[] = {
      "The _core.Buffer over the memory, or None until it is exported."},
     {"views", T_OBJECT_EX, offsetof(AliasesObject, views), READONLY,
      "framework name -> the zero-copy array already made for it."},
+    {"ordered", T_BOOL, offsetof(AliasesObject, ordered), 0,
+     "True for CUDA memory: handing out a cached view orders the consumer's stream "
+     "after the producer's work (_convert.py), so C leaves it to Python."},
     {NULL},
 };
 
@@ -931,6 +937,9 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     TensorObject *t = (TensorObject *)args[0];
     if (!no_aliases(t) && Py_TYPE(t->aliases) == &AliasesType) {
+        if (((AliasesObject *)t->aliases)->ordered) {
+            return call_slow(f, args, nargsf, kwnames);
+        }
         PyObject *views = ((AliasesObject *)t->aliases)->views;
         PyObject *cached =
             views == NULL ? NULL : PyDict_GetItemWithError(views, f->table);

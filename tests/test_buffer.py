@@ -830,7 +830,7 @@ def test_cuda_array_interface_import_and_export():
     assert buf.data_ptr == 0xDEAD000
     assert buf.__cuda_array_interface__ == {
         "shape": (2, 3), "typestr": "<f4", "data": (0xDEAD000, False),
-        "strides": (12, 4), "version": 3, "stream": None}
+        "strides": (12, 4), "version": 3, "stream": 7}  # ready on the exporter's
     assert not hasattr(buf, "__array_interface__")
     with pytest.raises(BufferError):
         memoryview(buf)
@@ -853,6 +853,95 @@ def test_cuda_array_interface_import_and_export():
         _core.from_cuda_array_interface(FakeCuda(version=None))
     with pytest.raises(TypeError, match="__cuda_array_interface__"):
         _core.from_cuda_array_interface(np.arange(3.0))
+
+
+class Producer:
+    """The producer protocol ext/_core.c calls (the torch and cupy adapters give
+    _common.StreamOrder): records which consumer streams were made to wait.
+    """
+
+    def __init__(self, ready_on=42, fails=False):
+        self.waited, self.ready_on, self.fails = [], ready_on, fails
+
+    def wait(self, stream):
+        if self.fails:
+            raise RuntimeError("the producer's event failed")
+        self.waited.append(stream)
+
+    def stream(self):
+        return self.ready_on
+
+
+def test_cuda_consumers_wait_for_the_producer():  # #16 item 4
+    buf = _core.from_cuda_array_interface(FakeCuda())
+    producer = buf.producer = Producer()
+    buf.__dlpack__(stream=7, max_version=(1, 0))
+    buf.__dlpack__()  # None: the legacy default stream, DLPack's 1
+    buf.__dlpack__(stream=-1)  # no synchronisation
+    buf.export_legacy(stream=2)
+    buf.export_legacy()
+    buf.order(5)
+    assert producer.waited == [7, 1, 2, 1, 5]
+    assert buf.__cuda_array_interface__["stream"] == 42  # the producer's stream now
+    buf.producer = None
+    buf.__dlpack__(stream=3)
+    assert producer.waited == [7, 1, 2, 1, 5]
+    assert buf.__cuda_array_interface__["stream"] is None
+
+
+def test_cuda_streams_are_checked_before_anything_waits():
+    buf = _core.from_cuda_array_interface(FakeCuda())
+    producer = buf.producer = Producer()
+    exported = _core.stats()["exported_alive"]
+    for stream in (0, -2, 2**64):
+        with pytest.raises(ValueError, match=r"__dlpack__\(\): stream: expected None, "
+                                             r"-1 .*legacy default stream"):
+            buf.__dlpack__(stream=stream)
+    for stream in (True, 1.0, "1"):
+        with pytest.raises(TypeError, match="stream: expected None or an int"):
+            buf.__dlpack__(stream=stream)
+    with pytest.raises(BufferError, match="dl_device"):
+        buf.__dlpack__(stream=5, dl_device=(2, 3))
+    with pytest.raises(ValueError, match=r"order\(\): stream"):
+        buf.order(0)
+    assert producer.waited == []
+    buf.producer = Producer(fails=True)  # the producer's error reaches the consumer
+    with pytest.raises(RuntimeError, match="event failed"):
+        buf.__dlpack__(stream=5)
+    assert _core.stats()["exported_alive"] == exported  # and no capsule was made
+    with pytest.raises(TypeError, match="producer"):
+        buf.producer = object()
+    with pytest.raises(TypeError, match="producer"):
+        del buf.producer
+
+
+def test_cpu_memory_orders_nothing():
+    buf = _core.from_array_interface(np.arange(3.0))
+    buf.producer = Producer()
+    buf.order(None)
+    with pytest.raises(ValueError, match="None for memory on the CPU"):
+        buf.order(1)
+    assert buf.producer.waited == []
+
+
+def test_imported_cuda_array_interface_streams_are_checked():
+    assert _core.from_cuda_array_interface(FakeCuda(stream=1)).stream == 1
+    for stream in (0, -1, True, "s"):  # 0 is ambiguous: v3 refuses it
+        with pytest.raises(BufferError, match="stream: expected None, 1"):
+            _core.from_cuda_array_interface(FakeCuda(stream=stream))
+
+
+def test_a_producer_cycle_is_collected():
+    buf = _core.from_cuda_array_interface(FakeCuda())
+    producer = Producer()
+    producer.buf = buf  # a producer that holds its Buffer: a cycle
+    buf.producer = producer
+    alive = _core.stats()["buffers_alive"]
+    ref = weakref.ref(buf)
+    del buf, producer
+    gc.collect()
+    assert ref() is None
+    assert _core.stats()["buffers_alive"] == alive - 1
 
 
 # ---------------------------------------------------------- buffer protocol ---

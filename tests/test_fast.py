@@ -312,6 +312,38 @@ def test_view_fast_path_returns_the_cached_view_or_the_owners_array():
     assert Tensor.torch(x) is first  # unbound, like a function
 
 
+def test_cached_views_of_ordered_memory_go_through_the_stream_order(monkeypatch):
+    # CUDA memory sets Aliases.ordered (tests/test_cuda_streams.py); on the CPU the
+    # flag is set by hand, and _convert._order records instead of ordering streams.
+    from unitensor import _convert
+    ordered = []
+    monkeypatch.setattr(_convert, "_order", lambda aliases, framework:
+                        ordered.append((aliases, framework)))
+    x = ut.asarray(np.arange(3.0))
+    first = x.torch()
+    assert x.torch() is first  # C hands out the cached view
+    assert ordered == []
+    x._aliases.ordered = True
+    assert x.torch() is first
+    assert x.to("torch") is not None
+    assert ordered == [(x._aliases, "torch")] * 2
+    assert x.numpy() is x._native  # the owner's own array: nothing to order
+    assert len(ordered) == 2
+
+
+def test_stream_order_orders_only_different_streams():
+    from unitensor._backends._common import StreamOrder
+    calls = []
+    order = StreamOrder(3, lambda device: 9, lambda *args: calls.append(args))
+    assert order.stream() == 9
+    order.wait(9)  # the consumer reads on the producer's stream: nothing to do
+    order.follow(9)
+    assert calls == []
+    order.wait(5)  # stream 5 waits for stream 9's work, on device 3
+    order.follow(7)  # stream 9 waits for stream 7's
+    assert calls == [(3, 9, 5), (3, 7, 9)]
+
+
 def test_view_fast_path_falls_back_for_anything_else():
     slow = Recorder()
     view = _fast.FastPath("view", slow, "not_loaded")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -588,6 +589,8 @@ def test_the_launcher_fails_as_python_does(tmp_path):
     exit status and traceback (from the script's frame), not the launcher's."""
     (tmp_path / "boom.py").write_text("def f():\n    raise KeyError('boom')\nf()\n")
     (tmp_path / "syntax.py").write_text("x = (\n")
+    (tmp_path / "interrupted.py").write_text("def f():\n    raise KeyboardInterrupt\n"
+                                             "f()\n")
     for package, main in (("boompkg", "import boom\n"), ("nomain", None)):
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
@@ -615,6 +618,9 @@ def test_the_launcher_fails_as_python_does(tmp_path):
         assert "boom" in frames[1], launched.stderr  # the script's, first
         assert "unitensor" not in launched.stderr  # no launcher frames
         assert frames[-1] == "KeyError: 'boom'"
+    python, launched = both("interrupted.py")  # printed, then killed by SIGINT
+    assert launched.returncode == python.returncode == -signal.SIGINT
+    assert launched.stderr == python.stderr
 
 
 def test_main_job_prints_a_table_where_there_is_a_gpu(monkeypatch, capsys):
@@ -627,13 +633,19 @@ def test_main_job_prints_a_table_where_there_is_a_gpu(monkeypatch, capsys):
     monkeypatch.setattr(memory, "stats", lambda device=None: records)
     monkeypatch.setattr(memory, "flush", lambda frameworks=None: {
         "torch": memory.Flushed(2 * 2**20, "torch.cuda.empty_cache()")})
-    main_job.memory_report()
+    before = {"torch": _memory.counted("torch", gpu, {
+        "in_use": 0, "reserved": 2**19, "peak": 0, "limit": 2**30,
+        "allocator": "native"}, {})}
+    main_job.memory_report(before)
     out = capsys.readouterr().out
-    row = "torch   cuda:0        1.0        3.0        2.0    1,024.0        2.0"
+    row = ("torch   cuda:0              0.5        1.0        3.0        2.0    1,024.0"
+           "        2.0")
     assert row in out
     assert "torch: torch.cuda.empty_cache()" in out
+    main_job.memory_report({})  # a framework not loaded before the demo: '-'
+    assert "torch   cuda:0                -        1.0" in capsys.readouterr().out
     monkeypatch.setattr(memory, "stats", lambda device=None: {})
-    main_job.memory_report()
+    main_job.memory_report({})
     assert capsys.readouterr().out.strip().startswith("Memory: no GPU here")
 
 

@@ -58,6 +58,22 @@ def test_python_conversions_and_attributes(framework):
     assert x.to_device("cpu") is x
 
 
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_to_device_stream_is_checked(framework):  # #16 item 4 (CUDA: test_cuda_streams)
+    x = ut.asarray(np.arange(3.0)).to(framework, copy=True)
+    with pytest.raises(ValueError, match=r"to_device\(\): stream: expected None for a "
+                                         r"move between CPU devices, got 1"):
+        x.to_device("cpu", stream=1)
+    for stream in (0, -2):
+        with pytest.raises(ValueError, match=r"stream: expected None, -1 .*legacy"):
+            x.to_device("cpu", stream=stream)
+    for stream in (True, 1.5, "1", object()):
+        with pytest.raises(TypeError, match=r"stream: expected None, an int .* or a "
+                                            r"torch or cupy CUDA stream"):
+            x.to_device("cpu", stream=stream)
+    assert x.to_device("cpu", stream=None) is x
+
+
 def test_tensor_constructor_points_to_asarray():
     with pytest.raises(TypeError, match="asarray"):
         ut.Tensor([1])

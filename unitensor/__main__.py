@@ -134,8 +134,9 @@ def mib(value: int | None) -> str:
     return "-" if value is None else f"{value / 2**20:,.1f}"
 
 
-def memory_report() -> None:
-    """Each framework's GPU memory after the demo, and what a flush released.
+def memory_report(before_demo: dict[str, ut.memory.MemoryStats]) -> None:
+    """Each framework's GPU memory before and after the demo (``before_demo``:
+    ``ut.memory.stats()`` then), and what a flush released.
 
     On a machine without a GPU, one line: the frameworks keep no device cache
     there. (The GPU table is not yet run on a GPU: docs/memory.md.)
@@ -147,15 +148,18 @@ def memory_report() -> None:
         return
     flushed = ut.memory.flush()
     after_flush = ut.memory.stats()
-    print("\nGPU memory after the demo, by each framework's own counters (MiB; "
-          "'-': it cannot say), and what ut.memory.flush() released:")
-    print(f"{'framework':>12} {'device':>8} {'in use':>10} {'reserved':>10} "
-          f"{'peak':>10} {'limit':>10} {'released':>10} {'reserved after':>15}")
+    print("\nGPU memory before and after the demo, by each framework's own counters "
+          "(MiB; '-': it cannot say), and what ut.memory.flush() released:")
+    print(f"{'framework':>12} {'device':>8} {'reserved before':>16} {'in use':>10} "
+          f"{'reserved':>10} {'peak':>10} {'limit':>10} {'released':>10} "
+          f"{'reserved after':>15}")
     for name, record in after_demo.items():
         released = flushed[name].released if name in flushed else None
-        later = after_flush.get(name)
-        print(f"{name:>12} {record.device!s:>8} {mib(record.in_use):>10} "
-              f"{mib(record.reserved):>10} {mib(record.peak):>10} "
+        earlier, later = before_demo.get(name), after_flush.get(name)
+        print(f"{name:>12} {record.device!s:>8} "
+              f"{mib(earlier.reserved if earlier else None):>16} "
+              f"{mib(record.in_use):>10} {mib(record.reserved):>10} "
+              f"{mib(record.peak):>10} "
               f"{mib(record.limit):>10} {mib(released):>10} "
               f"{mib(later.reserved if later else None):>15}")
     for name, result in flushed.items():
@@ -170,9 +174,10 @@ def main() -> None:
     if "jax" in frameworks:
         import jax
         jax.config.update("jax_enable_x64", True)  # keep float64 float64
+    before_demo = ut.memory.stats()
     matrix(frameworks, markdown)
     computation(frameworks)
-    memory_report()
+    memory_report(before_demo)
 
 
 if __name__ == "__main__":

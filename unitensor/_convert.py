@@ -152,7 +152,7 @@ def from_dlpack(x: Any, /, *, device: Any = None,
     if kind is _CAPSULE_TYPE:
         buf = _core.from_capsule(x, func="from_dlpack", arg="x")
     elif hasattr(x, "__dlpack__"):
-        buf = buffer_from_dlpack(x, "from_dlpack", "x")
+        buf = _import_dlpack(x, "from_dlpack", "x")
     else:
         raise arg_error(TypeError, "from_dlpack", "x",
                         "an object with __dlpack__ or a DLPack capsule", describe(x))
@@ -182,9 +182,12 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
           reading: bool) -> Any:
     if copy is None or copy is False:
         aliases = t._aliases
-        cached = None if aliases is None else aliases.views.get(framework)
-        if cached is not None:
-            return cached
+        if aliases is not None:
+            cached = aliases.views.get(framework)
+            if cached is not None:
+                if aliases.ordered:
+                    _order(aliases, framework)
+                return cached
         if framework == t._backend.NAME:
             return t._native
     elif copy is not True:
@@ -219,8 +222,42 @@ def buffer_of(t: Tensor, func: str = "__dlpack__") -> _core.Buffer:
     buf = aliases.buffer
     if buf is None:
         check_memory(t, func)
-        buf = aliases.buffer = t._backend.export(t._native)
+        buf = aliases.buffer = _exported(t._backend, t._native)
+        aliases.ordered = buf.producer is not None
     return buf
+
+
+# -- CUDA streams: every consumer's stream waits for the producer's work -------
+# A Buffer of CUDA memory holds its producer (the owner's current stream, through
+# the adapter): each __dlpack__(stream=...) of it makes the consumer's stream wait
+# for that one (ext/_core.c), and a cached view, handed out again, does the same
+# (_order). A framework's JAX-like exports, ready once exported, need none.
+def _exported(backend: Adapter, native: Any) -> _core.Buffer:
+    """``backend.export(native)``, with its producer where it is CUDA memory."""
+    buf = backend.export(native)
+    if buf.device[0] in CUDA_READABLE:
+        buf.producer = backend.producer(buf.device[1])
+    return buf
+
+
+def _order(aliases: _Aliases, framework: str) -> None:
+    """The stream ``framework`` reads on now waits for the producer's work:
+    a cached view of CUDA memory is handed out again.
+    """
+    buf = cast(_core.Buffer, aliases.buffer)  # `ordered` is set with it
+    target = _LOADED.get(framework) or _backends.get(framework)
+    buf.order(target.consumer_stream(buf.device[1]))
+
+
+def _import_dlpack(obj: Any, func: str, arg: str) -> _core.Buffer:
+    """A foreign producer's memory; on CUDA, ordered before the stream of the
+    framework that will own it (the producer waits as ``__dlpack__`` asks).
+    """
+    device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
+    stream = None
+    if device is not None and device[0] in CUDA_READABLE:
+        stream = _natural_cuda_owner(func).consumer_stream(device[1])
+    return buffer_from_dlpack(obj, func, arg, stream)
 
 
 def check_memory(t: Tensor, func: str) -> None:
@@ -258,7 +295,7 @@ def _from_foreign(obj: Any, func: str, arg: str) -> Tensor | None:
     if kind is _CAPSULE_TYPE:
         return _from_buffer(_core.from_capsule(obj, func=func, arg=arg), func)
     if hasattr(kind, "__dlpack__"):
-        return _from_buffer(buffer_from_dlpack(obj, func, arg), func)
+        return _from_buffer(_import_dlpack(obj, func, arg), func)
     if hasattr(obj, "__cuda_array_interface__"):
         device_id = _cuda_device_of(obj.__cuda_array_interface__["data"][0])
         return _from_buffer(_core.from_cuda_array_interface(obj, device_id, func=func,
@@ -287,7 +324,14 @@ def _from_buffer(buf: _core.Buffer, func: str) -> Tensor:
     if reason is not None:  # e.g. numpy cannot see memory on another device
         raise arg_error(BufferError, func, "x", f"memory that {owner.NAME} can read",
                         f"memory it cannot: {reason}")
-    return _make(owner, owner.alias(buf), _Aliases(buf))
+    aliases = _Aliases(buf)
+    if buf.device[0] in CUDA_READABLE:
+        producer = owner.producer(buf.device[1])
+        if producer is not None:
+            if buf.stream is not None:  # __cuda_array_interface__ v3: the owner's
+                producer.follow(buf.stream)  # stream waits for the exporter's
+            buf.producer, aliases.ordered = producer, True
+    return _make(owner, owner.alias(buf), aliases)
 
 
 def _natural_cuda_owner(func: str) -> Adapter:
@@ -379,11 +423,47 @@ def _copied_buffer(t: Tensor, buf: _core.Buffer, target: Adapter) -> _core.Buffe
         return buf.copy()
     # Device memory: the owner copies it (to the CPU if the target needs that).
     native = t._backend.copy(t._native)
-    copied = t._backend.export(native)
+    copied = _exported(t._backend, native)
     if target.copy_reason(copied) is not None:
         native = t._backend.to_device(native, Device("cpu"))
         return _backends.get("numpy").export(native)
     return copied
+
+
+def to_device(t: Tensor, device: Any, stream: Any) -> Tensor:
+    """``Tensor.to_device``: ``t`` on ``device``; with a CUDA ``stream``, work
+    queued on it afterwards finds the result complete (it waits for the copy).
+    """
+    handle = _stream_handle(stream)
+    if handle is not None and CUDA_READABLE.isdisjoint(
+            (parse(device, "to_device").dlpack[0], t.device.dlpack[0])):
+        raise arg_error(ValueError, "to_device", "stream",
+                        "None for a move between CPU devices", describe(stream))
+    moved = _adjust(t, None, device, None, "to_device")
+    if handle is not None and moved.device.dlpack[0] in CUDA_READABLE:
+        buffer_of(moved, "to_device").order(handle)
+    return moved
+
+
+def _stream_handle(stream: Any) -> int | None:
+    """A CUDA stream as ``__dlpack__`` takes it: an int as it is, a torch or
+    cupy stream object by its handle (0, the legacy default stream, as 1).
+    """
+    if stream is None:
+        return None
+    if type(stream) is int:
+        if stream == 0 or stream < -1:
+            raise arg_error(ValueError, "to_device", "stream", "None, -1 (no "
+                            "synchronisation), 1 (the legacy default stream), 2 "
+                            "(the per-thread default stream) or a CUDA stream "
+                            "handle", describe(stream))
+        return stream
+    handle = getattr(stream, "cuda_stream", getattr(stream, "ptr", None))
+    if type(handle) is not int:
+        raise arg_error(TypeError, "to_device", "stream",
+                        "None, an int (a CUDA stream as __dlpack__ takes it) or a "
+                        "torch or cupy CUDA stream", describe(stream))
+    return handle or 1
 
 
 def _adjust(t: Tensor, dtype: DType | None, device: Any,

@@ -37,6 +37,7 @@ class Aliases:
     """What every Tensor aliasing one memory shares."""
 
     buffer: Buffer | None  # None until the memory is exported
+    ordered: bool  # CUDA memory: a cached view orders the consumer's stream first
     def __new__(cls, buffer: Buffer | None = None) -> Self: ...
     @property
     def views(self) -> dict[str, Any]: ...  # framework name -> its zero-copy array

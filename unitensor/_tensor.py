@@ -328,15 +328,18 @@ class Tensor(_fast.TensorBase):
         ----------
         device : Device, str or a framework's device
             The device to hold the result.
-        stream : int, optional
-            Accepted as the standard asks; copies are synchronous.
+        stream : int, torch.cuda.Stream or cupy.cuda.Stream, optional
+            Where CUDA memory is involved: the consumer's stream, as for
+            ``__dlpack__`` (1 the legacy default stream, 2 the per-thread one,
+            else a handle): work queued on it afterwards finds the result
+            complete. None between CPU devices.
 
         Returns
         -------
         Tensor
             Owned by the same framework.
         """
-        return _convert._adjust(self, None, device, None, "to_device")
+        return _convert.to_device(self, device, stream)
 
     # mT, T, __getitem__, __setitem__ and the operators: see _operators.py.
     if TYPE_CHECKING:  # what _operators.py installs, as type checkers should see it

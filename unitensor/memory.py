@@ -467,16 +467,27 @@ def _run(command: list[str]) -> None:
         run = functools.partial(runpy.run_path, target, run_name="__main__")
     try:
         run()
-    except Exception as exc:  # printed as python prints it
-        traceback = exc.__traceback__
-        while traceback is not None and \
-                traceback.tb_frame.f_code.co_filename != target:
-            traceback = traceback.tb_next
-        # none of the script's frames (a SyntaxError in it): python prints
-        # the error alone
-        exc.with_traceback(traceback)
-        sys.excepthook(type(exc), exc, exc.__traceback__)
+    except KeyboardInterrupt as exc:  # python prints it, then dies of SIGINT
+        _print_from(exc, target)
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    except Exception as exc:
+        _print_from(exc, target)
         raise SystemExit(1) from None
+
+
+def _print_from(exc: BaseException, target: str | None) -> None:
+    """Print ``exc`` as python prints it: its traceback from the script's first
+    frame (the launcher's are not the user's).
+    """
+    traceback = exc.__traceback__
+    while traceback is not None and traceback.tb_frame.f_code.co_filename != target:
+        traceback = traceback.tb_next
+    # none of the script's frames (a SyntaxError in it): python prints the error
+    # alone
+    exc.with_traceback(traceback)
+    sys.excepthook(type(exc), exc, exc.__traceback__)
 
 
 def _main(argv: list[str] | None = None) -> None:

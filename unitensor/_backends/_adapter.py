@@ -25,6 +25,14 @@ from ._common import dtype_in
 from ._memory import MemoryStats, Request
 
 
+class Producer(Protocol):
+    """What ``Buffer.producer`` holds: a framework's current CUDA stream."""
+
+    def stream(self) -> int: ...
+    def wait(self, stream: int, /) -> None: ...
+    def follow(self, stream: int, /) -> None: ...
+
+
 @runtime_checkable
 class Interop(Protocol):
     """How unitensor recognises a framework's arrays and moves their memory."""
@@ -110,6 +118,18 @@ class Interop(Protocol):
 
     def cuda_device_of(self, pointer: int, /) -> int:
         """The CUDA device holding ``pointer`` (``__cuda_array_interface__``)."""
+
+    def producer(self, device: int, /) -> Producer | None:
+        """For a Buffer of the framework's CUDA memory on ``device``: whose work a
+        consumer's stream waits for (``_common.StreamOrder``); None where memory
+        is ready once exported (the default: JAX blocks until it is, and the
+        other frameworks here have no CUDA memory).
+        """
+
+    def consumer_stream(self, device: int, /) -> int:
+        """The CUDA stream (as ``__dlpack__`` takes it) the framework reads on
+        now on ``device``. Default: 1, the legacy default stream.
+        """
 
 
 @runtime_checkable
@@ -239,6 +259,14 @@ def _no_cuda_pointer_lookup(pointer: int, /) -> int:
                     "pointer, and no installed framework can tell its device")
 
 
+def _ready_when_exported(device: int, /) -> None:
+    return None
+
+
+def _legacy_default_stream(device: int, /) -> int:
+    return 1
+
+
 def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
@@ -252,6 +280,7 @@ DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "ROUTES": {}, "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
+    "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
     "error_type": standard_type,
 }

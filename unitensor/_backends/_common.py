@@ -15,18 +15,60 @@ if TYPE_CHECKING:
     import numpy  # imported where it is used: `import unitensor` imports no framework
 
 
-def buffer_from_dlpack(obj: Any, func: str = "from_capsule",
-                       arg: str = "capsule") -> _core.Buffer:
+def buffer_from_dlpack(obj: Any, func: str = "from_capsule", arg: str = "capsule",
+                       stream: int | None = None) -> _core.Buffer:
     """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback.
 
     Errors name ``func`` and ``arg`` (the public call, where a user's object).
+    ``stream``: for CUDA memory, the consumer's stream, which the producer makes
+    wait for its work (None: none asked, as on the CPU).
     ``obj`` is Any, not a protocol: legacy producers take no ``max_version``.
     """
     try:
-        capsule = obj.__dlpack__(max_version=_core.DLPACK_VERSION)
+        capsule = (obj.__dlpack__(max_version=_core.DLPACK_VERSION) if stream is None
+                   else obj.__dlpack__(stream=stream, max_version=_core.DLPACK_VERSION))
     except TypeError:  # a producer from before DLPack 1.0 knows no max_version
-        capsule = obj.__dlpack__()
+        capsule = (obj.__dlpack__() if stream is None
+                   else obj.__dlpack__(stream=stream))
     return _core.from_capsule(capsule, func=func, arg=arg)
+
+
+class StreamOrder:
+    """One framework's current CUDA stream on one device, ordered against the
+    streams of others: what a Buffer of its CUDA memory holds as ``producer``
+    (torch and cupy; each gives its own ``current`` and ``order``).
+
+    Streams are ints as ``__dlpack__`` takes them: 1 the legacy default stream,
+    2 the per-thread default stream, else a ``cudaStream_t`` handle.
+    """
+
+    __slots__ = ("_current", "_order", "device")
+
+    def __init__(self, device: int, current: Callable[[int], int],
+                 order: Callable[[int, int, int], None]) -> None:
+        self.device = device
+        self._current = current  # current(device) -> the framework's stream now
+        self._order = order  # order(device, first, then): `then` waits for `first`
+
+    def stream(self) -> int:
+        """The framework's current stream: the memory is ready on it."""
+        return self._current(self.device)
+
+    def wait(self, stream: int) -> None:
+        """The consumer's ``stream`` waits for the work queued so far on the
+        framework's current stream (an event, not a host synchronisation).
+        """
+        current = self._current(self.device)
+        if stream != current:
+            self._order(self.device, current, stream)
+
+    def follow(self, stream: int) -> None:
+        """The framework's current stream waits for the work queued so far on
+        ``stream`` (a producer's, from ``__cuda_array_interface__``).
+        """
+        current = self._current(self.device)
+        if stream != current:
+            self._order(self.device, stream, current)
 
 
 def immutable_buffer(capsule: object) -> _core.Buffer:
@@ -57,7 +99,7 @@ class ForImmutableConsumer:
                    dl_device: tuple[int, int] | None = None,
                    copy: bool | None = None) -> object:
         if max_version is None and dl_device is None and copy is None:
-            return self.buf.export_legacy(allow_readonly=True)
+            return self.buf.export_legacy(allow_readonly=True, stream=stream)
         return self.buf.__dlpack__(stream=stream, max_version=max_version,
                                    dl_device=dl_device, copy=copy)
 

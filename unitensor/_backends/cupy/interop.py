@@ -8,7 +8,7 @@ from ... import _core
 from ..._device import CUDA_READABLE, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, warn_read_only_alias
-from .._common import buffer_from_dlpack
+from .._common import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
 _TO_CUPY = {d: k for k, d in NATIVE_DTYPES.items()}
@@ -22,7 +22,30 @@ def device(x: cupy.ndarray) -> Device:
 
 
 def export(x: cupy.ndarray) -> _core.Buffer:
-    return buffer_from_dlpack(x)
+    # With its current stream cupy syncs nothing now; consumers wait for that
+    # stream when they import (producer() below).
+    return buffer_from_dlpack(x, stream=_current_stream(x.device.id))
+
+
+def _current_stream(device: int) -> int:
+    with cupy.cuda.Device(device):
+        # the null stream (0) is the legacy default stream: DLPack's 1
+        return cupy.cuda.get_current_stream().ptr or 1
+
+
+def _order_streams(device: int, first: int, then: int) -> None:
+    with cupy.cuda.Device(device):
+        event = cupy.cuda.Event(disable_timing=True)
+        event.record(cupy.cuda.ExternalStream(first))
+        cupy.cuda.ExternalStream(then).wait_event(event)
+
+
+def producer(device: int) -> StreamOrder:
+    return StreamOrder(device, _current_stream, _order_streams)
+
+
+def consumer_stream(device: int) -> int:
+    return _current_stream(device)
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

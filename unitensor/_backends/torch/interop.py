@@ -19,7 +19,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, warn_read_only_alias
-from .._common import buffer_from_dlpack
+from .._common import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
@@ -109,9 +109,36 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
     """A Buffer over ``x`` (already detached and resolved: torch's exchange export
     ignores the conj/neg bits, unlike its ``__dlpack__``).
     """
-    if _EXCHANGE and type(x) is torch.Tensor and x.device.type == "cpu":
-        return _core.exchange_import(x)
-    return buffer_from_dlpack(x)
+    if x.device.type == "cpu":
+        if _EXCHANGE and type(x) is torch.Tensor:
+            return _core.exchange_import(x)
+        return buffer_from_dlpack(x)
+    # CUDA: torch exports only from the tensor's own device, and syncs nothing
+    # unless given a stream (its default is -1): ours is its current one, and
+    # consumers wait for that stream when they import (producer() below).
+    index = x.device.index or 0
+    with torch.cuda.device(index):
+        return buffer_from_dlpack(x, stream=_current_stream(index))
+
+
+def _current_stream(device: int) -> int:
+    # torch's default stream is CUDA's legacy default stream, handle 0: DLPack's 1
+    return torch.cuda.current_stream(device).cuda_stream or 1
+
+
+def _order_streams(device: int, first: int, then: int) -> None:
+    with torch.cuda.device(device):
+        event = torch.cuda.Event()
+        event.record(torch.cuda.ExternalStream(first))
+        torch.cuda.ExternalStream(then).wait_event(event)
+
+
+def producer(device: int) -> StreamOrder:
+    return StreamOrder(device, _current_stream, _order_streams)
+
+
+def consumer_stream(device: int) -> int:
+    return _current_stream(device)
 
 
 def copy(x: torch.Tensor) -> torch.Tensor:
