@@ -610,6 +610,39 @@ def test_setitem_refuses_ints_and_an_array_a_slice_separates():
         x[0, :, [1, 0]] = np.ones((2, 3))
 
 
+def dask_mask(values):
+    """A lazy mask: a dask array of bools (its values known once computed)."""
+    return ut.asarray(da.from_array(np.asarray(values), chunks=1))
+
+
+@pytest.mark.parametrize(("shape", "key"), [
+    ((2, 3), (np.array([True, True, True]), slice(None, None, -1))),  # C4
+    ((2, 3), (np.array([True, True, True]), 0)),
+    ((2, 3), (slice(None), np.array([True, False]))),
+    ((2, 3), "lazy mask, then a slice"),
+    ((2, 3), (0, 0, 0)),  # U1: too many indices
+    ((2, 3), (Ellipsis, 0, Ellipsis)),
+    ((2, 3), (np.array([0.0]),)),  # a float array: numpy's refusal, dask took it
+    ((4, 4), (np.array([True]), np.array([[0, 0], [0, 0]]))),
+], ids=str)
+def test_keys_numpy_refuses_are_index_errors_naming_the_key_when_built(shape, key):
+    # review-idx C4, U1: a wrong-sized mask followed by other parts was dask's
+    # "Chunks do not add up" (a ValueError), too many indices "dask's refusal: Too
+    # many indices for array"; a float array or a wrong-sized mask beside an
+    # integer array was taken
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    if key == "lazy mask, then a slice":
+        key = (dask_mask([True, True, True]), slice(None, None, -1))
+        with pytest.raises(IndexError):
+            ut.asarray(a)[(np.array([True, True, True]), slice(None, None, -1))]
+    else:
+        with pytest.raises(IndexError):
+            ut.asarray(a)[key]
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected "):
+        x[key]  # when built, not once computed
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

@@ -138,8 +138,9 @@ def _in_bounds(k: np.ndarray, /, *, n: int, axis: int, func: str,
     """
     if k.size and (k.min() < -n or k.max() >= n):
         bad = k[(k < -n) | (k >= n)].flat[0]
-        raise arg_error(IndexError, func, arg, f"indices from {-n} to {n - 1} "
-                        f"along axis {axis} (of size {n})", f"index {bad}")
+        accepted = (f"indices from {-n} to {n - 1} along axis {axis} (of size {n})"
+                    if n else f"no index along axis {axis} (of size 0)")
+        raise arg_error(IndexError, func, arg, accepted, f"index {bad}")
     return k
 
 
@@ -162,27 +163,69 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     return k
 
 
+def _span(k: Any) -> int:
+    """How many of x's axes a key's part indexes: a mask its dimensions."""
+    if k is None or k is Ellipsis:
+        return 0
+    return k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
+
+
 def _key_axes(x: da.Array, parts: tuple[Any, ...]) -> list[int | None]:
     """The (first) axis of ``x`` each part of a key indexes: None for None and
-    ..., past the last axis for a part too many (refused by dask).
+    ..., past the last axis for a part too many.
     """
-    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
-               for k in parts if k is not None and k is not Ellipsis)
+    used = sum(map(_span, parts))
     axis, axes = 0, []
     for k in parts:
         axes.append(None if k is None or k is Ellipsis else axis)
-        axis += (x.ndim - used if k is Ellipsis else 0 if k is None
-                 else k.ndim if getattr(k, "dtype", None) == np.bool_ else 1)
+        axis += x.ndim - used if k is Ellipsis else _span(k)
     return axes
 
 
 def _checked(x: da.Array, parts: tuple[Any, ...], func: str = "__getitem__"
              ) -> tuple[Any, ...]:
-    """Each integer index of a key checked against the axis it indexes."""
+    """A key checked against x when built, as numpy checks it: the number of axes
+    it indexes, the dtype of its arrays, each mask's shape against the axes it
+    covers (dask fails on these with raw messages, or not at all), and each
+    integer index against its axis (lazily for a dask array).
+    """
+    if sum(k is Ellipsis for k in parts) > 1:
+        raise arg_error(IndexError, func, "key", "at most one ...",
+                        f"({', '.join(map(_kind, parts))})")
+    axes = _key_axes(x, parts)
+    for k, a in zip(parts, axes, strict=True):
+        if isinstance(k, (da.Array, np.ndarray)) and k.dtype.kind not in "biu":
+            raise arg_error(IndexError, func, "key", "integer or boolean index "
+                            "arrays", f"an array of dtype {k.dtype}")
+        if isinstance(k, (da.Array, np.ndarray)) and k.dtype == np.bool_:
+            _mask_fits(x, k, a, func)
+    used = sum(map(_span, parts))
+    if used > x.ndim:
+        raise arg_error(IndexError, func, "key", f"at most {x.ndim} indices (a "
+                        "mask counting its dimensions, None and ... none) for an "
+                        f"array of shape {shape_text(x)}", f"{used}: "
+                        f"({', '.join(map(_kind, parts))})")
     return tuple(_within(k, x.shape[a], a, func)
                  if a is not None and a < x.ndim
                  and getattr(k, "dtype", None) != np.bool_ else k
-                 for k, a in zip(parts, _key_axes(x, parts), strict=True))
+                 for k, a in zip(parts, axes, strict=True))
+
+
+def _mask_fits(x: da.Array, mask: Any, axis: int, func: str = "__getitem__"
+               ) -> None:
+    """A mask's shape checked against the axes of x it covers, from ``axis``: a
+    size 0 where x's axis has another selects nothing (numpy's rule, which the
+    official suite expects); a size dask knows only once computed (NaN, equal to
+    nothing) is not checked, as dask does not check it.
+    """
+    covered = x.shape[axis:axis + mask.ndim]
+    if mask.ndim > len(covered) or any(
+            k != n and k != 0 and k == k and n == n
+            for k, n in zip(mask.shape, covered, strict=False)):
+        where = "x's leading axes" if axis == 0 else f"x's axes from {axis}"
+        raise arg_error(IndexError, func, "key", "a boolean mask of shape "
+                        f"{sizes(x)[axis:axis + mask.ndim]} ({where})",
+                        f"one of shape {sizes(mask)}")
 
 
 def _bound(v: Any) -> Any:
@@ -197,14 +240,7 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     (dask takes masks of one or all axes): the masked axes made one. An empty mask
     gives a known size, 0, where dask would say it knows it only once computed.
     """
-    # a mask's size 0 where x's axis has another size selects nothing (numpy's
-    # rule, which the official suite expects); a size dask knows only once
-    # computed (NaN, equal to nothing) is not checked, as dask does not check it
-    if mask.ndim > x.ndim or any(k != n and k != 0 and k == k and n == n
-                                 for k, n in zip(mask.shape, x.shape, strict=False)):
-        raise IndexError(f"__getitem__(): key: expected a boolean mask of shape "
-                         f"{sizes(x)[:mask.ndim]} (x's leading axes), got one of "
-                         f"shape {sizes(mask)}")
+    _mask_fits(x, mask, 0)
     if mask.ndim > 1 and (unknown(mask) or unknown(x)):
         # dask masks several axes of unknown sizes block by block, out of numpy's
         # order (it warns), or cannot (a reshape): refused, as dask knows no order
@@ -347,6 +383,7 @@ def _index(x: da.Array, key: Any) -> da.Array:
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
+    parts = _checked(x, parts)  # (a mask's shape before it becomes indices)
     if sum(isinstance(k, (da.Array, np.ndarray)) and k.ndim > 0 for k in parts) > 1:
         parts = _masks_as_indices(parts)
     if len(parts) > 1 and any(k is None for k in parts):
@@ -354,7 +391,6 @@ def _index(x: da.Array, key: Any) -> da.Array:
         # fails on it (an AssertionError); its value, computed as a slice
         # bound's is
         parts = tuple(_bound(k) if _is_0d(k, "iu") else k for k in parts)
-    parts = _checked(x, parts)
     key = parts if type(key) is tuple else parts[0]
     if len(parts) == 1 and isinstance(parts[0], da.Array):
         k = parts[0]
