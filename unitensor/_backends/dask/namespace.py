@@ -197,7 +197,7 @@ def _checked(x: da.Array, parts: tuple[Any, ...], func: str = "__getitem__"
         if isinstance(k, (da.Array, np.ndarray)) and k.dtype.kind not in "biu":
             raise arg_error(IndexError, func, "key", "integer or boolean index "
                             "arrays", f"an array of dtype {k.dtype}")
-        if isinstance(k, (da.Array, np.ndarray)) and k.dtype == np.bool_:
+        if a is not None and getattr(k, "dtype", None) == np.bool_:
             _mask_fits(x, k, a, func)
     used = sum(map(_span, parts))
     if used > x.ndim:
