@@ -643,6 +643,34 @@ def test_keys_numpy_refuses_are_index_errors_naming_the_key_when_built(shape, ke
         x[key]  # when built, not once computed
 
 
+def test_numpy_indices_are_checked_and_0d_masks_sized_when_built():
+    # review-idx U5, U3: a numpy array in a key reached the owner as a dask array,
+    # so its out-of-bounds indices failed only once computed, and a numpy 0-d mask
+    # gave a size known only once computed; their values are in memory already
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    for key in (np.array([5]), (0, np.array([0, 3])), np.int64(2),
+                (None, ut.asarray(np.array([[0, -4]]))), (Ellipsis, np.array(4))):
+        with pytest.raises(IndexError):
+            ut.asarray(a)[key]
+        with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected "
+                           r"indices from -\d to \d along axis \d"):
+            x[key]  # when built
+    with pytest.raises(IndexError, match=r"^take\(\): indices: .*got index 7"):
+        ut.take(x, ut.asarray(np.array([7])), axis=2)
+    for key in ((1, None, np.array(True)), np.array(False), (np.array(True), 0),
+                (Ellipsis, np.bool_(True))):
+        expected = ut.asarray(a)[key]
+        got = x[key]
+        assert got.shape == expected.shape, key
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    # a dask index stays lazy: checked once computed, its mask's size unknown
+    lazy = x[ut.asarray(da.from_array(np.array([0, 5]), chunks=1))]
+    with pytest.raises(IndexError, match="got index 5"):
+        lazy.numpy()
+    assert x[1, None, dask_mask(np.array(True))].shape == (None, 1, 3, 4)
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))
@@ -950,7 +978,7 @@ def test_one_array_index_with_none_or_of_several_dimensions():
         x[None, ut.asarray(da.from_array(np.array([[0, 9]])))].numpy()
     # the forms numpy orders by its rules for several advanced indices: refused
     # when built, naming the key
-    for key in [(None, 1, i1), (i2, 1), (None, i1, i1), (rows, None, 1)]:
+    for key in [(None, 1, i1 % 4), (i2, 1), (None, i1, i1 % 4), (rows, None, 1)]:
         with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected None,"
                            r" or integer indices .*, got \("):
             x[key]

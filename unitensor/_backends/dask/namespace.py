@@ -27,7 +27,7 @@ from .._common import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
-from .interop import NATIVE_DTYPES, materialise
+from .interop import NATIVE_DTYPES, held, materialise
 from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
 
@@ -347,6 +347,21 @@ def _new_axes(x: da.Array, at: list[int]) -> da.Array:
     return x[tuple(None if i in at else slice(None) for i in range(ndim))]
 
 
+def _known(k: Any) -> Any:
+    """A key's integer array or 0-d bool whose values are in memory already (a
+    numpy array or scalar arrives as a dask array over them) as numpy's, so that
+    their bounds are checked, and a 0-d mask's size known, when built. Masks of
+    one or more dimensions stay dask's: their size is known once computed, as
+    the docs say of any mask.
+    """
+    values = held(k) if isinstance(k, da.Array) else None
+    if values is None or values.dtype.kind not in "biu":
+        return k
+    if values.ndim == 0:
+        return bool(values) if values.dtype == np.bool_ else operator.index(values)
+    return k if values.dtype == np.bool_ else values
+
+
 def _lists_as_arrays(key: Any) -> Any:
     """A key's lists as the index arrays numpy reads them as (dask indexes each
     list on its own axis, an outer product, where numpy broadcasts them).
@@ -376,7 +391,7 @@ def _masks_as_indices(parts: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _index(x: da.Array, key: Any) -> da.Array:
     key = _lists_as_arrays(key)
-    parts = key if type(key) is tuple else (key,)
+    parts = tuple(map(_known, key if type(key) is tuple else (key,)))
     if any(isinstance(k, (bool, np.bool_)) or (len(parts) > 1 and _is_0d(k, "b"))
            for k in parts):  # (one 0-d mask alone: _mask's)
         return _scalar_bools(x, parts)
@@ -518,8 +533,9 @@ def _take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
         raise arg_error(ValueError, "take", "axis", f"an axis for an array of "
                         f"{x.ndim} dimensions", "None")
     n = x.shape[0 if axis is None else axis] if x.ndim else 0
-    indices = _within(indices, n, 0 if axis is None else axis % x.ndim, "take",
-                      "indices")
+    known = _known(indices)  # (a 0-d index stays an array, as take's result)
+    indices = _within(known if isinstance(known, np.ndarray) else indices, n,
+                      0 if axis is None else axis % x.ndim, "take", "indices")
     return compat.take(x, indices, **({} if axis is None else {"axis": axis}))
 
 
