@@ -671,6 +671,30 @@ def test_numpy_indices_are_checked_and_0d_masks_sized_when_built():
     assert x[1, None, dask_mask(np.array(True))].shape == (None, 1, 3, 4)
 
 
+M23 = np.array([[True, False, True], [True, True, True]])
+M32 = np.array([[True, False], [False, False], [True, True]])
+
+
+@pytest.mark.parametrize(("shape", "key"), [
+    ((2, 3, 4), (M23, slice(None, None, 2))), ((2, 3, 4), (M23, Ellipsis)),
+    ((2, 3, 4), "lazy, then an int"), ((2, 3, 2), (slice(None), M32)),
+    ((2, 3, 2), (Ellipsis, M32)), ((2, 3, 2), (None, slice(None), M32)),
+    ((2, 3, 4), (M23, None, slice(1, 3))), ((2, 4, 3, 2), (0, slice(None), M32)),
+    ((2, 3, 2), (1, M32)), ((3, 2, 4), (M32, 0)),
+], ids=str)
+def test_a_mask_of_several_axes_among_other_parts(shape, key):
+    # review-idx C2: dask takes such a mask alone only ("dask's refusal: Slicing
+    # with dask.array of bools only permitted when ...", a NotImplementedError)
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    if key == "lazy, then an int":
+        expected, got = ut.asarray(a)[M23, 1], x[dask_mask(M23), 1]
+    else:
+        expected, got = ut.asarray(a)[key], x[key]
+    assert got.numpy().shape == expected.shape
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

@@ -9,6 +9,7 @@ itself and dask (:func:`needs_known_shape`).
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -263,6 +264,26 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     return x.reshape((-1, *rest))[mask.reshape(-1)]
 
 
+def _mask_merged(x: da.Array, parts: tuple[Any, ...], mask: Any) -> da.Array:
+    """``x[key]`` for a key of one mask of several axes among other parts (dask
+    takes such a mask alone, of all axes): the axes it covers merged into one,
+    and the mask with them, into a mask of one axis, which dask takes wherever it
+    stands (numpy's order of the masked elements is the merged axis' order).
+    """
+    if unknown(mask) or unknown(x):  # as _mask refuses it
+        raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
+                                                 else ("x", x)))
+    at = next(a for p, a in zip(parts, _key_axes(x, parts), strict=True)
+              if p is mask)
+    assert at is not None  # (a mask's axis)
+    covered = x.shape[at:at + mask.ndim]
+    n = math.prod(covered)
+    flat = (mask.reshape(-1) if mask.size or not n  # a mask of size 0 selects none
+            else da.zeros(n, dtype=bool, chunks=n))
+    x = x.reshape((*x.shape[:at], n, *x.shape[at + mask.ndim:]))
+    return _index(x, tuple(flat if p is mask else p for p in parts))
+
+
 def _is_0d(k: Any, kinds: str) -> bool:
     return (isinstance(k, (da.Array, np.ndarray)) and k.ndim == 0
             and k.dtype.kind in kinds)
@@ -401,6 +422,9 @@ def _index(x: da.Array, key: Any) -> da.Array:
     parts = _checked(x, parts)  # (a mask's shape before it becomes indices)
     if sum(isinstance(k, (da.Array, np.ndarray)) and k.ndim > 0 for k in parts) > 1:
         parts = _masks_as_indices(parts)
+    wide = [k for k in parts if getattr(k, "dtype", None) == np.bool_ and k.ndim > 1]
+    if wide and len(parts) > 1:  # (one mask alone: _mask's)
+        return _mask_merged(x, parts, wide[0])
     if len(parts) > 1 and any(k is None for k in parts):
         # a 0-d integer index beside None (a numpy int arrives as one): dask
         # fails on it (an AssertionError); its value, computed as a slice
