@@ -695,6 +695,72 @@ def test_a_mask_of_several_axes_among_other_parts(shape, key):
     np.testing.assert_array_equal(got.numpy(), expected.numpy())
 
 
+def lazy_index(values):
+    return ut.asarray(da.from_array(np.asarray(values), chunks=1))
+
+
+@pytest.mark.parametrize(("shape", "key", "message"), [
+    # C5: on a size-0 array dask's reshape failed first ("reduce() of empty
+    # iterable", "Dask's reshape only supports ...")
+    ((3, 0), (np.array([1, 1, 1]), np.array(0)), "no index along axis 1 .*index 0"),
+    ((0, 3), (np.array([2, 0]), np.array([-1, 0])), "no index along axis 0"),
+    ((0, 3), "lazy (-1, -1)", "no index along axis 0 .*indices of shape \\(\\)"),
+    ((0, 3), ([0], 1), "no index along axis 0 \\(of size 0\\), got index 0"),
+    # U2: dask's ValueError "shape mismatch: objects cannot be broadcast"
+    ((2, 3), (np.array([0, 1]), np.array([1, 1, 1])), "index arrays whose shapes "
+     "broadcast together, got shapes \\(2,\\), \\(3,\\)"),
+    ((2, 3), "lazy ([0, 1], [1, 1, 1])", "index arrays whose shapes broadcast"),
+    # (numpy says its shape mismatch first; both refusals are true)
+    ((0, 0), (np.array([0, 1]), np.array([1, 1, 1])), "no index along axis 0"),
+], ids=str)
+def test_integer_array_keys_numpy_refuses_are_index_errors_when_built(
+        shape, key, message):
+    # review-idx C5, U2: numpy's IndexError, built as the project's (dask's
+    # raw TypeError, NotImplementedError or ValueError before)
+    a = np.zeros(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    if key == "lazy (-1, -1)":
+        key, ref = (lazy_index(-1), lazy_index(-1)), (np.array(-1), np.array(-1))
+    elif key == "lazy ([0, 1], [1, 1, 1])":
+        key = (lazy_index([0, 1]), lazy_index([1, 1, 1]))
+        ref = (np.array([0, 1]), np.array([1, 1, 1]))
+    else:
+        ref = key
+    with pytest.raises(IndexError):
+        ut.asarray(a)[ref]
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected "
+                       + message):
+        x[key]  # when built
+
+
+def test_several_arrays_among_slices_refused_naming_the_key():
+    # review-idx U2: dask's "Don't yet support nd fancy indexing", a
+    # NotImplementedError; numpy takes the key: a clear refusal of the dask owner
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    assert ut.asarray(a)[[1, 0], ::2, [3, 3]].shape == (2, 2)
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected integer "
+                       r"arrays on every axis .*\(dask owner\), got \(an array of 1 "):
+        x[[1, 0], ::2, [3, 3]]
+
+
+def test_two_masks_pair_their_indices_as_numpy_does():
+    # review-idx C3: two masks were an outer product, failing once computed with
+    # numpy's raw "too many indices" (fixed by e8dd8ba, masks beside other arrays
+    # as their indices; kept here as the review's cases)
+    a = np.arange(9.0).reshape(3, 3)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    first, second = np.array([True, False, True]), np.array([True, True, False])
+    for key in ((dask_mask(first), second), (first, second)):
+        got = x[key]
+        expected = ut.asarray(a)[first, second]
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    empty = ut.asarray(da.from_array(np.zeros((0, 2)), chunks=2))
+    got = empty[np.zeros(0, bool), np.zeros(0, bool)].numpy()
+    assert got.shape == ut.asarray(np.zeros((0, 2)))[
+        np.zeros(0, bool), np.zeros(0, bool)].shape == (0,)
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

@@ -114,12 +114,34 @@ def _integer_array(k: Any) -> bool:
     return isinstance(k, (da.Array, np.ndarray)) and k.dtype.kind in "iu"
 
 
+def _broadcast(key: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape the arrays of a key broadcast to; refused as numpy refuses (an
+    IndexError; dask's is a ValueError, or a failure once computed).
+    """
+    arrays = [k for k in key if isinstance(k, (da.Array, np.ndarray))]
+    lazy = [k for k in arrays if isinstance(k, da.Array) and unknown(k)]
+    if lazy:  # (indices from a lazy nonzero)
+        raise needs_known_shape("__getitem__", "key", lazy[0])
+    try:
+        return np.broadcast_shapes(*(k.shape for k in arrays))
+    except ValueError:
+        raise arg_error(IndexError, "__getitem__", "key", "index arrays whose "
+                        "shapes broadcast together", "shapes " + ", ".join(
+                            str(tuple(k.shape)) for k in arrays)) from None
+
+
 def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
     """``x[key]`` for a key of integers and integer arrays, one per axis (the
     standard's integer-array indexing, which dask takes for one array only):
     the broadcast indices made one flat index into ``x.reshape(-1)``, lazily.
     """
-    shape = np.broadcast_shapes(*(np.shape(k) for k in key))
+    shape = _broadcast(key)
+    empty = [a for a, n in enumerate(x.shape) if n == 0]
+    if empty and 0 not in shape:
+        # every index is out of bounds; known now, where dask's lazy check
+        # would come too late (its reshape of the empty x fails first)
+        raise arg_error(IndexError, "__getitem__", "key", f"no index along axis "
+                        f"{empty[0]} (of size 0)", f"indices of shape {shape}")
     flat: Any = 0
     stride = 1
     for k, n in zip(reversed(key), reversed(x.shape), strict=True):
@@ -422,6 +444,7 @@ def _index(x: da.Array, key: Any) -> da.Array:
     parts = _checked(x, parts)  # (a mask's shape before it becomes indices)
     if sum(isinstance(k, (da.Array, np.ndarray)) and k.ndim > 0 for k in parts) > 1:
         parts = _masks_as_indices(parts)
+        _broadcast(parts)
     wide = [k for k in parts if getattr(k, "dtype", None) == np.bool_ and k.ndim > 1]
     if wide and len(parts) > 1:  # (one mask alone: _mask's)
         return _mask_merged(x, parts, wide[0])
@@ -458,6 +481,10 @@ def _index(x: da.Array, key: Any) -> da.Array:
         return _one_array(x, parts, arrays[0])
     if len(arrays) == 1 and _separated(parts):
         return _advanced_first(x, key, parts, arrays[0])
+    if len(arrays) > 1:  # dask: "Don't yet support nd fancy indexing"
+        raise arg_error(IndexError, "__getitem__", "key", "integer arrays on every "
+                        "axis (with ints), or one array among slices, ... and ints "
+                        "(dask owner)", f"({', '.join(map(_kind, parts))})")
     return x[key]
 
 
