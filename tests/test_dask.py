@@ -761,6 +761,23 @@ def test_two_masks_pair_their_indices_as_numpy_does():
         np.zeros(0, bool), np.zeros(0, bool)].shape == (0,)
 
 
+@pytest.mark.parametrize(("shape", "key"), [
+    ((4, 3, 0), np.ones((4, 3), bool)), ((3, 0), (np.zeros((3, 0), bool), None)),
+    ((4, 0), (np.zeros((4, 0), bool), Ellipsis)),
+    ((3, 0, 0), (-1, np.zeros((0, 0), bool))),
+    ((3, 0, 3), (np.zeros((3, 0), bool), np.array([-2]))),
+], ids=str)
+def test_masks_and_gathers_of_empty_arrays(shape, key):
+    # found fuzzing the fixes of review-idx C2, C5: dask's reshape of an empty
+    # array failed ("dask's refusal: division by zero", "reduce() of empty
+    # iterable", "Dask's reshape only supports ...")
+    a = np.zeros(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    expected = ut.asarray(a)[key]
+    got = x[key].numpy()
+    assert got.shape == expected.shape
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

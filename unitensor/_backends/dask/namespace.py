@@ -142,6 +142,8 @@ def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
         # would come too late (its reshape of the empty x fails first)
         raise arg_error(IndexError, "__getitem__", "key", f"no index along axis "
                         f"{empty[0]} (of size 0)", f"indices of shape {shape}")
+    if empty:  # nothing selected (dask's reshape of the empty x fails)
+        return da.empty(shape, dtype=x.dtype)
     flat: Any = 0
     stride = 1
     for k, n in zip(reversed(key), reversed(x.shape), strict=True):
@@ -283,7 +285,16 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
         return x[None][mask[None]]
     if mask.ndim == x.ndim or mask.ndim == 1:
         return x[mask]
-    return x.reshape((-1, *rest))[mask.reshape(-1)]
+    return _merge_axes(x, 0, mask.ndim)[mask.reshape(-1)]
+
+
+def _merge_axes(x: da.Array, at: int, n: int) -> da.Array:
+    """``x`` with its ``n`` axes from ``at`` made one (C order: numpy's order of
+    masked elements); an empty ``x`` as an empty array of that shape (dask's
+    reshape of one fails: 'division by zero', 'reduce() of empty iterable').
+    """
+    shape = (*x.shape[:at], math.prod(x.shape[at:at + n]), *x.shape[at + n:])
+    return x.reshape(shape) if x.size else da.empty(shape, dtype=x.dtype)
 
 
 def _mask_merged(x: da.Array, parts: tuple[Any, ...], mask: Any) -> da.Array:
@@ -298,11 +309,9 @@ def _mask_merged(x: da.Array, parts: tuple[Any, ...], mask: Any) -> da.Array:
     at = next(a for p, a in zip(parts, _key_axes(x, parts), strict=True)
               if p is mask)
     assert at is not None  # (a mask's axis)
-    covered = x.shape[at:at + mask.ndim]
-    n = math.prod(covered)
-    flat = (mask.reshape(-1) if mask.size or not n  # a mask of size 0 selects none
-            else da.zeros(n, dtype=bool, chunks=n))
-    x = x.reshape((*x.shape[:at], n, *x.shape[at + mask.ndim:]))
+    x = _merge_axes(x, at, mask.ndim)
+    # a mask of size 0 selects none (dask's reshape of it fails)
+    flat = mask.reshape(-1) if mask.size else da.zeros(x.shape[at], dtype=bool)
     return _index(x, tuple(flat if p is mask else p for p in parts))
 
 
