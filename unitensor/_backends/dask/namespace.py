@@ -176,6 +176,10 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     """
     if n != n or isinstance(k, bool):  # a size dask knows only once computed
         return k
+    if n == 0 and isinstance(k, da.Array) and k.size > 0:
+        # every index is out of bounds, a dask array's too: known now
+        raise arg_error(IndexError, func, arg, f"no index along axis {axis} (of "
+                        "size 0)", f"indices of shape {tuple(map(int, k.shape))}")
     check = functools.partial(_in_bounds, n=int(n), axis=axis, func=func, arg=arg)
     if isinstance(k, (int, np.integer)):
         check(np.asarray(k))
@@ -189,8 +193,10 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
 
 
 def _span(k: Any) -> int:
-    """How many of x's axes a key's part indexes: a mask its dimensions."""
-    if k is None or k is Ellipsis:
+    """How many of x's axes a key's part indexes: a mask its dimensions (a
+    Python bool, a 0-d mask, none).
+    """
+    if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)):
         return 0
     return k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
 
@@ -917,40 +923,126 @@ def device_from_native(native_device: object) -> Device:
     return CPU
 
 
-def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
+def setitem(x: da.Array, key: object, value: Any, /) -> da.Array:
     """dask's ``x[key] = value`` replaces ``x``'s graph in the array object, which
     other Tensors may share: written into a new array object (a graph over ``x``),
-    to which the Tensor is rebound.
+    to which the Tensor is rebound. The key is first made one dask's assignment
+    writes as numpy does (docs/dask.md, "Indexing").
     """
     updated = da.Array(x.dask, x.name, x.chunks, meta=x._meta)
     key = _lists_as_arrays(key)
-    parts = key if type(key) is tuple else (key,)
-    if not any(isinstance(k, (bool, np.bool_)) for k in parts):
-        # out-of-bounds indices refused: dask drops those writes silently
-        checked = _checked(x, parts, "__setitem__")
-        key = checked if type(key) is tuple else checked[0]
-        arrays = [k for k in parts if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
-        if arrays and _separated(parts):
-            # numpy's order of the advanced dimensions, which dask's assignment
-            # does not follow: refused rather than written elsewhere
-            raise arg_error(IndexError, "__setitem__", "key", "ints and an array "
-                            "that no slice or ... separates (dask owner)",
-                            f"({', '.join(map(_kind, parts))})")
-        if arrays and any(isinstance(k, (int, np.integer)) for k in parts):
-            # an int beside an array: dask writes the value's first element
-            # everywhere; as a slice of one, with the value given that axis
-            # (the same elements, in the same order)
-            target = _index(x, key).shape
-            key = tuple(slice(k % x.shape[a], k % x.shape[a] + 1)
-                        if isinstance(k, (int, np.integer)) else k
-                        for k, a in zip(parts, _key_axes(x, parts), strict=True))
-            if hasattr(value, "shape"):
-                value = da.broadcast_to(value, target).reshape(_index(x, key).shape)
-    if x.size == 0:  # dask refuses any value, even of the right shape
-        np.broadcast_shapes(getattr(value, "shape", ()), x[key].shape)
+    # numpy ints and 0-d integer arrays as ints: dask assigns through none
+    parts = tuple(_bound(k) if _is_0d(k, "iu") else k
+                  for k in map(_known, key if type(key) is tuple else (key,)))
+    if any(_is_0d(k, "b") for k in parts):  # (a numpy one is a bool by now)
+        raise arg_error(IndexError, "__setitem__", "key", "a Python, numpy or no "
+                        "0-d bool (dask owner: a dask one's size is known once "
+                        "computed)", f"({', '.join(map(_kind, parts))})")
+    parts = _mask_values(parts, value)
+    target = _selection(x, parts)
+    if any(k is False for k in parts) or 0 in target:
+        # nothing written (dask refuses any value there, even of the right shape)
+        _broadcasts(value, target)
         return updated
-    updated[key] = value
+    # out-of-bounds indices refused: dask drops those writes silently
+    parts = _checked(x, parts, "__setitem__")
+    plain = tuple(k for k in parts if k is not None and k is not True)
+    arrays = [k for k in plain if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
+    if len(arrays) > 1 or any(k.ndim != 1 for k in arrays if k.dtype != np.bool_) or (
+            any(k.ndim > 1 for k in arrays) and (len(plain) > 1 or arrays[0].ndim
+                                                 != x.ndim)):
+        # dask: "at most one dimension's assignment index being a 1-d array",
+        # or "Incorrect shape ... of integer indices"
+        raise arg_error(IndexError, "__setitem__", "key", "one integer array of "
+                        "one dimension or mask of one axis among ints, slices, "
+                        "None and ..., or a mask of all axes alone (dask owner)",
+                        f"({', '.join(map(_kind, parts))})")
+    if arrays and _separated(plain):
+        # numpy's order of the advanced dimensions, which dask's assignment
+        # does not follow: refused rather than written elsewhere
+        raise arg_error(IndexError, "__setitem__", "key", "ints and an array "
+                        "that no slice or ... separates (dask owner)",
+                        f"({', '.join(map(_kind, parts))})")
+    if (arrays or any(type(k) is slice and (k.step or 1) < 0 for k in plain)) and any(
+            isinstance(k, (int, np.integer)) for k in plain):
+        # an int beside an array: dask writes the value's first element
+        # everywhere; beside a slice of negative step dask fails ('tuple index
+        # out of range'): as a slice of one (the same elements, in the same order)
+        plain = tuple(slice(k % x.shape[a], k % x.shape[a] + 1)
+                      if isinstance(k, (int, np.integer)) else k
+                      for k, a in zip(plain, _key_axes(x, plain), strict=True))
+    if np.ndim(value) and (len(plain) != len(parts) or any(
+            p is not k for p, k in zip(plain, parts, strict=True))):
+        # None, True and ints made slices change only axes of size 1: the value
+        # given the written elements' shape under the key dask writes
+        value = _reshaped(value, target, _index(x, plain).shape)
+    updated[plain if len(plain) != 1 else plain[0]] = value  # ((m2d,): dask fails)
     return updated
+
+
+def _selection(x: da.Array, parts: tuple[Any, ...]) -> tuple[float, ...]:
+    """The shape numpy gives ``x[key]``: what ``x[key] = value`` writes; a key
+    getitem refuses refused as setitem's.
+    """
+    try:
+        return _index(x, parts).shape
+    except IndexError as exc:
+        head, _, rest = str(exc).partition("(): ")
+        if head != "__getitem__":
+            raise
+        raise IndexError(f"__setitem__(): {rest}") from None
+
+
+def _mask_values(parts: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
+    """A key's mask, where the value is an array: dask writes such a value
+    through a mask of one axis only, and only one of the mask's size, where
+    numpy broadcasts it to the elements selected: a mask whose values are in
+    memory made its indices; any other refused.
+    """
+    if not np.ndim(value):
+        return parts
+    found = []
+    for k in parts:
+        if isinstance(k, (da.Array, np.ndarray)) and k.dtype == np.bool_:
+            values = held(k) if isinstance(k, da.Array) else k
+            if values is None or values.ndim != 1:
+                raise arg_error(IndexError, "__setitem__", "key", "a mask of one "
+                                "axis whose values are in memory (a numpy array),"
+                                " or a scalar value, where the value is an array "
+                                "(dask owner)", f"a mask of {k.ndim} dimension(s)"
+                                + (" of dask's" if values is None else ""))
+            k = np.nonzero(values)[0]
+        found.append(k)
+    return tuple(found)
+
+
+def _broadcasts(value: Any, target: tuple[float, ...]) -> None:
+    """A value refused, as numpy refuses it, where it does not broadcast to the
+    shape of the elements written.
+    """
+    if any(n != n for n in target):  # (a size known once computed: dask's check)
+        return
+    try:
+        np.broadcast_shapes(np.shape(value), tuple(map(int, target)))
+    except ValueError:
+        raise arg_error(ValueError, "__setitem__", "value", "a value that "
+                        f"broadcasts to the written elements' shape "
+                        f"{sizes(da.empty(target))}", f"shape {sizes(value)}"
+                        ) from None
+
+
+def _reshaped(value: Any, target: tuple[float, ...],
+              written: tuple[float, ...]) -> Any:
+    """``value`` broadcast to ``target`` and reshaped to ``written`` (the same
+    elements, axes of size 1 aside); refused where a size is known once computed.
+    """
+    if any(n != n for n in target):
+        raise arg_error(IndexError, "__setitem__", "key", "None, True or ints "
+                        "beside a mask only with a scalar value (dask owner: the "
+                        "selection's size is known once computed)",
+                        f"a value of shape {sizes(value)}")
+    _broadcasts(value, target)
+    return da.broadcast_to(value, target).reshape(written)
 
 
 def error_type(exc: Exception, /) -> type[Exception]:
