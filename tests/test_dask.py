@@ -336,7 +336,8 @@ def test_negative_sizes_refused_when_built_and_empty_writes():
     empty = ut.asarray(da.zeros((0, 2), dtype=bool))
     empty[:, 0:] = ut.asarray(da.zeros((0, 2), dtype=bool))
     assert empty.numpy().shape == (0, 2)
-    with pytest.raises(ValueError, match=r"^__setitem__\(\): .*shape mismatch"):
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): value: expected a value "
+                       r"that broadcasts to the written elements. shape \(0, 2\)"):
         empty[:, 0:] = ut.asarray(da.zeros((3, 3), dtype=bool))
     with pytest.raises(ValueError, match=r"^min\(\): x: expected elements along "
                        r"the reduced axes"):  # as numpy, when built, not computed
@@ -608,6 +609,222 @@ def test_setitem_refuses_ints_and_an_array_a_slice_separates():
     with pytest.raises(IndexError, match=r"^__setitem__\(\): key: expected ints "
                        r"and an array that no slice or \.\.\. separates"):
         x[0, :, [1, 0]] = np.ones((2, 3))
+
+
+def dask_mask(values):
+    """A lazy mask: a dask array of bools (its values known once computed)."""
+    return ut.asarray(da.from_array(np.asarray(values), chunks=1))
+
+
+@pytest.mark.parametrize(("shape", "key"), [
+    ((2, 3), (np.array([True, True, True]), slice(None, None, -1))),  # C4
+    ((2, 3), (np.array([True, True, True]), 0)),
+    ((2, 3), (slice(None), np.array([True, False]))),
+    ((2, 3), "lazy mask, then a slice"),
+    ((2, 3), (0, 0, 0)),  # U1: too many indices
+    ((2, 3), (Ellipsis, 0, Ellipsis)),
+    ((2, 3), (np.array([0.0]),)),  # a float array: numpy's refusal, dask took it
+    ((4, 4), (np.array([True]), np.array([[0, 0], [0, 0]]))),
+], ids=str)
+def test_keys_numpy_refuses_are_index_errors_naming_the_key_when_built(shape, key):
+    # review-idx C4, U1: a wrong-sized mask followed by other parts was dask's
+    # "Chunks do not add up" (a ValueError), too many indices "dask's refusal: Too
+    # many indices for array"; a float array or a wrong-sized mask beside an
+    # integer array was taken
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    if key == "lazy mask, then a slice":
+        key = (dask_mask([True, True, True]), slice(None, None, -1))
+        with pytest.raises(IndexError):
+            ut.asarray(a)[(np.array([True, True, True]), slice(None, None, -1))]
+    else:
+        with pytest.raises(IndexError):
+            ut.asarray(a)[key]
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected "):
+        x[key]  # when built, not once computed
+
+
+def test_numpy_indices_are_checked_and_0d_masks_sized_when_built():
+    # review-idx U5, U3: a numpy array in a key reached the owner as a dask array,
+    # so its out-of-bounds indices failed only once computed, and a numpy 0-d mask
+    # gave a size known only once computed; their values are in memory already
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    for key in (np.array([5]), (0, np.array([0, 3])), np.int64(2),
+                (None, ut.asarray(np.array([[0, -4]]))), (Ellipsis, np.array(4))):
+        with pytest.raises(IndexError):
+            ut.asarray(a)[key]
+        with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected "
+                           r"indices from -\d to \d along axis \d"):
+            x[key]  # when built
+    with pytest.raises(IndexError, match=r"^take\(\): indices: .*got index 7"):
+        ut.take(x, ut.asarray(np.array([7])), axis=2)
+    for key in ((1, None, np.array(True)), np.array(False), (np.array(True), 0),
+                (Ellipsis, np.bool_(True))):
+        expected = ut.asarray(a)[key]
+        got = x[key]
+        assert got.shape == expected.shape, key
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    # a dask index stays lazy: checked once computed, its mask's size unknown
+    lazy = x[ut.asarray(da.from_array(np.array([0, 5]), chunks=1))]
+    with pytest.raises(IndexError, match="got index 5"):
+        lazy.numpy()
+    assert x[1, None, dask_mask(np.array(True))].shape == (None, 1, 3, 4)
+
+
+M23 = np.array([[True, False, True], [True, True, True]])
+M32 = np.array([[True, False], [False, False], [True, True]])
+
+
+@pytest.mark.parametrize(("shape", "key"), [
+    ((2, 3, 4), (M23, slice(None, None, 2))), ((2, 3, 4), (M23, Ellipsis)),
+    ((2, 3, 4), "lazy, then an int"), ((2, 3, 2), (slice(None), M32)),
+    ((2, 3, 2), (Ellipsis, M32)), ((2, 3, 2), (None, slice(None), M32)),
+    ((2, 3, 4), (M23, None, slice(1, 3))), ((2, 4, 3, 2), (0, slice(None), M32)),
+    ((2, 3, 2), (1, M32)), ((3, 2, 4), (M32, 0)),
+], ids=str)
+def test_a_mask_of_several_axes_among_other_parts(shape, key):
+    # review-idx C2: dask takes such a mask alone only ("dask's refusal: Slicing
+    # with dask.array of bools only permitted when ...", a NotImplementedError)
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    if key == "lazy, then an int":
+        expected, got = ut.asarray(a)[M23, 1], x[dask_mask(M23), 1]
+    else:
+        expected, got = ut.asarray(a)[key], x[key]
+    assert got.numpy().shape == expected.shape
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def lazy_index(values):
+    return ut.asarray(da.from_array(np.asarray(values), chunks=1))
+
+
+@pytest.mark.parametrize(("shape", "key", "message"), [
+    # C5: on a size-0 array dask's reshape failed first ("reduce() of empty
+    # iterable", "Dask's reshape only supports ...")
+    ((3, 0), (np.array([1, 1, 1]), np.array(0)), "no index along axis 1 .*index 0"),
+    ((0, 3), (np.array([2, 0]), np.array([-1, 0])), "no index along axis 0"),
+    ((0, 3), "lazy (-1, -1)", "no index along axis 0 .*indices of shape \\(\\)"),
+    ((0, 3), ([0], 1), "no index along axis 0 \\(of size 0\\), got index 0"),
+    # U2: dask's ValueError "shape mismatch: objects cannot be broadcast"
+    ((2, 3), (np.array([0, 1]), np.array([1, 1, 1])), "index arrays whose shapes "
+     "broadcast together, got shapes \\(2,\\), \\(3,\\)"),
+    ((2, 3), "lazy ([0, 1], [1, 1, 1])", "index arrays whose shapes broadcast"),
+    # (numpy says its shape mismatch first; both refusals are true)
+    ((0, 0), (np.array([0, 1]), np.array([1, 1, 1])), "no index along axis 0"),
+], ids=str)
+def test_integer_array_keys_numpy_refuses_are_index_errors_when_built(
+        shape, key, message):
+    # review-idx C5, U2: numpy's IndexError, built as the project's (dask's
+    # raw TypeError, NotImplementedError or ValueError before)
+    a = np.zeros(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    if key == "lazy (-1, -1)":
+        key, ref = (lazy_index(-1), lazy_index(-1)), (np.array(-1), np.array(-1))
+    elif key == "lazy ([0, 1], [1, 1, 1])":
+        key = (lazy_index([0, 1]), lazy_index([1, 1, 1]))
+        ref = (np.array([0, 1]), np.array([1, 1, 1]))
+    else:
+        ref = key
+    with pytest.raises(IndexError):
+        ut.asarray(a)[ref]
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected "
+                       + message):
+        x[key]  # when built
+
+
+def test_several_arrays_among_slices_refused_naming_the_key():
+    # review-idx U2: dask's "Don't yet support nd fancy indexing", a
+    # NotImplementedError; numpy takes the key: a clear refusal of the dask owner
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    assert ut.asarray(a)[[1, 0], ::2, [3, 3]].shape == (2, 2)
+    with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected integer "
+                       r"arrays on every axis .*\(dask owner\), got \(an array of 1 "):
+        x[[1, 0], ::2, [3, 3]]
+
+
+def test_two_masks_pair_their_indices_as_numpy_does():
+    # review-idx C3: two masks were an outer product, failing once computed with
+    # numpy's raw "too many indices" (fixed by e8dd8ba, masks beside other arrays
+    # as their indices; kept here as the review's cases)
+    a = np.arange(9.0).reshape(3, 3)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    first, second = np.array([True, False, True]), np.array([True, True, False])
+    for key in ((dask_mask(first), second), (first, second)):
+        got = x[key]
+        expected = ut.asarray(a)[first, second]
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    empty = ut.asarray(da.from_array(np.zeros((0, 2)), chunks=2))
+    got = empty[np.zeros(0, bool), np.zeros(0, bool)].numpy()
+    assert got.shape == ut.asarray(np.zeros((0, 2)))[
+        np.zeros(0, bool), np.zeros(0, bool)].shape == (0,)
+
+
+@pytest.mark.parametrize(("shape", "key"), [
+    ((4, 3, 0), np.ones((4, 3), bool)), ((3, 0), (np.zeros((3, 0), bool), None)),
+    ((4, 0), (np.zeros((4, 0), bool), Ellipsis)),
+    ((3, 0, 0), (-1, np.zeros((0, 0), bool))),
+    ((3, 0, 3), (np.zeros((3, 0), bool), np.array([-2]))),
+], ids=str)
+def test_masks_and_gathers_of_empty_arrays(shape, key):
+    # found fuzzing the fixes of review-idx C2, C5: dask's reshape of an empty
+    # array failed ("dask's refusal: division by zero", "reduce() of empty
+    # iterable", "Dask's reshape only supports ...")
+    a = np.zeros(shape)
+    x = ut.asarray(da.from_array(a, chunks=2))
+    expected = ut.asarray(a)[key]
+    got = x[key].numpy()
+    assert got.shape == expected.shape
+
+
+@pytest.mark.parametrize(("shape", "key", "value"), [
+    ((2, 3), np.int64(1), -1.0), ((2, 3), np.array(1), -1.0),
+    ((2, 3), True, -1.0), ((2, 3), False, -1.0), ((2, 3), None, -1.0),
+    ((2, 3), None, np.full((1, 2, 3), -1.0)), ((2, 3), (0, np.array([0, 1])),
+                                              np.array([-1.0, -2.0])),
+    ((2, 3), np.array([], int), np.zeros((0, 3))),
+    ((3, 0), np.array([[0, 1], [1, 0]]), np.zeros((2, 2, 0))),
+    ((2, 3), np.array([True, False]), np.array([-1.0, -2.0, -3.0])),
+    ((2, 3), (1, slice(None, None, -1)), np.array([-1.0, -2.0, -3.0])),
+    ((2, 3), (np.int64(-1), None, slice(1, 3)), np.array([[-1.0, -2.0]])),
+    ((), True, -1.0),
+], ids=str)
+def test_setitem_takes_numpy_s_keys(shape, key, value):
+    # review-idx C6: dask refused numpy ints ("assignment to a scalar numpy or
+    # dask array index"), bools, None, an empty selection and a mask with an
+    # array value, raw; a slice of negative step beside an int failed
+    a = np.arange(float(np.prod(shape))).reshape(shape)
+    x = ut.asarray(da.from_array(a.copy(), chunks=2))
+    expected = ut.asarray(a.copy())
+    expected[key] = value
+    x[key] = value
+    np.testing.assert_array_equal(x.numpy(), expected.numpy())
+
+
+def test_setitem_refuses_what_dask_cannot_write_naming_the_key():
+    # review-idx C6: numpy takes these; dask's raw "cannot broadcast shape (4,) to
+    # shape (nan,)", "Incorrect shape ((2, 2)) of integer indices", "at most one
+    # dimension's assignment index ...": a refusal of the dask owner instead
+    a = np.arange(6.0).reshape(2, 3)
+    mask = np.array([[True, False, True], [False, True, True]])
+    for key, value in [(mask, np.array([-1.0, -2.0, -3.0, -4.0])),
+                       (dask_mask([True, False]), np.array([-1.0, -2.0, -3.0])),
+                       (np.array([[0, 1], [1, 0]]), -1.0),
+                       ((np.array([0, 1]), np.array([1, 2])), -1.0),
+                       ((dask_mask(np.array(True)), 0), -1.0)]:
+        expected = ut.asarray(a.copy())
+        expected[key if not isinstance(key, tuple) or not isinstance(
+            key[0], ut.Tensor) else (True, 0)] = value  # numpy takes it
+        x = ut.asarray(da.from_array(a.copy(), chunks=2))
+        with pytest.raises(IndexError, match=r"^__setitem__\(\): key: expected .*"
+                           r"\(dask owner"):
+            x[key] = value
+    x = ut.asarray(da.from_array(a.copy(), chunks=2))
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): value: expected a "
+                       r"value that broadcasts to the written elements' shape"):
+        x[np.array([], int)] = np.zeros((2, 3))
 
 
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
@@ -917,7 +1134,7 @@ def test_one_array_index_with_none_or_of_several_dimensions():
         x[None, ut.asarray(da.from_array(np.array([[0, 9]])))].numpy()
     # the forms numpy orders by its rules for several advanced indices: refused
     # when built, naming the key
-    for key in [(None, 1, i1), (i2, 1), (None, i1, i1), (rows, None, 1)]:
+    for key in [(None, 1, i1 % 4), (i2, 1), (None, i1, i1 % 4), (rows, None, 1)]:
         with pytest.raises(IndexError, match=r"^__getitem__\(\): key: expected None,"
                            r" or integer indices .*, got \("):
             x[key]

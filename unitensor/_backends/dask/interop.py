@@ -90,6 +90,19 @@ def from_numpy(x: np.ndarray, chunks: Any = "auto") -> da.Array:
     return da.Array(graph, name, chunks, meta=np.empty((0,) * x.ndim, x.dtype))
 
 
+def held(x: da.Array) -> np.ndarray | None:
+    """The values of a dask array ``from_numpy`` made in one chunk (a numpy array
+    or scalar made an operand, or chunked whole): its graph holds them, so they
+    are read without computing; None for any other array.
+    """
+    layer = x.dask.layers.get(x.name)
+    if (not x.name.startswith("unitensor-") or len(x.dask.layers) != 1
+            or layer is None or len(layer) != 1):
+        return None
+    values = next(iter(layer.values()))
+    return values if isinstance(values, np.ndarray) else None
+
+
 ROUTES = {"numpy": from_numpy}
 
 

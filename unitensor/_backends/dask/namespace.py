@@ -9,6 +9,7 @@ itself and dask (:func:`needs_known_shape`).
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +28,7 @@ from .._common import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
-from .interop import NATIVE_DTYPES, materialise
+from .interop import NATIVE_DTYPES, held, materialise
 from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
 
@@ -113,12 +114,36 @@ def _integer_array(k: Any) -> bool:
     return isinstance(k, (da.Array, np.ndarray)) and k.dtype.kind in "iu"
 
 
+def _broadcast(key: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape the arrays of a key broadcast to; refused as numpy refuses (an
+    IndexError; dask's is a ValueError, or a failure once computed).
+    """
+    arrays = [k for k in key if isinstance(k, (da.Array, np.ndarray))]
+    lazy = [k for k in arrays if isinstance(k, da.Array) and unknown(k)]
+    if lazy:  # (indices from a lazy nonzero)
+        raise needs_known_shape("__getitem__", "key", lazy[0])
+    try:
+        return np.broadcast_shapes(*(k.shape for k in arrays))
+    except ValueError:
+        raise arg_error(IndexError, "__getitem__", "key", "index arrays whose "
+                        "shapes broadcast together", "shapes " + ", ".join(
+                            str(tuple(k.shape)) for k in arrays)) from None
+
+
 def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
     """``x[key]`` for a key of integers and integer arrays, one per axis (the
     standard's integer-array indexing, which dask takes for one array only):
     the broadcast indices made one flat index into ``x.reshape(-1)``, lazily.
     """
-    shape = np.broadcast_shapes(*(np.shape(k) for k in key))
+    shape = _broadcast(key)
+    empty = [a for a, n in enumerate(x.shape) if n == 0]
+    if empty and 0 not in shape:
+        # every index is out of bounds; known now, where dask's lazy check
+        # would come too late (its reshape of the empty x fails first)
+        raise arg_error(IndexError, "__getitem__", "key", f"no index along axis "
+                        f"{empty[0]} (of size 0)", f"indices of shape {shape}")
+    if empty:  # nothing selected (dask's reshape of the empty x fails)
+        return da.empty(shape, dtype=x.dtype)
     flat: Any = 0
     stride = 1
     for k, n in zip(reversed(key), reversed(x.shape), strict=True):
@@ -138,8 +163,9 @@ def _in_bounds(k: np.ndarray, /, *, n: int, axis: int, func: str,
     """
     if k.size and (k.min() < -n or k.max() >= n):
         bad = k[(k < -n) | (k >= n)].flat[0]
-        raise arg_error(IndexError, func, arg, f"indices from {-n} to {n - 1} "
-                        f"along axis {axis} (of size {n})", f"index {bad}")
+        accepted = (f"indices from {-n} to {n - 1} along axis {axis} (of size {n})"
+                    if n else f"no index along axis {axis} (of size 0)")
+        raise arg_error(IndexError, func, arg, accepted, f"index {bad}")
     return k
 
 
@@ -150,6 +176,10 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     """
     if n != n or isinstance(k, bool):  # a size dask knows only once computed
         return k
+    if n == 0 and isinstance(k, da.Array) and k.size > 0:
+        # every index is out of bounds, a dask array's too: known now
+        raise arg_error(IndexError, func, arg, f"no index along axis {axis} (of "
+                        "size 0)", f"indices of shape {tuple(map(int, k.shape))}")
     check = functools.partial(_in_bounds, n=int(n), axis=axis, func=func, arg=arg)
     if isinstance(k, (int, np.integer)):
         check(np.asarray(k))
@@ -162,27 +192,71 @@ def _within(k: Any, n: float, axis: int, func: str = "__getitem__",
     return k
 
 
+def _span(k: Any) -> int:
+    """How many of x's axes a key's part indexes: a mask its dimensions (a
+    Python bool, a 0-d mask, none).
+    """
+    if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)):
+        return 0
+    return k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
+
+
 def _key_axes(x: da.Array, parts: tuple[Any, ...]) -> list[int | None]:
     """The (first) axis of ``x`` each part of a key indexes: None for None and
-    ..., past the last axis for a part too many (refused by dask).
+    ..., past the last axis for a part too many.
     """
-    used = sum(k.ndim if getattr(k, "dtype", None) == np.bool_ else 1
-               for k in parts if k is not None and k is not Ellipsis)
+    used = sum(map(_span, parts))
     axis, axes = 0, []
     for k in parts:
         axes.append(None if k is None or k is Ellipsis else axis)
-        axis += (x.ndim - used if k is Ellipsis else 0 if k is None
-                 else k.ndim if getattr(k, "dtype", None) == np.bool_ else 1)
+        axis += x.ndim - used if k is Ellipsis else _span(k)
     return axes
 
 
 def _checked(x: da.Array, parts: tuple[Any, ...], func: str = "__getitem__"
              ) -> tuple[Any, ...]:
-    """Each integer index of a key checked against the axis it indexes."""
+    """A key checked against x when built, as numpy checks it: the number of axes
+    it indexes, the dtype of its arrays, each mask's shape against the axes it
+    covers (dask fails on these with raw messages, or not at all), and each
+    integer index against its axis (lazily for a dask array).
+    """
+    if sum(k is Ellipsis for k in parts) > 1:
+        raise arg_error(IndexError, func, "key", "at most one ...",
+                        f"({', '.join(map(_kind, parts))})")
+    axes = _key_axes(x, parts)
+    for k, a in zip(parts, axes, strict=True):
+        if isinstance(k, (da.Array, np.ndarray)) and k.dtype.kind not in "biu":
+            raise arg_error(IndexError, func, "key", "integer or boolean index "
+                            "arrays", f"an array of dtype {k.dtype}")
+        if a is not None and getattr(k, "dtype", None) == np.bool_:
+            _mask_fits(x, k, a, func)
+    used = sum(map(_span, parts))
+    if used > x.ndim:
+        raise arg_error(IndexError, func, "key", f"at most {x.ndim} indices (a "
+                        "mask counting its dimensions, None and ... none) for an "
+                        f"array of shape {shape_text(x)}", f"{used}: "
+                        f"({', '.join(map(_kind, parts))})")
     return tuple(_within(k, x.shape[a], a, func)
                  if a is not None and a < x.ndim
                  and getattr(k, "dtype", None) != np.bool_ else k
-                 for k, a in zip(parts, _key_axes(x, parts), strict=True))
+                 for k, a in zip(parts, axes, strict=True))
+
+
+def _mask_fits(x: da.Array, mask: Any, axis: int, func: str = "__getitem__"
+               ) -> None:
+    """A mask's shape checked against the axes of x it covers, from ``axis``: a
+    size 0 where x's axis has another selects nothing (numpy's rule, which the
+    official suite expects); a size dask knows only once computed (NaN, equal to
+    nothing) is not checked, as dask does not check it.
+    """
+    covered = x.shape[axis:axis + mask.ndim]
+    if mask.ndim > len(covered) or any(
+            k != n and k != 0 and k == k and n == n
+            for k, n in zip(mask.shape, covered, strict=False)):
+        where = "x's leading axes" if axis == 0 else f"x's axes from {axis}"
+        raise arg_error(IndexError, func, "key", "a boolean mask of shape "
+                        f"{sizes(x)[axis:axis + mask.ndim]} ({where})",
+                        f"one of shape {sizes(mask)}")
 
 
 def _bound(v: Any) -> Any:
@@ -197,14 +271,7 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
     (dask takes masks of one or all axes): the masked axes made one. An empty mask
     gives a known size, 0, where dask would say it knows it only once computed.
     """
-    # a mask's size 0 where x's axis has another size selects nothing (numpy's
-    # rule, which the official suite expects); a size dask knows only once
-    # computed (NaN, equal to nothing) is not checked, as dask does not check it
-    if mask.ndim > x.ndim or any(k != n and k != 0 and k == k and n == n
-                                 for k, n in zip(mask.shape, x.shape, strict=False)):
-        raise IndexError(f"__getitem__(): key: expected a boolean mask of shape "
-                         f"{sizes(x)[:mask.ndim]} (x's leading axes), got one of "
-                         f"shape {sizes(mask)}")
+    _mask_fits(x, mask, 0)
     if mask.ndim > 1 and (unknown(mask) or unknown(x)):
         # dask masks several axes of unknown sizes block by block, out of numpy's
         # order (it warns), or cannot (a reshape): refused, as dask knows no order
@@ -224,7 +291,34 @@ def _mask(x: da.Array, mask: da.Array) -> da.Array:
         return x[None][mask[None]]
     if mask.ndim == x.ndim or mask.ndim == 1:
         return x[mask]
-    return x.reshape((-1, *rest))[mask.reshape(-1)]
+    return _merge_axes(x, 0, mask.ndim)[mask.reshape(-1)]
+
+
+def _merge_axes(x: da.Array, at: int, n: int) -> da.Array:
+    """``x`` with its ``n`` axes from ``at`` made one (C order: numpy's order of
+    masked elements); an empty ``x`` as an empty array of that shape (dask's
+    reshape of one fails: 'division by zero', 'reduce() of empty iterable').
+    """
+    shape = (*x.shape[:at], math.prod(x.shape[at:at + n]), *x.shape[at + n:])
+    return x.reshape(shape) if x.size else da.empty(shape, dtype=x.dtype)
+
+
+def _mask_merged(x: da.Array, parts: tuple[Any, ...], mask: Any) -> da.Array:
+    """``x[key]`` for a key of one mask of several axes among other parts (dask
+    takes such a mask alone, of all axes): the axes it covers merged into one,
+    and the mask with them, into a mask of one axis, which dask takes wherever it
+    stands (numpy's order of the masked elements is the merged axis' order).
+    """
+    if unknown(mask) or unknown(x):  # as _mask refuses it
+        raise needs_known_shape("__getitem__", *(("key", mask) if unknown(mask)
+                                                 else ("x", x)))
+    at = next(a for p, a in zip(parts, _key_axes(x, parts), strict=True)
+              if p is mask)
+    assert at is not None  # (a mask's axis)
+    x = _merge_axes(x, at, mask.ndim)
+    # a mask of size 0 selects none (dask's reshape of it fails)
+    flat = mask.reshape(-1) if mask.size else da.zeros(x.shape[at], dtype=bool)
+    return _index(x, tuple(flat if p is mask else p for p in parts))
 
 
 def _is_0d(k: Any, kinds: str) -> bool:
@@ -311,6 +405,21 @@ def _new_axes(x: da.Array, at: list[int]) -> da.Array:
     return x[tuple(None if i in at else slice(None) for i in range(ndim))]
 
 
+def _known(k: Any) -> Any:
+    """A key's integer array or 0-d bool whose values are in memory already (a
+    numpy array or scalar arrives as a dask array over them) as numpy's, so that
+    their bounds are checked, and a 0-d mask's size known, when built. Masks of
+    one or more dimensions stay dask's: their size is known once computed, as
+    the docs say of any mask.
+    """
+    values = held(k) if isinstance(k, da.Array) else None
+    if values is None or values.dtype.kind not in "biu":
+        return k
+    if values.ndim == 0:
+        return bool(values) if values.dtype == np.bool_ else operator.index(values)
+    return k if values.dtype == np.bool_ else values
+
+
 def _lists_as_arrays(key: Any) -> Any:
     """A key's lists as the index arrays numpy reads them as (dask indexes each
     list on its own axis, an outer product, where numpy broadcasts them).
@@ -340,21 +449,25 @@ def _masks_as_indices(parts: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _index(x: da.Array, key: Any) -> da.Array:
     key = _lists_as_arrays(key)
-    parts = key if type(key) is tuple else (key,)
+    parts = tuple(map(_known, key if type(key) is tuple else (key,)))
     if any(isinstance(k, (bool, np.bool_)) or (len(parts) > 1 and _is_0d(k, "b"))
            for k in parts):  # (one 0-d mask alone: _mask's)
         return _scalar_bools(x, parts)
     if any(type(k) is slice for k in parts):
         parts = tuple(slice(_bound(k.start), _bound(k.stop), _bound(k.step))
                       if type(k) is slice else k for k in parts)
+    parts = _checked(x, parts)  # (a mask's shape before it becomes indices)
     if sum(isinstance(k, (da.Array, np.ndarray)) and k.ndim > 0 for k in parts) > 1:
         parts = _masks_as_indices(parts)
+        _broadcast(parts)
+    wide = [k for k in parts if getattr(k, "dtype", None) == np.bool_ and k.ndim > 1]
+    if wide and len(parts) > 1:  # (one mask alone: _mask's)
+        return _mask_merged(x, parts, wide[0])
     if len(parts) > 1 and any(k is None for k in parts):
         # a 0-d integer index beside None (a numpy int arrives as one): dask
         # fails on it (an AssertionError); its value, computed as a slice
         # bound's is
         parts = tuple(_bound(k) if _is_0d(k, "iu") else k for k in parts)
-    parts = _checked(x, parts)
     key = parts if type(key) is tuple else parts[0]
     if len(parts) == 1 and isinstance(parts[0], da.Array):
         k = parts[0]
@@ -383,6 +496,10 @@ def _index(x: da.Array, key: Any) -> da.Array:
         return _one_array(x, parts, arrays[0])
     if len(arrays) == 1 and _separated(parts):
         return _advanced_first(x, key, parts, arrays[0])
+    if len(arrays) > 1:  # dask: "Don't yet support nd fancy indexing"
+        raise arg_error(IndexError, "__getitem__", "key", "integer arrays on every "
+                        "axis (with ints), or one array among slices, ... and ints "
+                        "(dask owner)", f"({', '.join(map(_kind, parts))})")
     return x[key]
 
 
@@ -482,8 +599,9 @@ def _take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
         raise arg_error(ValueError, "take", "axis", f"an axis for an array of "
                         f"{x.ndim} dimensions", "None")
     n = x.shape[0 if axis is None else axis] if x.ndim else 0
-    indices = _within(indices, n, 0 if axis is None else axis % x.ndim, "take",
-                      "indices")
+    known = _known(indices)  # (a 0-d index stays an array, as take's result)
+    indices = _within(known if isinstance(known, np.ndarray) else indices, n,
+                      0 if axis is None else axis % x.ndim, "take", "indices")
     return compat.take(x, indices, **({} if axis is None else {"axis": axis}))
 
 
@@ -805,40 +923,126 @@ def device_from_native(native_device: object) -> Device:
     return CPU
 
 
-def setitem(x: da.Array, key: object, value: object, /) -> da.Array:
+def setitem(x: da.Array, key: object, value: Any, /) -> da.Array:
     """dask's ``x[key] = value`` replaces ``x``'s graph in the array object, which
     other Tensors may share: written into a new array object (a graph over ``x``),
-    to which the Tensor is rebound.
+    to which the Tensor is rebound. The key is first made one dask's assignment
+    writes as numpy does (docs/dask.md, "Indexing").
     """
     updated = da.Array(x.dask, x.name, x.chunks, meta=x._meta)
     key = _lists_as_arrays(key)
-    parts = key if type(key) is tuple else (key,)
-    if not any(isinstance(k, (bool, np.bool_)) for k in parts):
-        # out-of-bounds indices refused: dask drops those writes silently
-        checked = _checked(x, parts, "__setitem__")
-        key = checked if type(key) is tuple else checked[0]
-        arrays = [k for k in parts if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
-        if arrays and _separated(parts):
-            # numpy's order of the advanced dimensions, which dask's assignment
-            # does not follow: refused rather than written elsewhere
-            raise arg_error(IndexError, "__setitem__", "key", "ints and an array "
-                            "that no slice or ... separates (dask owner)",
-                            f"({', '.join(map(_kind, parts))})")
-        if arrays and any(isinstance(k, (int, np.integer)) for k in parts):
-            # an int beside an array: dask writes the value's first element
-            # everywhere; as a slice of one, with the value given that axis
-            # (the same elements, in the same order)
-            target = _index(x, key).shape
-            key = tuple(slice(k % x.shape[a], k % x.shape[a] + 1)
-                        if isinstance(k, (int, np.integer)) else k
-                        for k, a in zip(parts, _key_axes(x, parts), strict=True))
-            if hasattr(value, "shape"):
-                value = da.broadcast_to(value, target).reshape(_index(x, key).shape)
-    if x.size == 0:  # dask refuses any value, even of the right shape
-        np.broadcast_shapes(getattr(value, "shape", ()), x[key].shape)
+    # numpy ints and 0-d integer arrays as ints: dask assigns through none
+    parts = tuple(_bound(k) if _is_0d(k, "iu") else k
+                  for k in map(_known, key if type(key) is tuple else (key,)))
+    if any(_is_0d(k, "b") for k in parts):  # (a numpy one is a bool by now)
+        raise arg_error(IndexError, "__setitem__", "key", "a Python, numpy or no "
+                        "0-d bool (dask owner: a dask one's size is known once "
+                        "computed)", f"({', '.join(map(_kind, parts))})")
+    parts = _mask_values(parts, value)
+    target = _selection(x, parts)
+    if any(k is False for k in parts) or 0 in target:
+        # nothing written (dask refuses any value there, even of the right shape)
+        _broadcasts(value, target)
         return updated
-    updated[key] = value
+    # out-of-bounds indices refused: dask drops those writes silently
+    parts = _checked(x, parts, "__setitem__")
+    plain = tuple(k for k in parts if k is not None and k is not True)
+    arrays = [k for k in plain if isinstance(k, (da.Array, np.ndarray)) and k.ndim]
+    if len(arrays) > 1 or any(k.ndim != 1 for k in arrays if k.dtype != np.bool_) or (
+            any(k.ndim > 1 for k in arrays) and (len(plain) > 1 or arrays[0].ndim
+                                                 != x.ndim)):
+        # dask: "at most one dimension's assignment index being a 1-d array",
+        # or "Incorrect shape ... of integer indices"
+        raise arg_error(IndexError, "__setitem__", "key", "one integer array of "
+                        "one dimension or mask of one axis among ints, slices, "
+                        "None and ..., or a mask of all axes alone (dask owner)",
+                        f"({', '.join(map(_kind, parts))})")
+    if arrays and _separated(plain):
+        # numpy's order of the advanced dimensions, which dask's assignment
+        # does not follow: refused rather than written elsewhere
+        raise arg_error(IndexError, "__setitem__", "key", "ints and an array "
+                        "that no slice or ... separates (dask owner)",
+                        f"({', '.join(map(_kind, parts))})")
+    if (arrays or any(type(k) is slice and (k.step or 1) < 0 for k in plain)) and any(
+            isinstance(k, (int, np.integer)) for k in plain):
+        # an int beside an array: dask writes the value's first element
+        # everywhere; beside a slice of negative step dask fails ('tuple index
+        # out of range'): as a slice of one (the same elements, in the same order)
+        plain = tuple(slice(k % x.shape[a], k % x.shape[a] + 1)
+                      if isinstance(k, (int, np.integer)) else k
+                      for k, a in zip(plain, _key_axes(x, plain), strict=True))
+    if np.ndim(value) and (len(plain) != len(parts) or any(
+            p is not k for p, k in zip(plain, parts, strict=True))):
+        # None, True and ints made slices change only axes of size 1: the value
+        # given the written elements' shape under the key dask writes
+        value = _reshaped(value, target, _index(x, plain).shape)
+    updated[plain if len(plain) != 1 else plain[0]] = value  # ((m2d,): dask fails)
     return updated
+
+
+def _selection(x: da.Array, parts: tuple[Any, ...]) -> tuple[float, ...]:
+    """The shape numpy gives ``x[key]``: what ``x[key] = value`` writes; a key
+    getitem refuses refused as setitem's.
+    """
+    try:
+        return _index(x, parts).shape
+    except IndexError as exc:
+        head, _, rest = str(exc).partition("(): ")
+        if head != "__getitem__":
+            raise
+        raise IndexError(f"__setitem__(): {rest}") from None
+
+
+def _mask_values(parts: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
+    """A key's mask, where the value is an array: dask writes such a value
+    through a mask of one axis only, and only one of the mask's size, where
+    numpy broadcasts it to the elements selected: a mask whose values are in
+    memory made its indices; any other refused.
+    """
+    if not np.ndim(value):
+        return parts
+    found = []
+    for k in parts:
+        if isinstance(k, (da.Array, np.ndarray)) and k.dtype == np.bool_:
+            values = held(k) if isinstance(k, da.Array) else k
+            if values is None or values.ndim != 1:
+                raise arg_error(IndexError, "__setitem__", "key", "a mask of one "
+                                "axis whose values are in memory (a numpy array),"
+                                " or a scalar value, where the value is an array "
+                                "(dask owner)", f"a mask of {k.ndim} dimension(s)"
+                                + (" of dask's" if values is None else ""))
+            k = np.nonzero(values)[0]
+        found.append(k)
+    return tuple(found)
+
+
+def _broadcasts(value: Any, target: tuple[float, ...]) -> None:
+    """A value refused, as numpy refuses it, where it does not broadcast to the
+    shape of the elements written.
+    """
+    if any(n != n for n in target):  # (a size known once computed: dask's check)
+        return
+    try:
+        np.broadcast_shapes(np.shape(value), tuple(map(int, target)))
+    except ValueError:
+        raise arg_error(ValueError, "__setitem__", "value", "a value that "
+                        f"broadcasts to the written elements' shape "
+                        f"{sizes(da.empty(target))}", f"shape {sizes(value)}"
+                        ) from None
+
+
+def _reshaped(value: Any, target: tuple[float, ...],
+              written: tuple[float, ...]) -> Any:
+    """``value`` broadcast to ``target`` and reshaped to ``written`` (the same
+    elements, axes of size 1 aside); refused where a size is known once computed.
+    """
+    if any(n != n for n in target):
+        raise arg_error(IndexError, "__setitem__", "key", "None, True or ints "
+                        "beside a mask only with a scalar value (dask owner: the "
+                        "selection's size is known once computed)",
+                        f"a value of shape {sizes(value)}")
+    _broadcasts(value, target)
+    return da.broadcast_to(value, target).reshape(written)
 
 
 def error_type(exc: Exception, /) -> type[Exception]:
