@@ -82,6 +82,59 @@ def test_torch_producer_cupy_consumer(torch):
 
 
 @needs_cupy
+def test_torch_default_stream_producer_cupy_consumer(torch):
+    # torch's default stream is CUDA's legacy one (DLPack's 1): ordered through
+    # torch.cuda.default_stream(), not ExternalStream(1), which c10 refuses
+    import cupy
+    x = torch.zeros(N, device="cuda")
+    t = ut.asarray(x)
+    reader = cupy.cuda.Stream(non_blocking=True)  # not ordered by the legacy stream
+    wrong = []
+    for run in range(1, RUNS + 1):
+        with reader:
+            _write_late(torch, x, run)  # on torch's default stream
+            total = int(t.cupy().sum())
+        if total != run * N:
+            wrong.append(run)
+    torch.cuda.synchronize()
+    assert wrong == []
+
+
+@needs_cupy
+def test_torch_side_stream_producer_cupy_null_stream_consumer(torch):
+    import cupy
+    x = torch.zeros(N, device="cuda")
+    t = ut.asarray(x)
+    side = torch.cuda.Stream()
+    wrong = []
+    for run in range(1, RUNS + 1):
+        with torch.cuda.stream(side), cupy.cuda.Stream.null:
+            _write_late(torch, x, run)
+            total = int(t.cupy().sum())  # cupy passes 1, the legacy default stream
+        if total != run * N:
+            wrong.append(run)
+    torch.cuda.synchronize()
+    assert wrong == []
+
+
+@needs_torch_cuda
+def test_dlpack_without_a_stream_orders_the_legacy_default_stream(torch):
+    x = torch.zeros(N, device="cuda")
+    t = ut.asarray(x)
+    side = torch.cuda.Stream()
+    wrong = []
+    for run in range(1, RUNS + 1):
+        with torch.cuda.stream(side):
+            _write_late(torch, x, run)
+            capsule = t.__dlpack__(max_version=(1, 0))  # None: the legacy stream
+        total = int(torch.from_dlpack(capsule).sum())  # on torch's default stream
+        if total != run * N:
+            wrong.append(run)
+    torch.cuda.synchronize()
+    assert wrong == []
+
+
+@needs_cupy
 def test_cupy_producer_torch_consumer(torch):
     import cupy
     x = cupy.zeros(N, dtype=cupy.float32)
@@ -116,7 +169,7 @@ def test_torch_producer_jax_consumer(torch):
     for run in range(1, RUNS + 1):
         with torch.cuda.stream(side):
             _write_late(torch, x, run)
-            view = t.jax()  # JAX's stream waits for side
+            view = t.jax()  # imported anew each time: JAX's import waits for side
             total = int(jnp.sum(view))
         if total != run * N:
             wrong.append(run)
@@ -196,3 +249,12 @@ def test_imported_cuda_array_interface_stream_is_waited_for(torch):
             wrong.append(run)
     torch.cuda.synchronize()
     assert wrong == []
+
+
+@needs_cupy
+def test_a_tensors_buffer_given_back_keeps_its_producer(torch):
+    t = ut.asarray(torch.zeros(4, device="cuda"))
+    buf = buffer_of(t)
+    producer = buf.producer
+    assert ut.asarray(buf).owner == "cupy"
+    assert buf.producer is producer  # torch's writes are still the ones waited for

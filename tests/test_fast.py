@@ -10,6 +10,7 @@ tables hold ``_fast.Entry`` / ``_fast.TypeEntry`` rows.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import inspect
 import operator
 import sys
@@ -329,6 +330,29 @@ def test_cached_views_of_ordered_memory_go_through_the_stream_order(monkeypatch)
     assert ordered == [(x._aliases, "torch")] * 2
     assert x.numpy() is x._native  # the owner's own array: nothing to order
     assert len(ordered) == 2
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs jax")
+def test_jax_views_of_memory_with_a_producer_are_imported_each_time():
+    # JAX orders an imported array after the producer once, at its import: over
+    # CUDA memory with a producer (set by hand here, on the CPU) a JAX view is
+    # never cached, while torch's is (_convert._order orders it again)
+    from unitensor._convert import buffer_of
+
+    class Producer:
+        def wait(self, stream):
+            pass
+
+        def stream(self):
+            return None
+
+    x = ut.asarray(torch.arange(8.0))
+    assert x.jax() is x.jax()  # no producer: cached
+    y = ut.asarray(torch.arange(8.0))
+    buffer_of(y).producer = Producer()
+    first = y.jax()
+    assert y.jax() is not first
+    assert y.jax().unsafe_buffer_pointer() == first.unsafe_buffer_pointer()
 
 
 def test_stream_order_orders_only_different_streams():

@@ -209,7 +209,11 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
             copy_or_refuse(func, "copy", copy, str(reason))
         return target.alias(_copied_buffer(t, buf, target))
     native = target.alias(buf)
-    if not (reading and buf.readonly):  # a writable alias stays private to the call
+    # a writable alias stays private to the call; a JAX (or TF) array is ordered
+    # after the producer once, when it is imported (JAX records its readiness
+    # then): over memory a producer may write again, it is imported each time
+    if not (reading and buf.readonly) and not (
+            target.IMMUTABLE and buf.producer is not None):
         t._shared().views[framework] = native
     return native
 
@@ -327,7 +331,9 @@ def _from_buffer(buf: _core.Buffer, func: str) -> Tensor:
     aliases = _Aliases(buf)
     if buf.device[0] in CUDA_READABLE:
         producer = owner.producer(buf.device[1])
-        if producer is not None:
+        if buf.producer is not None:  # a Tensor's Buffer, given back: its producer
+            aliases.ordered = True  # stays, and owner.alias() waits for it
+        elif producer is not None:
             if buf.stream is not None:  # __cuda_array_interface__ v3: the owner's
                 producer.follow(buf.stream)  # stream waits for the exporter's
             buf.producer, aliases.ordered = producer, True

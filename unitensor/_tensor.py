@@ -454,9 +454,9 @@ def _restore(owner: str, native: Any, readonly: bool) -> Tensor:
     """
     backend = _backends.get(owner, "pickle")
     if readonly and not backend.readonly(native):
-        buf = backend.export(native)
-        buf.mark_readonly()
-        return _make(backend, native, _Aliases(buf))
+        t = _make(backend, native)
+        _convert.buffer_of(t, "pickle").mark_readonly()  # (with its producer)
+        return t
     return _make(backend, native)
 
 

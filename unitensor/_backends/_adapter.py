@@ -122,13 +122,15 @@ class Interop(Protocol):
     def producer(self, device: int, /) -> Producer | None:
         """For a Buffer of the framework's CUDA memory on ``device``: whose work a
         consumer's stream waits for (``_common.StreamOrder``); None where memory
-        is ready once exported (the default: JAX blocks until it is, and the
-        other frameworks here have no CUDA memory).
+        is ready once exported (the default: JAX's export waits until it is;
+        TensorFlow's GPU tensors are not handled, docs/interop.md).
         """
 
     def consumer_stream(self, device: int, /) -> int:
         """The CUDA stream (as ``__dlpack__`` takes it) the framework reads on
-        now on ``device``. Default: 1, the legacy default stream.
+        now on ``device``, for a cached view handed out again (torch, cupy).
+        Default: 1, the legacy default stream (JAX's views of such memory are
+        not cached: it orders them only when importing).
         """
 
 

@@ -22,9 +22,10 @@ def device(x: cupy.ndarray) -> Device:
 
 
 def export(x: cupy.ndarray) -> _core.Buffer:
-    # With its current stream cupy syncs nothing now; consumers wait for that
-    # stream when they import (producer() below).
-    return buffer_from_dlpack(x, stream=_current_stream(x.device.id))
+    # -1 syncs nothing now: each consumer waits for cupy's stream when it imports
+    # (producer() below). cupy reads the current device's stream: x's device.
+    with x.device:
+        return buffer_from_dlpack(x, stream=-1)
 
 
 def _current_stream(device: int) -> int:

@@ -63,21 +63,9 @@ def readonly(x: jax.Array) -> bool:
 
 
 def export(x: jax.Array) -> _core.Buffer:
-    buf = immutable_buffer(x.__dlpack__())
-    if buf.device[0] != KDL_CPU:
-        # Ready before any consumer reads it, whatever its stream: a JAX array
-        # never changes after, so its Buffer needs no producer.
-        x.block_until_ready()
-    return buf
-
-
-def consumer_stream(device: int) -> int:
-    """The stream JAX itself passes to a producer's ``__dlpack__``."""
-    for d in jax.local_devices(backend="gpu"):
-        if d.local_hardware_id == device:
-            return int(d.get_stream_for_external_ready_events())
-    raise arg_error(BufferError, "jax", "device", "a CUDA device JAX uses",
-                    f"cuda:{device}")
+    # Without a stream, JAX's export waits until the array is computed; a JAX
+    # array never changes after, so its Buffer needs no producer.
+    return immutable_buffer(x.__dlpack__())
 
 
 def _x64_disabled() -> bool:

@@ -113,12 +113,10 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
         if _EXCHANGE and type(x) is torch.Tensor:
             return _core.exchange_import(x)
         return buffer_from_dlpack(x)
-    # CUDA: torch exports only from the tensor's own device, and syncs nothing
-    # unless given a stream (its default is -1): ours is its current one, and
-    # consumers wait for that stream when they import (producer() below).
-    index = x.device.index or 0
-    with torch.cuda.device(index):
-        return buffer_from_dlpack(x, stream=_current_stream(index))
+    # CUDA: torch exports only from the tensor's own device; -1 syncs nothing
+    # now: each consumer waits for torch's stream when it imports (producer()).
+    with torch.cuda.device(x.device.index or 0):
+        return buffer_from_dlpack(x, stream=-1)
 
 
 def _current_stream(device: int) -> int:
@@ -126,11 +124,20 @@ def _current_stream(device: int) -> int:
     return torch.cuda.current_stream(device).cuda_stream or 1
 
 
+def _stream(handle: int, device: int) -> torch.cuda.Stream:
+    # DLPack's 1 is CUDA's legacy default stream, torch's default one; c10 takes
+    # ExternalStream(1) for an invalid stream id (odd ids are its own streams),
+    # so torch's __dlpack__ maps 1 the same way. 2 (per-thread) is a handle.
+    if handle == 1:
+        return torch.cuda.default_stream(device)
+    return torch.cuda.ExternalStream(handle, device=device)
+
+
 def _order_streams(device: int, first: int, then: int) -> None:
     with torch.cuda.device(device):
         event = torch.cuda.Event()
-        event.record(torch.cuda.ExternalStream(first))
-        torch.cuda.ExternalStream(then).wait_event(event)
+        event.record(_stream(first, device))
+        _stream(then, device).wait_event(event)
 
 
 def producer(device: int) -> StreamOrder:
