@@ -63,22 +63,27 @@ def _write_late(torch, x, value):
     x.fill_(value)
 
 
+def _wrong_runs(torch, run_once):
+    """The runs (1 to RUNS) whose read did not see that run's write:
+    ``run_once(run)`` writes ``run`` late, hands over and returns the sum read.
+    """
+    wrong = [run for run in range(1, RUNS + 1) if run_once(run) != run * N]
+    torch.cuda.synchronize()
+    return wrong
+
+
 @needs_cupy
 def test_torch_producer_cupy_consumer(torch):
     import cupy
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     side, reader = torch.cuda.Stream(), cupy.cuda.Stream(non_blocking=True)
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side), reader:
             _write_late(torch, x, run)
-            view = t.cupy()  # cupy's current stream (reader) waits for side
-            total = int(view.sum())
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(t.cupy().sum())  # cupy's current stream (reader) waits
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_cupy
@@ -89,15 +94,12 @@ def test_torch_default_stream_producer_cupy_consumer(torch):
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     reader = cupy.cuda.Stream(non_blocking=True)  # not ordered by the legacy stream
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with reader:
             _write_late(torch, x, run)  # on torch's default stream
-            total = int(t.cupy().sum())
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(t.cupy().sum())
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_cupy
@@ -106,15 +108,12 @@ def test_torch_side_stream_producer_cupy_null_stream_consumer(torch):
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     side = torch.cuda.Stream()
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side), cupy.cuda.Stream.null:
             _write_late(torch, x, run)
-            total = int(t.cupy().sum())  # cupy passes 1, the legacy default stream
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(t.cupy().sum())  # cupy passes 1, the legacy default stream
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_torch_cuda
@@ -122,16 +121,13 @@ def test_dlpack_without_a_stream_orders_the_legacy_default_stream(torch):
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     side = torch.cuda.Stream()
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side):
             _write_late(torch, x, run)
             capsule = t.__dlpack__(max_version=(1, 0))  # None: the legacy stream
-        total = int(torch.from_dlpack(capsule).sum())  # on torch's default stream
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+        return int(torch.from_dlpack(capsule).sum())  # on torch's default stream
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_cupy
@@ -141,22 +137,14 @@ def test_cupy_producer_torch_consumer(torch):
     t = ut.asarray(x)
     side = cupy.cuda.Stream(non_blocking=True)
     reader = torch.cuda.Stream()
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with side, torch.cuda.stream(reader):
-            _sleep_cupy(torch, side)
+            with torch.cuda.stream(torch.cuda.ExternalStream(side.ptr)):
+                torch.cuda._sleep(SLEEP)  # torch's sleep kernel, on cupy's stream
             x.fill(run)
-            total = int(t.torch().sum())  # torch's current stream (reader) waits
-        if total != run * N:
-            wrong.append(run)
-    cupy.cuda.runtime.deviceSynchronize()
-    assert wrong == []
-
-
-def _sleep_cupy(torch, stream):
-    """A GPU sleep queued on a cupy stream (torch's kernel, on that stream)."""
-    with torch.cuda.stream(torch.cuda.ExternalStream(stream.ptr)):
-        torch.cuda._sleep(SLEEP)
+            return int(t.torch().sum())  # torch's current stream (reader) waits
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_jax_gpu
@@ -165,16 +153,13 @@ def test_torch_producer_jax_consumer(torch):
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     side = torch.cuda.Stream()
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side):
             _write_late(torch, x, run)
             view = t.jax()  # imported anew each time: JAX's import waits for side
-            total = int(jnp.sum(view))
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(jnp.sum(view))
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_torch_cuda
@@ -182,18 +167,15 @@ def test_dlpack_stream_argument_orders_a_torch_consumer_on_another_stream(torch)
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     side, reader = torch.cuda.Stream(), torch.cuda.Stream()
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side):
             _write_late(torch, x, run)
             capsule = t.__dlpack__(stream=reader.cuda_stream, max_version=(1, 0))
         y = torch.from_dlpack(capsule)
         with torch.cuda.stream(reader):
-            total = int(y.sum())
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(y.sum())
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_torch_cuda
@@ -201,17 +183,14 @@ def test_to_device_stream_waits_for_the_producer(torch):
     x = torch.zeros(N, device="cuda")
     t = ut.asarray(x)
     side, reader = torch.cuda.Stream(), torch.cuda.Stream()
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side):
             _write_late(torch, x, run)
             same = t.to_device(t.device, stream=reader)  # there already: no copy
         with torch.cuda.stream(reader):
-            total = int(same.torch().sum())
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(same.torch().sum())
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_torch_cuda
@@ -238,17 +217,14 @@ def test_imported_cuda_array_interface_stream_is_waited_for(torch):
                 "version": 3, "strides": None, "stream": side.cuda_stream}
 
     reader = cupy.cuda.Stream(non_blocking=True)
-    wrong = []
-    for run in range(1, RUNS + 1):
+
+    def run_once(run):
         with torch.cuda.stream(side):
             _write_late(torch, x, run)
         with reader:
             t = ut.asarray(Exporter())  # cupy's current stream (reader) follows side
-            total = int(t.cupy().sum())
-        if total != run * N:
-            wrong.append(run)
-    torch.cuda.synchronize()
-    assert wrong == []
+            return int(t.cupy().sum())
+    assert _wrong_runs(torch, run_once) == []
 
 
 @needs_cupy
