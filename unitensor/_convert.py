@@ -330,13 +330,16 @@ def _from_buffer(buf: _core.Buffer, func: str) -> Tensor:
                         f"memory it cannot: {reason}")
     aliases = _Aliases(buf)
     if buf.device[0] in CUDA_READABLE:
-        producer = owner.producer(buf.device[1])
-        if buf.producer is not None:  # a Tensor's Buffer, given back: its producer
-            aliases.ordered = True  # stays, and owner.alias() waits for it
-        elif producer is not None:
-            if buf.stream is not None:  # __cuda_array_interface__ v3: the owner's
-                producer.follow(buf.stream)  # stream waits for the exporter's
-            buf.producer, aliases.ordered = producer, True
+        if buf.producer is None:
+            producer = owner.producer(buf.device[1])
+            if producer is not None and buf.stream is not None:
+                # __cuda_array_interface__ v3: the owner's stream waits for the
+                # exporter's
+                producer.follow(buf.stream)
+            buf.producer = producer
+        # (a Tensor's Buffer, given back, keeps its producer: owner.alias() below
+        # waits for it)
+        aliases.ordered = buf.producer is not None
     return _make(owner, owner.alias(buf), aliases)
 
 
