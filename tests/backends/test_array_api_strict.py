@@ -26,6 +26,17 @@ def test_arrays_are_writable_cpu_memory_shared_with_numpy():
     assert float(source[0]) == 5.0
 
 
+def test_arrays_of_read_only_memory_are_read_only_before_any_export():
+    # array_api_strict keeps a read-only numpy array as it is (np.asarray of a
+    # jax array is one): unitensor must know before a view is handed out
+    memory = np.arange(3.0)
+    memory.flags.writeable = False
+    t = ut.asarray(xs.asarray(memory))
+    assert t.readonly
+    assert not t.numpy().flags.writeable
+    assert t.readonly
+
+
 @pytest.mark.parametrize("make", [
     lambda: ut.asarray(np.zeros(2, np.float16)),
     lambda: ut.from_dlpack(forge(np.zeros(2, np.uint16), dtype=(4, 16, 1))),

@@ -23,6 +23,12 @@ def device(x: Array) -> Device:
     return CPU  # its extra devices are simulated; the memory is numpy's, on the CPU
 
 
+def readonly(x: Array) -> bool:
+    # an Array keeps the numpy array it was made from, read-only ones too
+    # (xs.asarray of np.asarray(a jax array)); no public way to ask
+    return not x._array.flags.writeable
+
+
 def export(x: Array) -> _core.Buffer:
     return buffer_from_dlpack(x)
 
