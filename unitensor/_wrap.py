@@ -34,16 +34,15 @@ from ._errors import arg_error, conversion_refused, describe
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-_PLAIN = ("numpy", "torch", "jax")
-# (source, target) -> whether the bridge is differentiable. numpy is a plain
-# (non-differentiable) caller or body for the others.
+_DIFFERENTIABLE = ("torch", "jax", "tensorflow")
+# frameworks without a differentiation bridge: plain callers and bodies only
+PLAIN: Final = ("numpy", "array_api_strict", "cupy")
+# (source, target) -> whether the bridge is differentiable: any two of torch, jax
+# and tensorflow are; a plain framework is the caller or the body of a plain call
+# with any other of the six.
 PAIRS: Final[dict[tuple[str, str], bool]] = {
-    **{(a, b): True for a in ("torch", "jax", "tensorflow")
-       for b in ("torch", "jax", "tensorflow") if a != b and "tensorflow" in (a, b)},
-    ("torch", "jax"): True,
-    ("jax", "torch"): True,
-    **{(a, b): False for a in _PLAIN for b in _PLAIN if "numpy" in (a, b)},
-}
+    (a, b): a not in PLAIN and b not in PLAIN
+    for a in _DIFFERENTIABLE + PLAIN for b in _DIFFERENTIABLE + PLAIN if a != b}
 # callers whose arrays are immutable: a body must not write into them
 _IMMUTABLE = ("jax", "tensorflow")
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
@@ -57,8 +56,8 @@ _numbers = itertools.count()
 # compiles into its graph (COMPILED: the pairs).
 compiled_call: Callable[[Bridge, tuple[Any, ...], dict[str, Any]], Any] | None = None
 COMPILED: Final = (("torch", "jax"),)
-_SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy->numpy, "
-              "torch or jax, and torch or jax->numpy (plain calls)")
+_SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy, "
+              "array_api_strict or cupy with any other of these six (plain calls)")
 
 
 def wrap(source: str, target: str) -> Callable[[_F], _F]:
@@ -82,10 +81,9 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     ----------
     source : str
         The caller's framework: what goes in and comes out ('torch', 'jax',
-        'tensorflow' or 'numpy').
+        'tensorflow', 'numpy', 'array_api_strict' or 'cupy').
     target : str
-        The framework the body is written in ('jax', 'torch', 'tensorflow' or
-        'numpy').
+        The framework the body is written in (one of the same, not ``source``).
 
     Returns
     -------
@@ -104,10 +102,12 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     ValueError
         ``source`` or ``target`` names no framework unitensor knows.
     NotImplementedError
-        The pair is not bridged yet: any two of torch, jax and tensorflow are
-        differentiable, and numpy may be the caller or the body of a plain call
-        with numpy, torch or jax. A TensorFlow caller inside
-        ``tf.function(jit_compile=True)``; complex derivatives with TensorFlow.
+        The pair is not bridged: any two of torch, jax and tensorflow are
+        differentiable, and numpy, array_api_strict or cupy may be the caller or
+        the body of a plain call with any other of the six. A TensorFlow caller
+        inside ``tf.function(jit_compile=True)``; complex derivatives with
+        TensorFlow; a plain body under ``jax.jit`` or another transformation, or
+        inside ``tf.function``.
 
     Notes
     -----
@@ -232,7 +232,7 @@ class Bridge:
             leaves, tree = flatten((args, kwargs))
             positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, kinds)]
         call = Call(self, leaves, tree, positions)
-        if self.source == "numpy":
+        if self.source in PLAIN:
             return call.plain()
         return autodiff(self.source).call(call)
 
@@ -289,8 +289,8 @@ class Call:
             # torch cannot mark the caller's memory read-only: its writes are
             # refused while the body runs
             why = (f"{bridge.source}'s arrays are immutable"
-                   if bridge.source in _IMMUTABLE else "the caller's numpy array "
-                   "is read-only")
+                   if bridge.source in _IMMUTABLE else
+                   f"the caller's {bridge.source} array is read-only")
             with self.body().read_only(protected, why):
                 out = bridge.func(*args, **kwargs)
         else:
@@ -349,13 +349,16 @@ class Call:
 
     def immutable(self, arrays: list[Any]) -> list[Any]:
         """Those of the body's ``arrays`` whose caller's array is immutable: a
-        jax or tensorflow array, a read-only numpy array (``np.asarray`` of a
-        jax array is one, aliasing its memory).
+        jax or tensorflow array, or read-only memory (``np.asarray`` of a jax
+        array is a read-only numpy array aliasing its memory; array_api_strict
+        keeps such an array as it is).
         """
-        source_immutable = self.bridge.source in _IMMUTABLE
-        return [a for a, x in zip(arrays, self.arrays(), strict=True)
-                if (not x.flags.writeable if type(x).__module__ == "numpy"
-                    else source_immutable)]
+        source = self.bridge.source
+        if source in _IMMUTABLE:  # its own arrays, and numpy's a jax caller passes
+            return [a for a, x in zip(arrays, self.arrays(), strict=True)
+                    if type(x).__module__ != "numpy" or not x.flags.writeable]
+        readonly = _backends.get(source, "wrap").readonly
+        return [a for a, x in zip(arrays, self.arrays(), strict=True) if readonly(x)]
 
     def plain_arrays(self, xs: list[Any]) -> list[Any]:
         """The body's arrays, as the caller's, for the caller's arrays ``xs``,

@@ -149,6 +149,11 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
                         "call or a tf.function without jit_compile=True (a bridged "
                         "call runs in Python, which XLA cannot compile)",
                         "tensors of a function XLA compiles")
+    if not c.bridge.differentiable:  # a plain body: no abstract evaluation
+        raise arg_error(NotImplementedError, "wrap", "args", "eager tensors (a "
+                        f"{c.bridge.target} body runs outside tf.function only: "
+                        "its output shapes are not known before it runs)",
+                        "tensors of a tf.function graph")
     specs = []
     for x in xs:
         if not x.shape.is_fully_defined():

@@ -53,8 +53,14 @@ def call(c: Call) -> Any:
             _refuse_legacy_vmap(xs)
             raise
     if not c.bridge.differentiable:
+        target = c.bridge.target
+        if torch._C._functorch.peek_interpreter_stack() is not None:
+            raise arg_error(TypeError, "wrap", "args", "tensors outside torch.func "
+                            f"transformations (a {target} body is neither "
+                            "differentiated nor batched: call it outside them)",
+                            "a tensor of a torch.func transformation")
         raise arg_error(TypeError, "wrap", "args", "tensors torch does not "
-                        f"differentiate (a {c.bridge.target} body is not "
+                        f"differentiate (a {target} body is not "
                         "differentiable: call it under torch.no_grad() or pass "
                         "x.detach())", "a tensor that requires grad or carries a "
                         "tangent")
