@@ -8,12 +8,13 @@ order alternating), in one process, so that the ratio compares like with like on
 loaded machine. The rows:
 
 - the call overhead on a small call (three float32 arrays of 16 elements), eager
-  and under ``jax.jit``, against the body called natively and against
-  ``jax.pure_callback`` (JAX's own way to call torch under jit; torch2jax, the
-  other reference #14 names, builds a C++ extension when first used and so is not
-  installable here);
+  and under ``jax.jit``, against the body called natively, against
+  ``jax.pure_callback`` (JAX's own way to call torch under jit) and, where it is
+  installed, torch2jax (``pip install wrap-torch2jax``, the ``bench`` extra; it
+  builds a C++ extension on first use, about 40 s here);
 - large arrays (10^6 and 10^7 float32 elements): the bridged call against the body
-  run natively in its own framework;
+  run natively in its own framework, and under ``jax.jit`` against torch2jax
+  (which, like every callback under jit, writes the result into XLA's buffer);
 - backward: a torch caller's forward + backward through a JAX body against the
   same function written in torch (and against ``jax.vjp`` of the JAX body);
 - TensorFlow pairs: a TF caller against the body written in TF, a TF body against
@@ -88,6 +89,19 @@ def inputs(n: int) -> tuple[tuple[torch.Tensor, ...], tuple[jax.Array, ...]]:
     return ts, js
 
 
+def torch2jax_jit(n: int) -> Callable[..., jax.Array] | None:
+    """``jax.jit`` of torch2jax's wrapping of the torch body for three arrays of
+    ``n`` float32 elements, or None where torch2jax is not installed.
+    """
+    if importlib.util.find_spec("wrap_torch2jax") is None:
+        return None
+    from wrap_torch2jax import torch2jax
+
+    example = torch.ones(n)
+    return jax.jit(torch2jax(body, example, example, example,
+                             output_shapes=jax.ShapeDtypeStruct((n,), jnp.float32)))
+
+
 def small_rows(quick: bool) -> list[Row]:
     (ta, tb, tc), (ja, jb, jc) = inputs(SMALL)
     jit_body = jax.jit(body)
@@ -117,7 +131,7 @@ def small_rows(quick: bool) -> list[Row]:
         out, pull = jax.vjp(lambda a: jit_body(a, jb, jc), ja)
         pull(jnp.ones_like(out))
 
-    return [
+    rows = [
         pair("torch → jax body, eager", lambda: from_torch(ta, tb, tc),
              "the jax body natively (eager)", lambda: body(ja, jb, jc), quick),
         pair("torch → jax.jit body", lambda: from_torch_jit(ta, tb, tc),
@@ -137,6 +151,20 @@ def small_rows(quick: bool) -> list[Row]:
              lambda: jit_grad(ja, jb, jc).block_until_ready(),
              "torch forward + backward natively", torch_fwd_bwd, quick),
     ]
+    return rows + torch2jax_rows(SMALL, jit_bridged, (ja, jb, jc), quick)
+
+
+def torch2jax_rows(n: int, jit_bridged: Callable[..., jax.Array],
+                   js: tuple[jax.Array, ...], quick: bool) -> list[Row]:
+    """The ``jax.jit`` row against torch2jax, where it is installed."""
+    reference = torch2jax_jit(n)
+    if reference is None:
+        return []
+    size = "" if n == SMALL else f" (10^{len(str(n)) - 1})"
+    return [pair(f"jax.jit(jax → torch body){size}",
+                 lambda: jit_bridged(*js).block_until_ready(),
+                 "jax.jit(torch2jax of the torch body)",
+                 lambda: reference(*js).block_until_ready(), quick)]
 
 
 def large_rows(n: int, quick: bool) -> list[Row]:
@@ -152,7 +180,7 @@ def large_rows(n: int, quick: bool) -> list[Row]:
         views = (torch.from_dlpack(x) for x in (ja, jb, jc))
         return jax.dlpack.from_dlpack(body(*views))
 
-    return [
+    rows = [
         pair(f"jax → torch body, eager ({size})", lambda: from_jax(ja, jb, jc),
              "the torch body natively", lambda: body(ta, tb, tc), quick,
              target_ratio=1.2),
@@ -178,6 +206,7 @@ def large_rows(n: int, quick: bool) -> list[Row]:
              lambda: jit_body(ja, jb, jc).block_until_ready(), quick,
              target_ratio=1.2),
     ]
+    return rows + torch2jax_rows(n, jit_bridged, (ja, jb, jc), quick)
 
 
 def tf_rows(quick: bool) -> list[Row]:
@@ -271,8 +300,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\n(three float32 arrays of {arrays} elements; {versions}; "
           f"{os.cpu_count()} CPUs, {THREADS or 'default'} intra-op threads, "
           f"load average {load:.1f} before and "
-          f"{os.getloadavg()[0]:.1f} after; torch2jax not measured: it compiles "
-          "a C++ extension on first use)")
+          f"{os.getloadavg()[0]:.1f} after; torch2jax "
+          + ("measured" if importlib.util.find_spec("wrap_torch2jax") else
+             "not installed: pip install wrap-torch2jax") + ")")
 
 
 if __name__ == "__main__":
