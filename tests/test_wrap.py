@@ -684,8 +684,8 @@ def test_torch_caller_gets_the_body_s_exception():
 def test_torch_input_jax_cannot_alias_is_copied_and_reported():
     body = ut.wrap("torch", "jax")(jnp.sin)
     x = torch.zeros(17)[1:]  # 4-byte aligned: JAX on CPU wants 64
-    with pytest.warns(ut.CopyWarning, match=r"^wrap\(\): copied because JAX on CPU "
-                      r"copies memory that is not 64-byte aligned.*docs/wrap.md"):
+    with pytest.warns(ut.CopyWarning, match=r"^wrap\(\): args: copied because JAX on "
+                      r"CPU copies memory that is not 64-byte aligned.*docs/wrap.md"):
         y = body(x)
     torch.testing.assert_close(y, torch.sin(x))
 

@@ -62,6 +62,8 @@ def test_every_plain_pair_gives_the_body_s_values_as_the_caller_s_arrays(
     # arrays to 16 bytes) may be copied for a jax or tensorflow caller, reported
     assert {w.category for w in caught} <= {ut.CopyWarning}
     assert not caught or (target in PLAIN and source in ("jax", "tensorflow"))
+    assert all(str(w.message).startswith("wrap(): func (an output of the body): "
+                                         "copied because") for w in caught)
     assert issubclass(seen["type"], TYPES[target])
     assert seen["pointer"] == pointer(x)
     assert seen["tag"] == "t"
@@ -87,6 +89,8 @@ def test_a_numpy_caller_s_unaligned_memory_is_copied_for_jax_and_tensorflow_only
     copied = target in ("jax", "tensorflow")
     assert (seen != pointer(x)) is copied
     assert bool(caught) is copied  # (the outputs are their own: not copied)
+    assert all(str(w.message).startswith("wrap(): args: copied because")
+               for w in caught)
     np.testing.assert_allclose(y, [1.0, 2.0, 3.0, 4.0])
 
 

@@ -163,9 +163,11 @@ def from_dlpack(x: Any, /, *, device: Any = None,
 
 
 def view(t: Tensor, framework: str, copy: bool | None,
-         func: str) -> Any:
-    """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy."""
-    return _view(t, framework, copy, func, False)
+         func: str, what: str | None = None) -> Any:
+    """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy,
+    reported naming ``func`` (and ``what``, the array's place in the call).
+    """
+    return _view(t, framework, copy, func, False, what)
 
 
 def operand(t: Tensor, backend: Adapter, func: str) -> Any:
@@ -179,7 +181,7 @@ def operand(t: Tensor, backend: Adapter, func: str) -> Any:
 
 
 def _view(t: Tensor, framework: str, copy: bool | None, func: str,
-          reading: bool) -> Any:
+          reading: bool, what: str | None = None) -> Any:
     if copy is None or copy is False:
         aliases = t._aliases
         if aliases is not None:
@@ -206,7 +208,7 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
     reason = target.copy_reason(buf, reading)
     if copy is True or reason is not None:
         if copy is not True:
-            copy_or_refuse(func, "copy", copy, str(reason))
+            copy_or_refuse(func, "copy", copy, str(reason), what)
         return target.alias(_copied_buffer(t, buf, target))
     native = target.alias(buf)
     # a writable alias stays private to the call; a JAX (or TF) array is ordered

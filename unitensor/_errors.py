@@ -186,19 +186,23 @@ def copy_refused(func: str, arg: str, reason: str) -> Exception:
                      f"True or None, since a copy is needed: {reason}", "False")
 
 
-def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str) -> None:
+def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str,
+                   what: str | None = None) -> None:
     """Allow a copy the caller did not forbid, and report it.
 
     ``copy=False`` raises (:func:`copy_refused`); ``copy=None`` warns with
-    :class:`CopyWarning`; ``copy=True`` copies silently, as asked.
+    :class:`CopyWarning`, naming ``what`` is copied where the call has several
+    arrays (``wrap``'s arguments and results); ``copy=True`` copies silently,
+    as asked.
     """
     if copy is False:
         raise copy_refused(func, arg, reason)
     if copy is None:
         advice = _COPY_ADVICE.get(func, "pass copy=True to allow it silently or "
                                   "copy=False to refuse it")
-        warnings.warn(f"{func}(): copied because {reason}; {advice}", CopyWarning,
-                      stacklevel=4)
+        place = f"{what}: " if what else ""
+        warnings.warn(f"{func}(): {place}copied because {reason}; {advice}",
+                      CopyWarning, stacklevel=4)
 
 
 # The advice of a CopyWarning from a function that takes no ``copy`` argument.

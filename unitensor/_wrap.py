@@ -429,12 +429,13 @@ def _caller_arrays(source: str) -> tuple[type, ...]:
 
 def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> Any:
     """``array`` as ``framework``'s, through unitensor's conversions; a refusal
-    (a dtype JAX does not hold) names ``arg``, the array's place in the call.
+    (a dtype JAX does not hold) and a copy's report name ``arg``, the array's
+    place in the call.
     """
     t = _convert.asarray(array)
     try:
         if not quiet:
-            return _convert.view(t, framework, None, "wrap")
+            return _convert.view(t, framework, None, "wrap", arg)
         try:
             return _convert.view(t, framework, False, "wrap")
         except BufferError:
