@@ -432,7 +432,7 @@ static const char CUDA_STREAMS[] =
  * wait: CPU memory, or -1 ("no synchronisation"). None is the legacy default
  * stream on CUDA. */
 static int
-consumer_stream(DLDevice dev, PyObject *stream, long long *wait, const char *func)
+parse_consumer_stream(DLDevice dev, PyObject *stream, long long *wait, const char *func)
 {
     *wait = 0;
     if (stream != Py_None && (!PyLong_Check(stream) || PyBool_Check(stream))) {
@@ -1593,7 +1593,7 @@ buffer_dlpack(Buffer *self, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     long long wait;
-    if (consumer_stream(self->device, stream, &wait, func) < 0) {
+    if (parse_consumer_stream(self->device, stream, &wait, func) < 0) {
         return NULL;
     }
     long long version[2] = {0, 0};
@@ -1659,7 +1659,7 @@ buffer_export_legacy(Buffer *self, PyObject *args, PyObject *kwargs)
         return NULL;
     }
     long long wait;
-    if (consumer_stream(self->device, stream, &wait, func) < 0) {
+    if (parse_consumer_stream(self->device, stream, &wait, func) < 0) {
         return NULL;
     }
     if (self->readonly && !allow_readonly) {
@@ -1685,7 +1685,7 @@ buffer_order(Buffer *self, PyObject *args, PyObject *kwargs)
     }
     long long wait;
     if (check_usable(self, func) < 0 ||
-        consumer_stream(self->device, stream, &wait, func) < 0 ||
+        parse_consumer_stream(self->device, stream, &wait, func) < 0 ||
         wait_for_producer(self, wait) < 0) {
         return NULL;
     }
