@@ -240,6 +240,102 @@ def test_a_cupy_pair_without_cupy_names_what_to_install(source, target):
         f(torch.ones(2) if source == "torch" else None)
 
 
+# -- a jax or TensorFlow caller's result never changes ----------------------------
+KEPT = aligned_empty((4,), np.float32)  # memory a body keeps (a global)
+
+
+@pytest.mark.parametrize("target", PLAIN)
+@pytest.mark.parametrize("source", ["jax", "tensorflow"])
+def test_an_output_the_plain_body_keeps_is_copied_for_an_immutable_caller(
+        source, target):
+    KEPT[:] = 1.0
+    kept = KEPT if target == "numpy" else xs.asarray(KEPT)
+    x = made_by(source, [0.0, 0.0, 0.0, 0.0])
+    for body in (lambda v: kept, lambda v: kept[1:], lambda v: (v, kept)):
+        with pytest.warns(ut.CopyWarning, match=r"^wrap\(\): func \(an output of "
+                          r"the body\): copied because the body's output shares "
+                          r"memory the body keeps"):
+            out = ut.wrap(source, target)(body)(x)
+        KEPT[:] = 7.0  # a later update of the body's array
+        result = out[1] if isinstance(out, tuple) else out
+        assert set(to_numpy(result).tolist()) == {1.0}
+        if isinstance(out, tuple):  # the caller's immutable input, given back
+            assert pointer(out[0]) == pointer(x)
+        KEPT[:] = 1.0
+
+
+@pytest.mark.parametrize("target", PLAIN)
+def test_outputs_the_plain_body_made_are_lent_to_an_immutable_caller(target):
+    sqrt = SQRT[target]
+    reshape = np.reshape if target == "numpy" else xs.reshape
+    seen = []
+
+    def body(v):
+        root = sqrt(v * 4)
+        out = (root, reshape(root, (2, 2)), root[1:])  # views of its own array
+        seen.extend(pointer(y) for y in out)
+        return out
+
+    x = jnp.arange(4.0, dtype=jnp.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ut.CopyWarning)
+        out = ut.wrap("jax", target)(body)(x)
+    # lent as they are where JAX can alias them (64-byte aligned, by chance)
+    lent = [pointer(y) == p for y, p in zip(out, seen, strict=True)]
+    aligned = [p % 64 == 0 for p in seen]
+    assert lent == aligned
+    assert all("shares memory the body keeps" not in str(w.message) for w in caught)
+    np.testing.assert_allclose(out[2], [2.0, 2.8284271, 3.4641016], rtol=1e-6)
+
+
+@pytest.mark.parametrize("target", ["numpy", "array_api_strict", "torch"])
+def test_a_writable_numpy_input_given_back_to_a_jax_caller_is_copied(target):
+    # the jax caller's numpy argument is the user's to change: a jax array of
+    # it would change with it (jnp.asarray copies it too)
+    a = aligned_empty((4,), np.float32)
+    a[:] = 1.0
+    with pytest.warns(ut.CopyWarning, match="shares memory the body keeps"):
+        out = ut.wrap("jax", target)(lambda v: v)(a)
+    a[:] = 5.0
+    np.testing.assert_array_equal(out, [1.0, 1.0, 1.0, 1.0])
+    read_only = np.asarray(jnp.arange(4.0))  # immutable: given back as it is
+    back = ut.wrap("jax", target)(lambda v: v)(read_only)
+    assert pointer(back) == pointer(read_only)
+
+
+def test_a_plain_caller_s_body_traced_by_its_framework_is_refused_naming_why():
+    # a numpy caller's call runs the body eagerly; inside tf.function or
+    # jax.jit the body's arrays have no values to hand back
+    to_tf = ut.wrap("numpy", "tensorflow")(tf.sqrt)
+    to_jax = ut.wrap("numpy", "jax")(jnp.sqrt)
+    ones = aligned_empty((4,), np.float32)
+    ones[:] = 1.0
+    # (AutoGraph prefixes its "in user code" trace to the message)
+    with pytest.raises(NotImplementedError, match=r"wrap\(\): func \(an output "
+                       r"of the body\): expected arrays with values \(a bridged "
+                       r"call runs its body eagerly.*got a symbolic tf\.Tensor"):
+        tf.function(lambda t: t + to_tf(ones))(tf.ones(4))
+    with pytest.raises(NotImplementedError, match=r"expected arrays with values.*"
+                       r"got a jax tracer"):
+        jax.jit(lambda a: a + to_jax(ones))(jnp.ones(4))
+    np.testing.assert_array_equal(to_tf(ones), [1.0] * 4)  # eagerly: a plain call
+
+
+# torch's forward-mode machinery imports modules that call the deprecated
+# torch.jit.script: torch's own warning
+@pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_a_forward_mode_tangent_is_refused_with_advice_that_helps():
+    f = ut.wrap("torch", "numpy")(lambda v: v * 2)
+    import torch.autograd.forward_ad as fwAD
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(torch.ones(2), torch.ones(2))
+        with pytest.raises(TypeError, match=r"pass x\.detach\(\), or for "
+                           r"requires_grad alone call it under torch\.no_grad"):
+            f(dual)
+        torch.testing.assert_close(f(dual.detach()), torch.full((2,), 2.0))
+
+
 # -- cupy: on a GPU --------------------------------------------------------------
 @needs_cuda
 def test_cupy_pairs_with_cuda_torch_are_zero_copy_both_ways():

@@ -266,15 +266,21 @@ def _import_dlpack(obj: Any, func: str, arg: str) -> _core.Buffer:
     return buffer_from_dlpack(obj, func, arg, stream)
 
 
+def no_memory(t: Tensor) -> str | None:
+    """Why ``t`` has no memory (a symbolic tensor, a tracer), or None."""
+    return t._backend.no_memory(t._native)
+
+
 def check_memory(t: Tensor, func: str) -> None:
     """``TypeError`` naming ``func`` where ``t`` has no memory (a symbolic tensor
     inside ``tf.function``): conversions that read or share memory cannot run.
     """
-    reason = t._backend.no_memory(t._native)
+    reason = no_memory(t)
     if reason is not None:
         raise arg_error(TypeError, func, "self", "an array with memory (inside "
-                        "tf.function, compute with unitensor's functions and "
-                        "return .tf(); convert the function's result)", reason)
+                        "tf.function or a jax transformation, compute with "
+                        "unitensor's functions and return .tf() or .jax(); "
+                        "convert the function's result)", reason)
 
 
 # -- helpers ---------------------------------------------------------------------

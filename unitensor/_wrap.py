@@ -148,9 +148,9 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         @functools.wraps(func)
         def bridged(*args: Any, **kwargs: Any) -> Any:
             return bridge(*args, **kwargs)
-        if source == "tensorflow":  # tf.function's AutoGraph must not rewrite
-            # the bridge (nor the body's framework) into graph code
-            bridged = autodiff(source).unconverted(bridged)
+        if "tensorflow" in (source, target):  # tf.function's AutoGraph must
+            # not rewrite the bridge (nor the body's framework) into graph code
+            bridged = autodiff("tensorflow").unconverted(bridged)
         return _opaque(bridged, func)  # type: ignore[return-value]  # func's signature
 
     return decorate
@@ -310,11 +310,14 @@ class Call:
                 out_leaves[i] = None
             self.out = (out_leaves, out_tree, positions)
         del out  # ys alone holds the outputs now (torch's check counts holders)
-        if lent and bridge.target == "torch" and bridge.source in _IMMUTABLE:
+        if lent and bridge.source in _IMMUTABLE and bridge.target not in _IMMUTABLE:
             # the caller's array must never change: an output whose memory the
-            # body also keeps (a parameter, a cache) is copied (not ``lent``:
-            # copied anyway, into XLA's buffers under jax.jit)
-            ys = self.body().unshared(ys, arrays, bridge.quiet)
+            # body also keeps (a parameter, a cache, a writable input) is
+            # copied; the caller's immutable input given back is not (not
+            # ``lent``: copied anyway, into XLA's buffers under jax.jit)
+            immutable = protected if bridge.target == "torch" else self.immutable(
+                arrays)
+            ys = self.body().unshared(ys, immutable, bridge.quiet)
         return ys
 
     def result(self, arrays: list[Any]) -> Any:
@@ -445,6 +448,16 @@ def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> 
         if refused is None:
             raise
         raise refused from exc
+    except TypeError as exc:
+        symbolic = _convert.no_memory(t)
+        if symbolic is None:
+            raise
+        # a plain caller's call (numpy's) runs its body eagerly: inside a
+        # trace of the body's framework its arrays have no values
+        raise arg_error(NotImplementedError, "wrap", arg, "arrays with values (a "
+                        "bridged call runs its body eagerly: call it outside "
+                        "tf.function and jax transformations, or from a caller "
+                        "that traces it: tensorflow, jax)", symbolic) from exc
 
 
 @functools.cache  # asked several times a call: import_module costs ~1 µs each

@@ -39,11 +39,15 @@ _WIDE = frozenset(d.dlpack for d in _WIDE_DTYPES)  # as a Buffer names them
 _ALIGNMENT = 64
 
 
-ARRAY_TYPES = (jax.Array,)
+# jax.Array's isinstance takes tracers too, but its issubclass does not (and
+# unitensor recognises arrays by their type): inside jit, grad and vmap they are
+# the arrays of the jax code a unitensor function traces
+ARRAY_TYPES = (jax.Array, jax.core.Tracer)
 
 
 def device(x: jax.Array) -> Device:
-    devices = x.devices()
+    # a tracer has no memory: where JAX will run the traced computation
+    devices = x.devices() if not isinstance(x, jax.core.Tracer) else {_default()}
     if len(devices) != 1:
         raise arg_error(ValueError, "asarray", "obj", "a jax.Array on one device",
                         f"an array sharded over {len(devices)} devices")
@@ -58,8 +62,24 @@ def device(x: jax.Array) -> Device:
                     f"an array on {dev.platform}")
 
 
+def _default() -> Any:
+    """JAX's default device (its setting: a device, a platform's name, None)."""
+    default = jax.config.jax_default_device  # type: ignore[attr-defined]
+    if default is None or isinstance(default, str):
+        return jax.devices(default)[0]
+    return default
+
+
 def readonly(x: jax.Array) -> bool:
     return True
+
+
+def no_memory(x: jax.Array) -> str | None:
+    """Why ``x`` has no memory (a tracer of a jax transformation), or None."""
+    if isinstance(x, jax.core.Tracer):
+        return ("a jax tracer inside a jax transformation (jit, grad, vmap, ...), "
+                "which has no memory to share or read")
+    return None
 
 
 def export(x: jax.Array) -> _core.Buffer:

@@ -61,9 +61,9 @@ def call(c: Call) -> Any:
                             "a tensor of a torch.func transformation")
         raise arg_error(TypeError, "wrap", "args", "tensors torch does not "
                         f"differentiate (a {target} body is not "
-                        "differentiable: call it under torch.no_grad() or pass "
-                        "x.detach())", "a tensor that requires grad or carries a "
-                        "tangent")
+                        "differentiable: pass x.detach(), or for requires_grad "
+                        "alone call it under torch.no_grad())", "a tensor that "
+                        "requires grad or carries a tangent")
     c.wrt = [t and _inexact(x) for t, x in zip(tracked, xs, strict=True)]
     c.reverse = torch.is_grad_enabled() and any(x.requires_grad for x in xs)
     return c.result(list(_Bridged.apply(c, *xs)))
@@ -687,7 +687,8 @@ def _graph_holders(ys: list[Any], y: torch.Tensor, address: int | None
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
     """The body's outputs ``ys`` (the list their only holder), each one whose
     memory the body keeps copied (reported unless ``quiet``); one that is a
-    view of an input ``xs`` (the caller's, immutable) is not.
+    view of an input ``xs`` (the body's views of the caller's immutable
+    arrays) is not: a writable numpy array a jax caller passed is copied.
     """
     if xs and _no_memory(xs[0]):  # the shape pass (eval_shape): nothing is lent
         return ys
@@ -701,6 +702,6 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
                            "parameter, a cached tensor) or memory torch did not "
                            "allocate (torch.from_numpy, DLPack), which a later "
                            "in-place update would change in the caller's "
-                           "immutable array")
+                           "immutable array", "func (an output of the body)")
             ys[i] = y.clone(memory_format=torch.contiguous_format)  # lent as is
     return ys
