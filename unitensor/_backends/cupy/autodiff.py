@@ -15,7 +15,7 @@ from typing import Any
 import cupy
 
 from .._common import copy_kept
-from ..numpy.autodiff import _FRESH  # a Python count: the list and the argument
+from ..numpy.autodiff import FRESH  # a Python count: the list and the argument
 
 
 def _root(a: cupy.ndarray) -> cupy.ndarray:
@@ -30,7 +30,7 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
         return False  # the caller's immutable array, given back
     if y.base is not None or isinstance(y.data.mem, cupy.cuda.memory.UnownedMemory):
         return True
-    return sys.getrefcount(ys[i]) - 1 > _FRESH  # (less the local y)
+    return sys.getrefcount(ys[i]) - 1 > FRESH  # (less the local y)
 
 
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:

@@ -27,7 +27,7 @@ def _counts(arrays: list[Any], i: int) -> tuple[int, Any, int]:
 
 
 # an array the list alone holds; the base of a view the view alone holds
-_FRESH = _counts([np.empty(1)], 0)[0]
+FRESH = _counts([np.empty(1)], 0)[0]  # (cupy's part counts the same way)
 _FRESH_BASE = _counts([np.empty(2)[1:]], 0)[2]
 
 
@@ -51,7 +51,7 @@ def kept(arrays: list[Any], i: int, inputs: set[int], held: int = 0) -> bool:
         return False  # the caller's immutable array, given back
     views = sum(1 for z in arrays if isinstance(z, np.ndarray) and z.base is y)
     refs, base, base_refs = _counts(arrays, i)
-    if refs - 1 > _FRESH + held + views:  # (less the local y)
+    if refs - 1 > FRESH + held + views:  # (less the local y)
         return True  # the array itself, held elsewhere
     if base is None:
         return False  # its own memory, made in this call
