@@ -157,3 +157,42 @@ def test_c_importers_take_the_name_to_report_and_check_it():
     with pytest.raises(TypeError, match=r"^f\(\): a: expected an object with "
                                         r"__array_interface__"):
         _core.from_array_interface(1, func="f", arg="a")
+
+
+# -- where a warning points: the user's line ------------------------------------
+def _copied_where(call) -> list[tuple[str, type]]:
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        call()
+    return [(w.filename, w.category) for w in seen]
+
+
+def _unaligned() -> np.ndarray:
+    memory = np.zeros(32, np.float32)
+    start = (-memory.ctypes.data % 64 + 4) // 4  # 4 bytes past a 64-byte line
+    return memory[start:start + 8]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ut.asarray(_unaligned()).jax(),
+    lambda: ut.asarray(_unaligned()).to("jax"),
+    lambda: ut.wrap("numpy", "jax")(lambda v: v)(_unaligned()),
+], ids=["jax()", "to()", "wrap"])
+def test_a_copy_warning_points_at_the_user_s_line(call):
+    # not at unitensor's line that warns: the filters and "once per location"
+    # of Python's warnings apply to the user's calls
+    pytest.importorskip("jax")
+    assert _copied_where(call) == [(__file__, ut.CopyWarning)]
+
+
+def test_a_copy_warning_inside_torch_s_autograd_points_at_the_user_s_line():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+    body = ut.wrap("torch", "jax")(jnp.sin)
+    x = torch.zeros(17, requires_grad=True)[1:]  # 4-byte aligned: JAX copies it
+
+    def call():
+        body(x).sum().backward()  # torch's autograd.Function calls the bridge
+    assert _copied_where(call)[0] == (__file__, ut.CopyWarning)

@@ -8,7 +8,9 @@ was given. ``describe`` names a received object the same way everywhere.
 from __future__ import annotations
 
 import re
+import sys
 import warnings
+from types import FrameType
 from typing import TypeVar
 
 _E = TypeVar("_E", bound=Exception)
@@ -60,6 +62,26 @@ class TooLateWarning(UserWarning):
     """
 
 
+# Top-level packages whose frames a warning passes over to reach the user's line:
+# unitensor's own, and the frameworks' that call back into it (torch's
+# autograd.Function, jax's transformations, TensorFlow's py_function)
+_INTERNAL = frozenset({"unitensor", "torch", "jax", "jaxlib", "tensorflow", "keras"})
+
+
+def _users_level() -> int:
+    """The ``stacklevel`` of the innermost frame outside :data:`_INTERNAL`, for
+    a ``warnings.warn`` in the function that calls this one: the user's line,
+    where warnings' filters and "once per location" apply (a fixed level named a
+    line of unitensor's, the same for every user's call).
+    """
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[
+            0] in _INTERNAL:
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 1
+
+
 _alias_warned = False
 
 
@@ -72,7 +94,8 @@ def warn_read_only_alias(func: str, framework: str) -> None:
     warnings.warn(f"{func}(): read-only memory handed to {framework}, which cannot "
                   "mark it read-only: the view aliases it (as from_dlpack does), and "
                   "writing through it is undefined (warned once per process; pass "
-                  "copy=True for a writable copy)", AliasWarning, stacklevel=4)
+                  "copy=True for a writable copy)", AliasWarning,
+                  stacklevel=_users_level())
 
 
 def describe(obj: object) -> str:
@@ -202,7 +225,7 @@ def copy_or_refuse(func: str, arg: str, copy: bool | None, reason: str,
                                   "copy=False to refuse it")
         place = f"{what}: " if what else ""
         warnings.warn(f"{func}(): {place}copied because {reason}; {advice}",
-                      CopyWarning, stacklevel=4)
+                      CopyWarning, stacklevel=_users_level())
 
 
 # The advice of a CopyWarning from a function that takes no ``copy`` argument.
