@@ -196,3 +196,14 @@ def test_a_copy_warning_inside_torch_s_autograd_points_at_the_user_s_line():
     def call():
         body(x).sum().backward()  # torch's autograd.Function calls the bridge
     assert _copied_where(call)[0] == (__file__, ut.CopyWarning)
+
+
+def test_a_warning_from_code_whose_module_name_is_not_a_str_is_no_error():
+    # exec'd code may carry any __name__ (None here): finding the user's line
+    # must not fail (Python itself then drops the warning)
+    pytest.importorskip("jax")
+    code = "def call(x):\n    return ut.asarray(x).jax()\n"
+    scope = {"__name__": None, "ut": ut}
+    exec(code, scope)
+    x = _unaligned()
+    _copied_where(lambda: np.testing.assert_array_equal(scope["call"](x), x))

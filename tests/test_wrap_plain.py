@@ -288,6 +288,46 @@ def test_outputs_the_plain_body_made_are_lent_to_an_immutable_caller(target):
     np.testing.assert_allclose(out[2], [2.0, 2.8284271, 3.4641016], rtol=1e-6)
 
 
+@pytest.mark.parametrize("target", PLAIN)
+def test_every_output_on_kept_memory_is_copied_whatever_their_order(target):
+    # a view of a kept array that is itself a view (a global made by slicing):
+    # returned beside it, the view must not count it as a holder of the call
+    kept_view = aligned_empty((32,), np.float32)  # a view of its raw bytes
+    kept = kept_view if target == "numpy" else xs.asarray(kept_view)
+    for body in (lambda v: (kept[16:], kept), lambda v: (kept, kept[16:])):
+        kept_view[:] = 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ut.CopyWarning)
+            out = ut.wrap("jax", target)(body)(jnp.zeros(2))
+        kept_view[:] = 42.0
+        assert [set(np.asarray(y).tolist()) for y in out] == [{1.0}, {1.0}]
+
+
+def test_fresh_outputs_returned_twice_or_over_bytes_are_not_copied():
+    fresh = ut.wrap("jax", "numpy")(lambda v: (v * 2, np.frombuffer(b"\0" * 64,
+                                                                   np.float32)))
+    same = ut.wrap("jax", "numpy")(lambda v: (lambda a: (a, a))(v * 2))
+    x = jnp.zeros(4, jnp.float32)
+    for call in (fresh, same):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ut.CopyWarning)
+            call(x)
+        assert not [w for w in caught if "memory the body keeps" in str(w.message)]
+
+
+@pytest.mark.parametrize("target", ["numpy", "array_api_strict", "torch"])
+def test_a_read_only_view_of_writable_memory_given_back_is_copied(target):
+    # read-only, but its base is not: jnp.asarray would copy it as well
+    base = aligned_empty((4,), np.float32)
+    base[:] = 1.0
+    view = base.view()
+    view.flags.writeable = False
+    with pytest.warns(ut.CopyWarning, match="shares memory the body keeps"):
+        out = ut.wrap("jax", target)(lambda v: v)(view)
+    base[:] = 9.0
+    np.testing.assert_array_equal(out, [1.0] * 4)
+
+
 @pytest.mark.parametrize("target", ["numpy", "array_api_strict", "torch"])
 def test_a_writable_numpy_input_given_back_to_a_jax_caller_is_copied(target):
     # the jax caller's numpy argument is the user's to change: a jax array of

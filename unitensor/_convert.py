@@ -177,6 +177,12 @@ def operand(t: Tensor, backend: Adapter, func: str) -> Any:
     framework without read-only arrays (that alias is never cached or handed
     out); otherwise a reported copy.
     """
+    symbolic = no_memory(t)
+    if symbolic is not None:  # (a traced operand that is not the left-most)
+        raise arg_error(TypeError, func, "operands", f"arrays {backend.NAME} can "
+                        f"read, the owner rule's choice (the left-most array's "
+                        "owner; inside tf.function or a jax transformation, put "
+                        "a traced array left-most or use ut.owner())", symbolic)
     return _view(t, backend.NAME, None, func, True)
 
 

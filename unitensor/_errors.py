@@ -64,8 +64,10 @@ class TooLateWarning(UserWarning):
 
 # Top-level packages whose frames a warning passes over to reach the user's line:
 # unitensor's own, and the frameworks' that call back into it (torch's
-# autograd.Function, jax's transformations, TensorFlow's py_function)
-_INTERNAL = frozenset({"unitensor", "torch", "jax", "jaxlib", "tensorflow", "keras"})
+# autograd.Function, jax's transformations, TensorFlow's py_function, dask's
+# per-chunk work)
+_INTERNAL = frozenset({"unitensor", "torch", "jax", "jaxlib", "tensorflow", "keras",
+                       "dask", "distributed"})
 
 
 def _users_level() -> int:
@@ -76,10 +78,14 @@ def _users_level() -> int:
     """
     frame: FrameType | None = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[
-            0] in _INTERNAL:
+    while frame is not None and _package(frame) in _INTERNAL:
         frame, level = frame.f_back, level + 1
     return level if frame is not None else 1
+
+
+def _package(frame: FrameType) -> str:
+    name = frame.f_globals.get("__name__")  # (any object, in exec'd code)
+    return name.partition(".")[0] if isinstance(name, str) else ""
 
 
 _alias_warned = False

@@ -315,9 +315,7 @@ class Call:
             # body also keeps (a parameter, a cache, a writable input) is
             # copied; the caller's immutable input given back is not (not
             # ``lent``: copied anyway, into XLA's buffers under jax.jit)
-            immutable = protected if bridge.target == "torch" else self.immutable(
-                arrays)
-            ys = self.body().unshared(ys, immutable, bridge.quiet)
+            ys = self.body().unshared(ys, self.unchangeable(arrays), bridge.quiet)
         return ys
 
     def result(self, arrays: list[Any]) -> Any:
@@ -362,6 +360,15 @@ class Call:
                     if type(x).__module__ != "numpy" or not x.flags.writeable]
         readonly = _backends.get(source, "wrap").readonly
         return [a for a, x in zip(arrays, self.arrays(), strict=True) if readonly(x)]
+
+    def unchangeable(self, arrays: list[Any]) -> list[Any]:
+        """Those of the body's ``arrays`` whose caller's memory nothing can
+        change (a jax or TF caller's arrays; numpy's a jax caller passes where
+        no array of their memory is writable): given back, lent as they are.
+        """
+        read_only = autodiff("numpy").read_only_memory
+        return [a for a, x in zip(arrays, self.arrays(), strict=True)
+                if type(x).__module__ != "numpy" or read_only(x)]
 
     def plain_arrays(self, xs: list[Any]) -> list[Any]:
         """The body's arrays, as the caller's, for the caller's arrays ``xs``,

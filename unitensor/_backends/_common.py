@@ -345,14 +345,18 @@ def complex_special_cases_fixed(xp: ModuleType, name: str,
 
 
 def copy_kept(ys: list[Any], framework: str, quiet: bool,
-              kept: Callable[[int], bool]) -> list[Any]:
+              kept: Callable[[int], bool], memory: Callable[[Any], int]) -> list[Any]:
     """``ys``, the outputs of a body in ``framework`` for a caller whose arrays
-    are immutable, with each one ``kept(i)`` says the body keeps replaced by an
-    aligned copy in ``framework`` (reported unless ``quiet``).
+    are immutable, with each one ``kept(i)`` says the body keeps, and every
+    other on the same memory (``memory(y)``: an id of its holder), replaced by
+    an aligned copy in ``framework`` (reported unless ``quiet``).
     """
     from .. import _convert  # (a cycle at import: _convert imports the backends)
+    # all decided before any is replaced: a kept output's sibling on its memory
+    # counts as a holder that goes with the call, which it is not
+    held = {memory(ys[i]) for i in range(len(ys)) if kept(i)}
     for i in range(len(ys)):
-        if kept(i):
+        if memory(ys[i]) in held:
             copy_or_refuse("wrap", "func", True if quiet else None,
                            "the body's output shares memory the body keeps (a "
                            "global, a cached array, a writable input) or memory "

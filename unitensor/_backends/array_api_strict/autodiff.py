@@ -36,4 +36,5 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
     """As numpy's :func:`~unitensor._backends.numpy.autodiff.unshared`."""
     inputs = {id(root(x._array)) for x in xs if isinstance(x, Array)}
-    return copy_kept(ys, "array_api_strict", quiet, lambda i: kept(ys, i, inputs))
+    return copy_kept(ys, "array_api_strict", quiet, lambda i: kept(ys, i, inputs),
+                     lambda y: id(root(y._array)))

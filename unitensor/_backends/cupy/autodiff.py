@@ -36,4 +36,5 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
     """As numpy's :func:`~unitensor._backends.numpy.autodiff.unshared`."""
     inputs = {id(_root(x)) for x in xs if isinstance(x, cupy.ndarray)}
-    return copy_kept(ys, "cupy", quiet, lambda i: kept(ys, i, inputs))
+    return copy_kept(ys, "cupy", quiet, lambda i: kept(ys, i, inputs),
+                     lambda y: id(_root(y)))

@@ -49,12 +49,15 @@ def kept(arrays: list[Any], i: int, inputs: set[int], held: int = 0) -> bool:
         return False  # a numpy scalar: a value of its own
     if id(root(y)) in inputs:
         return False  # the caller's immutable array, given back
+    # holders that go with the call: its views among the outputs, and the
+    # list's other places of it (the same array returned twice)
     views = sum(1 for z in arrays if isinstance(z, np.ndarray) and z.base is y)
+    places = sum(1 for z in arrays if z is y) - 1
     refs, base, base_refs = _counts(arrays, i)
-    if refs - 1 > FRESH + held + views:  # (less the local y)
+    if refs - 1 > FRESH + (held + 1) * places + held + views:  # (less the local y)
         return True  # the array itself, held elsewhere
-    if base is None:
-        return False  # its own memory, made in this call
+    if base is None or type(base) is bytes:
+        return False  # its own memory, made in this call; or memory never written
     if not isinstance(base, np.ndarray) or base.base is not None:
         return True  # memory numpy did not allocate (a buffer, a capsule)
     # other holders that go with the call: the base as an output, its other views
@@ -70,4 +73,20 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
     body's views of the caller's immutable arrays.
     """
     inputs = {id(root(x)) for x in xs if isinstance(x, np.ndarray)}
-    return copy_kept(ys, "numpy", quiet, lambda i: kept(ys, i, inputs))
+    return copy_kept(ys, "numpy", quiet, lambda i: kept(ys, i, inputs), memory)
+
+
+def memory(y: Any) -> int:
+    """An id of the holder of ``y``'s memory (outputs that share it share it)."""
+    return id(root(y)) if isinstance(y, np.ndarray) else id(y)
+
+
+def read_only_memory(x: Any) -> bool:
+    """Whether no array on ``x``'s chain of bases can write its memory (a
+    read-only view of a writable array can be written through the array).
+    """
+    while isinstance(x, np.ndarray):
+        if x.flags.writeable:
+            return False
+        x = x.base
+    return True
