@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
+from ._device import parse as parse_device
 from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
 from ._dtypes import parse as parse_dtype
 from ._errors import arg_error, describe, from_computing, is_ours, refused, renamed
@@ -253,6 +254,9 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         kwargs["dtype"] = parse_dtype(dtype, name)
     elif name == "astype" and len(args) > 1 and type(args[1]) is not DType:
         args = (args[0], parse_dtype(args[1], name), *args[2:])
+    if type(kwargs.get("device")) is str:  # 'cpu', 'cuda:1': each owner's own
+        # device object (jax takes no str); a str names no owner
+        kwargs["device"] = parse_device(kwargs["device"], name)
     backend, anchor = _choose(args, kwargs)
     func = implementation(backend, name)
     try:
