@@ -28,7 +28,8 @@ def export(x: cupy.ndarray) -> _core.Buffer:
         return buffer_from_dlpack(x, stream=-1)
 
 
-def _current_stream(device: int) -> int:
+def consumer_stream(device: int) -> int:
+    """The framework's current stream on ``device``: it reads and writes there."""
     with cupy.cuda.Device(device):
         # the null stream (0) is the legacy default stream: DLPack's 1
         return cupy.cuda.get_current_stream().ptr or 1
@@ -42,11 +43,7 @@ def _order_streams(device: int, first: int, then: int) -> None:
 
 
 def producer(device: int) -> StreamOrder:
-    return StreamOrder(device, _current_stream, _order_streams)
-
-
-def consumer_stream(device: int) -> int:
-    return _current_stream(device)
+    return StreamOrder(device, consumer_stream, _order_streams)
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

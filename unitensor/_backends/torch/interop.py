@@ -119,7 +119,8 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
         return buffer_from_dlpack(x, stream=-1)
 
 
-def _current_stream(device: int) -> int:
+def consumer_stream(device: int) -> int:
+    """The framework's current stream on ``device``: it reads and writes there."""
     # torch's default stream is CUDA's legacy default stream, handle 0: DLPack's 1
     return torch.cuda.current_stream(device).cuda_stream or 1
 
@@ -141,11 +142,7 @@ def _order_streams(device: int, first: int, then: int) -> None:
 
 
 def producer(device: int) -> StreamOrder:
-    return StreamOrder(device, _current_stream, _order_streams)
-
-
-def consumer_stream(device: int) -> int:
-    return _current_stream(device)
+    return StreamOrder(device, consumer_stream, _order_streams)
 
 
 def copy(x: torch.Tensor) -> torch.Tensor:
