@@ -8,19 +8,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import array_api_strict as xs
 from array_api_strict._array_object import Array
 
 from .._common import copy_kept
+from ..numpy.autodiff import FRESH, root
 from ..numpy.autodiff import kept as numpy_kept
-from ..numpy.autodiff import root
-
-
-def _refs(ys: list[Any], i: int) -> int:
-    return sys.getrefcount(ys[i])
-
-
-_FRESH = _refs([xs.asarray(0.0)], 0)  # an Array the list alone holds
 
 
 def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
@@ -30,7 +22,8 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
     arrays = [y._array for y in ys]
     if id(root(arrays[i])) in inputs:
         return False  # the caller's immutable array, given back
-    return _refs(ys, i) > _FRESH or numpy_kept(arrays, i, inputs, held=1)
+    # (an Array the list alone holds: numpy's count of a list-held array)
+    return sys.getrefcount(ys[i]) > FRESH or numpy_kept(arrays, i, inputs, held=1)
 
 
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
