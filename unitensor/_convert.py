@@ -177,12 +177,6 @@ def operand(t: Tensor, backend: Adapter, func: str) -> Any:
     framework without read-only arrays (that alias is never cached or handed
     out); otherwise a reported copy.
     """
-    symbolic = no_memory(t)
-    if symbolic is not None:  # (a traced operand that is not the left-most)
-        raise arg_error(TypeError, func, "operands", f"arrays {backend.NAME} can "
-                        f"read, the owner rule's choice (the left-most array's "
-                        "owner; inside tf.function or a jax transformation, put "
-                        "a traced array left-most or use ut.owner())", symbolic)
     return _view(t, backend.NAME, None, func, True)
 
 
@@ -200,6 +194,14 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
             return t._native
     elif copy is not True:
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
+    if reading:  # (past the cached views: a symbolic array has none)
+        symbolic = no_memory(t)
+        if symbolic is not None:  # a traced operand that is not the left-most
+            raise arg_error(TypeError, func, "operands", f"arrays {framework} can "
+                            "read, the owner rule's choice (the left-most array's "
+                            "owner; inside tf.function or a jax transformation, "
+                            "put a traced array left-most or use ut.owner())",
+                            symbolic)
     target = _LOADED.get(framework) or _backends.get(framework, func)
     if copy is not True:
         route = target.ROUTES.get(t._backend.NAME)
