@@ -28,6 +28,9 @@
  *   inspect.signature the Python function's signature).
  * - Entry, TypeEntry: the rows of those tables, immutable structs with named
  *   fields (a function and its array type; an array type's adapter and dtypes).
+ * - set_refresh(hook): what re-derives a view of an immutable base (a Tensor
+ *   whose `view` is set) when its _native is read; such a Tensor is no Tensor
+ *   to the fast paths, so they never read a stale array.
  * - enter_owner(), leave_owner(), owner_blocks(): the count of open
  *   unitensor.owner() blocks, held here; while it is 0 the fast paths need not
  *   ask Python which owner is forced.
@@ -50,6 +53,14 @@ typedef struct {
     PyObject *dtype; /* native.dtype, read once (NULL until then): a native's
                         dtype never changes, and assigning _native clears it */
     PyObject *weakreflist;
+    /* Views of a base whose arrays are immutable (unitensor/_views.py): */
+    PyObject *view; /* a view's _views.Link (how it was taken, from which base
+                       record), NULL otherwise: such a Tensor takes no fast path,
+                       and reading its _native first re-derives it where the
+                       base was written since (refresh_view) */
+    PyObject *base; /* the _views.Base record of which this Tensor is the base,
+                       NULL until a view is taken or it is written: the fast
+                       paths never read it */
 } TensorObject;
 
 static PyTypeObject TensorBaseType;
@@ -64,6 +75,8 @@ static PyObject *zero = NULL;
 static PyObject *str_dtype, *str_name, *str_routes, *str_result;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
+/* _views.refresh(tensor): brings a view's _native up to its base (set_refresh). */
+static PyObject *refresh_view = NULL;
 
 static PyObject *
 new_tensor(PyObject *backend, PyObject *native, PyObject *aliases)
@@ -90,6 +103,8 @@ tensor_traverse(TensorObject *t, visitproc visit, void *arg)
     Py_VISIT(t->native);
     Py_VISIT(t->aliases);
     Py_VISIT(t->dtype);
+    Py_VISIT(t->view);
+    Py_VISIT(t->base);
     return 0;
 }
 
@@ -100,6 +115,8 @@ tensor_clear(TensorObject *t)
     Py_CLEAR(t->native);
     Py_CLEAR(t->aliases);
     Py_CLEAR(t->dtype);
+    Py_CLEAR(t->view);
+    Py_CLEAR(t->base);
     return 0;
 }
 
@@ -129,9 +146,26 @@ tensor_init(PyObject *self, PyObject *args, PyObject *kwargs)
     return -1;
 }
 
+/* A view of an immutable base: re-derived if the base was written since. */
+static int
+refresh(TensorObject *t)
+{
+    if (t->view != NULL && refresh_view != NULL) {
+        PyObject *done = PyObject_CallOneArg(refresh_view, (PyObject *)t);
+        if (done == NULL) {
+            return -1;
+        }
+        Py_DECREF(done);
+    }
+    return 0;
+}
+
 static PyObject *
 tensor_get_native(TensorObject *t, void *Py_UNUSED(closure))
 {
+    if (refresh(t) < 0) {
+        return NULL;
+    }
     if (t->native == NULL) {
         PyErr_SetString(PyExc_AttributeError, "_native");
         return NULL;
@@ -151,17 +185,40 @@ tensor_set_native(TensorObject *t, PyObject *value, void *Py_UNUSED(closure))
     return 0;
 }
 
+/* Its views for other frameworks are those of its current array. */
+static PyObject *
+tensor_get_aliases(TensorObject *t, void *Py_UNUSED(closure))
+{
+    if (refresh(t) < 0) {
+        return NULL;
+    }
+    return Py_NewRef(t->aliases == NULL ? Py_None : t->aliases);
+}
+
+static int
+tensor_set_aliases(TensorObject *t, PyObject *value, void *Py_UNUSED(closure))
+{
+    Py_XSETREF(t->aliases, value == NULL || value == Py_None ? NULL : Py_NewRef(value));
+    return 0;
+}
+
 static PyGetSetDef tensor_getset[] = {
+    {"_aliases", (getter)tensor_get_aliases, (setter)tensor_set_aliases,
+     "The record shared by every Tensor aliasing this memory, or None (a view "
+     "of an immutable base: brought up to its base first).", NULL},
     {"_native", (getter)tensor_get_native, (setter)tensor_set_native,
-     "The owner's array.", NULL},
+     "The owner's array (a view of an immutable base: re-derived first where "
+     "the base was written since; assigning stores it as it is).", NULL},
     {NULL},
 };
 
 static PyMemberDef tensor_members[] = {
     {"_backend", T_OBJECT_EX, offsetof(TensorObject, backend), 0,
      "The owner's adapter module."},
-    {"_aliases", T_OBJECT, offsetof(TensorObject, aliases), 0,
-     "The record shared by every Tensor aliasing this memory, or None."},
+    {"_view", T_OBJECT, offsetof(TensorObject, view), 0,
+     "A view's _views.Link (its base record and how it was taken), or None."},
+    {"_base", T_OBJECT, offsetof(TensorObject, base), 0,
+     "The _views.Base record of which this Tensor is the base, or None."},
     {NULL},
 };
 
@@ -272,9 +329,10 @@ static inline bool
 is_tensor(PyObject *obj)
 {
     /* An empty one (made by object.__new__, or cleared by the cyclic GC) has no
-     * backend or native: the slow path raises for it. */
+     * backend or native: the slow path raises for it. A view of an immutable base
+     * (view set) goes to Python too, which re-derives it where its base moved. */
     return Py_TYPE(obj) == tensor_type && ((TensorObject *)obj)->backend != NULL &&
-           ((TensorObject *)obj)->native != NULL;
+           ((TensorObject *)obj)->native != NULL && ((TensorObject *)obj)->view == NULL;
 }
 
 static inline bool
@@ -1161,6 +1219,17 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
+set_refresh(PyObject *module, PyObject *hook)
+{
+    if (!PyCallable_Check(hook)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "set_refresh(): hook: expected a callable, got %R", hook);
+    }
+    Py_XSETREF(refresh_view, Py_NewRef(hook));
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 enter_owner(PyObject *module, PyObject *Py_UNUSED(ignored))
 {
     owner_blocks_open++;
@@ -1390,6 +1459,9 @@ static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "configure(Tensor, loaded)\nRegister unitensor.Tensor and the loaded adapters "
      "(framework name -> adapter module)."},
+    {"set_refresh", set_refresh, METH_O,
+     "set_refresh(hook)\nhook(tensor), called before a view's _native is read "
+     "(a Tensor whose _view is set), brings it up to its base."},
     {"enter_owner", enter_owner, METH_NOARGS,
      "enter_owner()\nCount one more open owner() block: the fast paths step aside."},
     {"leave_owner", leave_owner, METH_NOARGS,

@@ -35,7 +35,7 @@ import operator
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _backends, _config, _convert, _fastpath
+from . import _backends, _config, _convert, _fastpath, _views
 from ._device import Device
 from ._device import parse as parse_device
 from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
@@ -270,6 +270,13 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             raise
         raise error from exc
     if anchor is not None and args and args[0] is anchor and backend is anchor._backend:
+        if name in _views.FUNCTIONS and (backend.IMMUTABLE or anchor._view is not None
+                                         or (name == "flip"
+                                             and not backend.NEGATIVE_STRIDES)):
+            # a view in numpy: a view of x's base here too (never a fast path)
+            return _views.derive(anchor, name, native_args[1:], native_kwargs,
+                                 _as_tensors(backend, result, name), backend,
+                                 implementation)
         learn(name, backend, func)  # x run by its own owner: what a fast path repeats
     return _as_tensors(backend, result, name)
 
@@ -658,7 +665,14 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
         if error is None:
             raise
         raise error from exc
-    if backend is x._backend:  # basic keys, which every framework reads alike
+    if backend is x._backend:
+        if backend.IMMUTABLE or x._view is not None or (
+                not backend.NEGATIVE_STRIDES and _views.negative_step(key)):
+            # a view in numpy: a view of x's base here too (never a fast path)
+            return _views.taken(x, key, _as_tensors(backend, result), backend,
+                                fix or operator.getitem,
+                                implementation(backend, "reshape"))
+        # basic keys, which every framework reads alike
         learn("__getitem__", backend, operator.getitem)
     return _as_tensors(backend, result)
 
@@ -668,7 +682,8 @@ _VALUES = _PYTHON_SCALARS | {list, tuple}
 
 
 def setitem(x: Tensor, key: Any, value: Any, /) -> None:
-    """``x[key] = value``; an immutable owner (JAX) rebinds ``x`` to the update."""
+    """``x[key] = value``: in place, or, on an immutable owner or through a view
+    it cannot express, a functional update of the base (_views.py)."""
     _check_writable(x, "__setitem__")
     if type(value) not in _VALUES and not _is_array(value):
         raise arg_error(TypeError, "__setitem__", "value", _AN_ARRAY + ", a Python "
@@ -679,15 +694,22 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     elif type(value) not in _PYTHON_SCALARS and not (
             type(value) is Tensor and value.dtype is x.dtype):  # inline: common
         value = _promoted_value(x, value)
+    native_key = _operand(key, backend, "__setitem__", x)
+    native_value = _operand(value, backend, "__setitem__", x)
+
+    def update(native: Any) -> Any:
+        try:
+            return backend.setitem(native, native_key, native_value)
+        except Exception as exc:
+            error = _refusal("__setitem__", backend, exc, (x, value), {})
+            if error is None:
+                raise
+            raise error from exc
+    if backend.IMMUTABLE or x._view is not None:  # through the base (_views.py)
+        _views.write(x, "__setitem__", update, _rebind)
+        return
     native = x._native
-    try:
-        updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
-                                  _operand(value, backend, "__setitem__", x))
-    except Exception as exc:
-        error = _refusal("__setitem__", backend, exc, (x, value), {})
-        if error is None:
-            raise
-        raise error from exc
+    updated = update(native)
     if updated is not native:
         _rebind(x, updated, "__setitem__")
 
@@ -732,33 +754,30 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))
         return
     forced = _forced.get() if owner_blocks() else None  # as _choose reads it
-    if forced is not None and _compute(forced) is not backend:
-        computed = binary(name, x, other)
-        _check_result(x, computed, func)
-        try:  # a lazy owner (dask) computes here, and may refuse only now
-            result = _operand(computed, backend, func, x)
+    operand = None if forced is not None else _operand(other, backend, name, x)
+
+    def update(native: Any) -> Any:
+        """x's new array (an immutable owner's), or x's written in place."""
+        if forced is not None and _compute(forced) is not backend:
+            computed = binary(name, x, other)
+            _check_result(x, computed, func)
+            try:  # a lazy owner (dask) computes here, and may refuse only now
+                result = _operand(computed, backend, func, x)
+            except Exception as exc:
+                error = _refusal(func, computed._backend, exc, (x, other), {})
+                if error is None:
+                    raise
+                raise error from exc
+            return backend.setitem(native, ..., result)
+        this = operand if forced is None else _operand(other, backend, name, x)
+        try:
+            if name not in backend.FIXES:
+                return native_op(native, this)
+            # the adapter's fix of the operation, written back in place
+            fixed = implementation(backend, name)(native, this)
+            return backend.setitem(native, ..., fixed)
         except Exception as exc:
-            error = _refusal(func, computed._backend, exc, (x, other), {})
-            if error is None:
-                raise
-            raise error from exc
-        updated = backend.setitem(x._native, ..., result)
-        if updated is not x._native:
-            _rebind(x, updated, func)
-        return
-    native = x._native
-    operand = _operand(other, backend, name, x)
-    try:
-        if name not in backend.FIXES:
-            updated = native_op(native, operand)
-        else:  # the adapter's fix of the operation, written back in place
-            fixed = implementation(backend, name)(native, operand)
-            updated = backend.setitem(native, ..., fixed)
-    except Exception as exc:
-        failure: Exception | None = exc
-    else:
-        failure = None
-    if failure is not None:
+            failure = exc
         # The framework's own in-place operator cannot (torch's uint16/32/64):
         # the general path computes it (raising its own refusal, outside the
         # handler), written back if it keeps x's dtype and shape.
@@ -767,7 +786,12 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             _check_result(x, result, func)
         except TypeError as error:
             raise error from failure
-        updated = backend.setitem(native, ..., result._native)
+        return backend.setitem(native, ..., result._native)
+    if backend.IMMUTABLE or x._view is not None:  # through the base (_views.py)
+        _views.write(x, func, update, _rebind)
+        return
+    native = x._native
+    updated = update(native)
     if updated is not native:  # an immutable framework made a new array
         _rebind(x, updated, func)
 

@@ -14,6 +14,7 @@ from typing_extensions import disjoint_base
 from ._backends._adapter import Adapter
 from ._core import Buffer
 from ._tensor import Tensor
+from ._views import Base, Link
 
 #: the most arguments one CALL fast path passes on, x included
 MAX_CALL_ARGS: Final[int]
@@ -28,6 +29,10 @@ class TensorBase:
     _backend: Adapter  # the owner's adapter
     _native: Any  # the owner's array (assigning it forgets the cached dtype)
     _aliases: Aliases | None  # shared by every Tensor aliasing this memory
+    # a view's tie to its base (its _native is re-derived where the base moved;
+    # it takes no fast path), and the base record of which this one is the base
+    _view: Link | None
+    _base: Base | None
     # refuses: Tensors come from unitensor.asarray / from_dlpack (object.__new__
     # makes an empty one, for torch.compile's tracer)
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
@@ -95,6 +100,7 @@ class FastPath:
 # Register unitensor.Tensor (make_tensor and the fast paths make instances of it)
 # and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
 def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter], /) -> None: ...
+def set_refresh(hook: Callable[[Tensor], None], /) -> None: ...  # views (_views)
 def enter_owner() -> None: ...
 def leave_owner() -> None: ...  # RuntimeError where no owner() block is open
 def owner_blocks() -> int: ...

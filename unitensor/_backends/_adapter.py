@@ -47,6 +47,10 @@ class Interop(Protocol):
     #: ...) read the exported memory, which the Tensor keeps (the package's
     #: facts; default False)
     LAZY: bool
+    #: False where the framework's arrays cannot have negative strides (torch):
+    #: its ``flip`` and negative-step slices copy, and unitensor keeps them views
+    #: of their base (``_views.py``) (the package's facts; default True)
+    NEGATIVE_STRIDES: bool
     #: the framework's dtype objects -> unitensor's dtypes: the one dtype table of
     #: the framework (``dtype()`` and ``dtype_from_native()`` read it by default)
     NATIVE_DTYPES: Mapping[Any, DType]
@@ -279,7 +283,8 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 
 DEFAULTS: dict[str, object] = {
-    "IMMUTABLE": False, "LAZY": False, "ROUTES": {}, "readonly": _not_read_only,
+    "IMMUTABLE": False, "LAZY": False, "NEGATIVE_STRIDES": True, "ROUTES": {},
+    "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,

@@ -10,6 +10,7 @@ from .._after_import import AfterImport
 NAME = "torch"
 MODULES = ("torch",)  # top-level modules whose types belong to torch
 INSTALL = "torch"  # what to install for it
+NEGATIVE_STRIDES = False  # flip and x[::-1] copy: views of their base (_views.py)
 
 _DYNAMO = "torch._dynamo"  # torch.compile's tracer: imported by its first use
 

@@ -1,0 +1,303 @@
+"""Views on every owner (unitensor/_views.py): a write through a view reaches its
+base and every other view, whoever owns the data, as in numpy.
+
+The differential test builds random chains of view operations and writes, runs
+the same program on every owner, and compares every Tensor of it with the
+numpy owner's. ``UNITENSOR_VIEWS_EXAMPLES`` draws more programs (a slow run).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+from frameworks import make
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import unitensor as ut
+
+OWNERS = ["numpy", "torch", "jax", "tensorflow", "dask", "array_api_strict"]
+IMMUTABLE = ["jax", "tensorflow", "dask"]
+DEFAULT_EXAMPLES = 6
+EXAMPLES = int(os.environ.get("UNITENSOR_VIEWS_EXAMPLES", str(DEFAULT_EXAMPLES)))
+
+
+def tensor(owner: str, base: np.ndarray) -> ut.Tensor:
+    try:
+        return ut.asarray(make(owner, base))
+    except ImportError:
+        pytest.skip(f"{owner} is not installed")
+
+
+def values(t: ut.Tensor) -> np.ndarray:
+    return np.asarray(t.numpy())
+
+
+# -- the issue's examples ----------------------------------------------------------
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_write_through_a_reshape_reaches_the_base(owner):
+    x = tensor(owner, np.zeros(6))
+    v = ut.reshape(x, (2, 3))
+    v[0, 0] = 1.0
+    assert float(x[0]) == 1.0
+    np.testing.assert_array_equal(values(v), [[1, 0, 0], [0, 0, 0]])
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_an_in_place_operator_on_a_slice_reaches_the_base(owner):
+    y = tensor(owner, np.zeros(6))
+    s = y[2:]
+    s += 1.0
+    np.testing.assert_array_equal(values(y), [0, 0, 1, 1, 1, 1])
+    np.testing.assert_array_equal(values(s), [1, 1, 1, 1])
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_write_through_a_chain_reaches_the_base_and_its_siblings(owner):
+    z = tensor(owner, np.zeros(6))
+    r = ut.reshape(z, (2, 3))
+    t = ut.matrix_transpose(r)
+    sibling = z[1:3]
+    t[1, 0] = 5.0
+    np.testing.assert_array_equal(values(z), [0, 5, 0, 0, 0, 0])
+    np.testing.assert_array_equal(values(r), [[0, 5, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(values(sibling), [5, 0])
+    z[2] = 7.0  # a write to the base reaches its views
+    np.testing.assert_array_equal(values(t), [[0, 0], [5, 0], [7, 0]])
+    np.testing.assert_array_equal(values(sibling), [5, 7])
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_write_through_flip_reaches_the_base(owner):
+    # torch has no negative strides: its flip is a copy, kept a view of its base
+    x = tensor(owner, np.zeros(4))
+    f = ut.flip(x)
+    f[0] = 3.0
+    np.testing.assert_array_equal(values(x), [0, 0, 0, 3])
+    x[1] = 7.0  # and a write to the base reaches the flipped view
+    np.testing.assert_array_equal(values(f), [3, 0, 7, 0])
+    r = x[::-1]
+    r[1:3] += 1.0
+    np.testing.assert_array_equal(values(x), [0, 8, 1, 3])
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_copies_stay_copies(owner):
+    """Where numpy copies (advanced indexing, astype, a reshape its strides allow no
+    view of, an integer key giving a scalar, copy=True), a write reaches nothing.
+    """
+    x = tensor(owner, np.arange(6.0).reshape(2, 3))
+    copies = [ut.astype(x, ut.float32),
+              ut.reshape(ut.matrix_transpose(x), (6,)),
+              ut.reshape(x, (3, 2), copy=True)]
+    if owner != "torch":  # torch's own x[0, 1] is a 0-d view (docs/namespace.md)
+        copies.append(x[0, 1])
+    if owner != "dask":  # (dask writes no array of unknown size)
+        copies.append(x[x > 2.0])
+    for c in copies:
+        c[...] = -1
+    np.testing.assert_array_equal(values(x), np.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize("owner", IMMUTABLE)
+def test_asarray_of_a_framework_array_is_a_new_base(owner):
+    native = make(owner, np.zeros(3))
+    x = ut.asarray(native)
+    x[0] = 1.0
+    v = x[1:]
+    v[0] = 2.0
+    np.testing.assert_array_equal(values(x), [1, 2, 0])
+    np.testing.assert_array_equal(np.asarray(native), [0, 0, 0])  # as JAX promises
+    y = ut.asarray(native)  # a new base: none of x's writes
+    np.testing.assert_array_equal(values(y), [0, 0, 0])
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_base_that_is_no_view_reads_through_the_fast_path(owner):
+    """The base itself is kept current at each write and is no view: it is a
+    plain Tensor to the C fast paths; its views are not (they re-derive).
+    """
+    x = tensor(owner, np.zeros(4))
+    v = x[1:]
+    v[0] = 1.0
+    assert x._view is None
+    assert (v._view is not None) == (owner in IMMUTABLE)
+    np.testing.assert_array_equal(values(ut.sin(x) + x), np.sin([0, 1, 0, 0]) +
+                                  [0, 1, 0, 0])
+
+
+@pytest.mark.parametrize("owner", ["jax", "tensorflow"])
+def test_threads_writing_disjoint_slices_lose_no_write(owner):
+    for _ in range(10):
+        r = tensor(owner, np.zeros((6, 4)))
+        barrier = threading.Barrier(3)
+
+        def fill(i, r=r, barrier=barrier):
+            barrier.wait()
+            for _ in range(5):
+                r[2 * i:2 * i + 2, :] = float(i + 1)
+
+        threads = [threading.Thread(target=fill, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        np.testing.assert_array_equal(values(r), np.repeat([1.0, 2.0, 3.0], 8)
+                                      .reshape(6, 4))
+
+
+@pytest.mark.parametrize("owner", ["jax", "tensorflow"])
+def test_threads_writing_through_views_lose_no_write(owner):
+    for _ in range(5):
+        r = tensor(owner, np.zeros((6, 4)))
+        rows = [r[2 * i:2 * i + 2] for i in range(3)]
+        barrier = threading.Barrier(3)
+
+        def fill(i, rows=rows, barrier=barrier):
+            barrier.wait()
+            for j in range(4):
+                rows[i][:, j] = float(i + 1)
+
+        threads = [threading.Thread(target=fill, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        np.testing.assert_array_equal(values(r), np.repeat([1.0, 2.0, 3.0], 8)
+                                      .reshape(6, 4))
+
+
+# -- the differential test ----------------------------------------------------------
+SHAPE = (4, 3, 2)
+
+
+@st.composite
+def _key(draw, shape):
+    """A basic key over a prefix of ``shape``'s axes, ending in ``...`` (so that
+    no owner gives a scalar: numpy's is a copy, torch's a view)."""
+    parts = []
+    for n in shape[:draw(st.integers(0, min(2, len(shape))))]:
+        kind = draw(st.sampled_from(["int", "slice", "none"]))
+        if kind == "none":
+            parts.append(None)
+        elif kind == "int" and n > 0:
+            parts.append(draw(st.integers(-n, n - 1)))
+        else:
+            start = draw(st.one_of(st.none(), st.integers(-n, n)))
+            stop = draw(st.one_of(st.none(), st.integers(-n, n)))
+            step = draw(st.sampled_from([None, 1, 2, -1, -2]))
+            parts.append(slice(start, stop, step))
+    return (*parts, Ellipsis)
+
+
+@st.composite
+def _program(draw):
+    """Operations on a list of handles (handle 0 the base): ('view', i, op, arg)
+    makes a new handle, ('write', i, key, value) and ('add', i, value) write.
+    """
+    shapes = [SHAPE]
+    ops = []
+    for _ in range(draw(st.integers(2, 7))):
+        i = draw(st.integers(0, len(shapes) - 1))
+        shape = shapes[i]
+        ndim = len(shape)
+        choice = draw(st.sampled_from(["view", "view", "write", "add"]))
+        if choice == "write":
+            ops.append(("write", i, draw(_key(shape)), float(draw(st.integers(1, 9)))))
+            continue
+        if choice == "add":
+            ops.append(("add", i, float(draw(st.integers(1, 9)))))
+            continue
+        names = ["index", "reshape", "flip", "expand_dims"]
+        if ndim >= 1:
+            names += ["squeeze", "unstack", "moveaxis", "permute_dims"]
+        if ndim >= 2:
+            names += ["matrix_transpose"]
+        name = draw(st.sampled_from(names))
+        if name == "index":
+            arg = draw(_key(shape))
+        elif name == "reshape":
+            arg = draw(st.sampled_from([(-1,), tuple(reversed(shape)), (1, *shape)]))
+        elif name == "flip":
+            arg = draw(st.one_of(st.none(), st.integers(-max(ndim, 1), max(ndim, 1) - 1)
+                                 if ndim else st.none()))
+        elif name == "expand_dims":
+            arg = draw(st.integers(-ndim - 1, ndim))
+        elif name == "squeeze":
+            ones = [a for a, n in enumerate(shape) if n == 1]
+            if not ones:
+                name, arg = "expand_dims", 0
+            else:
+                arg = draw(st.sampled_from(ones))
+        elif name == "unstack":
+            axis = draw(st.integers(0, ndim - 1))
+            if shape[axis] == 0:
+                name, arg = "flip", None
+            else:
+                arg = (axis, draw(st.integers(0, shape[axis] - 1)))
+        elif name == "moveaxis":
+            arg = (draw(st.integers(0, ndim - 1)), draw(st.integers(0, ndim - 1)))
+        elif name == "permute_dims":
+            arg = tuple(draw(st.permutations(range(ndim))))
+        else:
+            arg = None
+        ops.append(("view", i, name, arg))
+        shapes.append(_apply(np.empty(shape), name, arg).shape)
+    return ops
+
+
+def _apply(x, name, arg):
+    """View operation ``name`` on a numpy array or a Tensor."""
+    xp = np if isinstance(x, np.ndarray) else ut
+    if name == "index":
+        return x[arg]
+    if name == "reshape":
+        return xp.reshape(x, arg)
+    if name == "flip":
+        return xp.flip(x, axis=arg)
+    if name == "expand_dims":
+        return xp.expand_dims(x, axis=arg)
+    if name == "squeeze":
+        return xp.squeeze(x, axis=arg)
+    if name == "unstack":
+        axis, i = arg
+        return (np.moveaxis(x, axis, 0)[i] if xp is np else
+                ut.unstack(x, axis=axis)[i])
+    if name == "moveaxis":
+        return xp.moveaxis(x, *arg)
+    if name == "permute_dims":
+        return np.transpose(x, arg) if xp is np else ut.permute_dims(x, arg)
+    return np.swapaxes(x, -1, -2) if xp is np else ut.matrix_transpose(x)
+
+
+def _run(owner, ops):
+    handles = [tensor(owner, np.arange(24.0).reshape(SHAPE))]
+    for op in ops:
+        if op[0] == "view":
+            _, i, name, arg = op
+            handles.append(_apply(handles[i], name, arg))
+        elif op[0] == "write":
+            _, i, key, value = op
+            handles[op[1]][key] = value
+        else:
+            handles[op[1]] += op[2]
+    return [values(h) for h in handles]
+
+
+@pytest.mark.parametrize("owner", OWNERS[1:])
+@settings(max_examples=EXAMPLES, deadline=None, database=None,
+          derandomize=EXAMPLES <= DEFAULT_EXAMPLES,
+          phases=(Phase.explicit, Phase.generate),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(ops=_program())
+def test_views_and_writes_give_numpy_owner_values(owner, ops):
+    """The same program of views and writes on every owner: numpy-owner's values,
+    for the base and every view of it.
+    """
+    expected = _run("numpy", ops)
+    got = _run(owner, ops)
+    for i, (e, g) in enumerate(zip(expected, got, strict=True)):
+        np.testing.assert_array_equal(g, e, err_msg=f"handle {i} of {ops}")

@@ -1,0 +1,348 @@
+"""Views on every owner: a write through a view reaches its base and every view.
+
+The rule: where numpy makes a view, the Tensor is one, whoever owns the data. On
+an owner whose arrays never change (jax, tensorflow, dask: ``IMMUTABLE``), and
+for the view a mutable owner cannot express (torch has no negative strides: its
+``flip`` and negative-step slices copy), a Tensor made by a view operation --
+basic indexing (ints, slices, ``...``, ``None``), ``reshape``, ``permute_dims``,
+``matrix_transpose`` (``.T``, ``.mT``), ``expand_dims``, ``squeeze``,
+``moveaxis``, ``flip``, ``unstack``, or any chain of them -- holds a ``Link``:
+its base's record (``Base``) and the steps that take it from the base. A write
+to a view or to its base (``__setitem__``, the in-place operators) is one
+read-modify-write of the base under the base's lock: the written view's new
+array is put back through each step's inverse into one new base array (one
+functional update of the base per index step of the chain: ``.at[].set`` in
+jax, ``tensor_scatter_nd_update`` in TF, a new graph in dask), the base's
+version moves, and every other view re-derives its array from the base the
+next time it is read (``refresh``, which ext/_fast.c calls before a view's
+``_native`` is read; a view takes no fast path, so nothing reads it stale). A
+Tensor that is no view reads as before: the base Tensor is kept current at each
+write, and is no view.
+
+Where numpy copies, nothing is linked, on any owner: advanced indexing,
+``astype``, an integer key that gives a scalar (``x[0]`` of a 1-d array; ``x[0,
+...]`` is a view), a ``reshape`` its strides allow no view of (``Link.layout``
+holds a numpy array of no memory with the view's strides, on which numpy itself
+decides), ``copy=True``. ``ut.asarray()`` of a framework's array is a new base.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import _fast
+
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
+    from ._tensor import Tensor
+
+# The view functions of the standard, by name (their results are views in numpy).
+FUNCTIONS = frozenset({"reshape", "permute_dims", "matrix_transpose",
+                       "expand_dims", "squeeze", "moveaxis", "flip", "unstack"})
+
+# forward(parent) -> child, backward(parent, new child) -> new parent
+Step = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
+# (backend, name) -> the owner's function: _dispatch.implementation
+Lookup = Callable[["Adapter", str], Callable[..., Any]]
+
+
+class Base:
+    """What every view of one base shares: the base's current array, its version
+    (moved by each write), the lock of its read-modify-write, and the base
+    Tensor (weakly), kept current at each write so that it reads at full speed.
+    ``mutable``: the base's array is written in place (torch), and also moves
+    by writes unitensor does not see: its own version counter counts too.
+    """
+
+    __slots__ = ("__weakref__", "lock", "mutable", "native", "tensor", "version")
+
+    def __init__(self, native: Any, tensor: Tensor | None, mutable: bool) -> None:
+        self.native = native
+        self.version = 0
+        # reentrant: a write reads the view it writes (which may refresh it)
+        self.lock = threading.RLock()
+        self.tensor = None if tensor is None else weakref.ref(tensor)
+        self.mutable = mutable
+
+    def counter(self) -> int:
+        """The version of the base's memory as its framework counts it (torch's
+        ``_version``, moved by any in-place write to it or to a view of it)."""
+        try:
+            return int(self.native._version)
+        except (AttributeError, RuntimeError):  # an inference tensor has none
+            return 0
+
+
+class Link:
+    """A view's tie to its base: the steps from the base, the base version its
+    array was derived at (and, for a mutable base, its framework's counter), and
+    its layout (a numpy array of no memory with the view's strides).
+    """
+
+    __slots__ = ("base", "counter", "layout", "seen", "steps")
+
+    def __init__(self, base: Base, steps: tuple[Step, ...], layout: Any) -> None:
+        self.base = base
+        self.steps = steps
+        self.layout = layout
+        self.seen = base.version
+        self.counter = base.counter() if base.mutable else 0
+
+
+_creating = threading.Lock()  # makes a Tensor's Base once, whichever thread asks
+
+
+def _base_of(x: Tensor) -> Base:
+    """The Base of which ``x`` (no view) is the base, made on first need."""
+    base = x._base
+    if base is None:
+        with _creating:
+            base = x._base
+            if base is None:
+                backend = x._backend
+                base = Base(x._native, x if backend.IMMUTABLE else None,
+                            not backend.IMMUTABLE)
+                if backend.IMMUTABLE:  # a mutable operand stays as it is
+                    x._base = base
+    return base
+
+
+# -- reading a view ---------------------------------------------------------------
+def refresh(t: Tensor) -> None:
+    """Bring view ``t``'s array up to its base, where the base was written since
+    (ext/_fast.c calls this before a view's ``_native`` is read).
+    """
+    link = t._view
+    base = link.base
+    if link.seen == base.version and (not base.mutable
+                                      or link.counter == base.counter()):
+        return
+    with base.lock:
+        version = base.version
+        native = base.native
+        counter = base.counter() if base.mutable else 0
+        for forward, _ in link.steps:
+            native = forward(native)
+        t._native = native  # stored as it is (the setter re-derives nothing)
+        t._aliases = None  # the views made of the old array
+        link.counter = counter
+        link.seen = version
+
+
+_fast.set_refresh(refresh)
+
+
+# -- taking a view ----------------------------------------------------------------
+def _numpy() -> Any:
+    import numpy  # always installed; imported only once a view is taken
+
+    return numpy
+
+
+def _layout(x: Tensor) -> Any:
+    """A numpy array of no memory with ``x``'s strides (None: unknown sizes)."""
+    link = x._view
+    if link is not None:
+        return link.layout
+    np = _numpy()
+    shape = x.shape
+    if any(n is None for n in shape):
+        return None
+    stride = getattr(x._native, "stride", None)  # torch's own, in elements
+    strides: tuple[int, ...]
+    if callable(stride) and not x._backend.IMMUTABLE:
+        strides = tuple(8 * s for s in stride())
+    else:  # immutable arrays: logically C-contiguous
+        strides, step = (), 8
+        for n in reversed(shape):
+            strides = (step, *strides)
+            step *= max(int(n), 1)
+    # never read: only numpy's view arithmetic runs on it (one element of
+    # memory behind any shape and strides)
+    return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, strides,
+                                           writeable=False)
+
+
+def _tie(x: Tensor, result: Tensor, steps: tuple[Step, ...], layout: Any) -> Tensor:
+    """``result`` (x's owner's array) as a view of ``x``'s base."""
+    link = x._view
+    if link is not None:
+        base, steps = link.base, link.steps + steps
+    else:
+        base = _base_of(x)
+    result._view = Link(base, steps, layout)
+    return result
+
+
+def _basic(key: Any) -> bool:
+    """A key of ints, slices of ints, None and ``...`` only (numpy's views)."""
+    parts = key if type(key) is tuple else (key,)
+    for k in parts:
+        kind = type(k)
+        if kind is slice:
+            if any(type(p) not in (int, type(None)) for p in (k.start, k.stop, k.step)):
+                return False
+        elif kind is not int and k is not None and k is not Ellipsis:
+            return False
+    return True
+
+
+def negative_step(key: Any) -> bool:
+    """Whether ``key`` holds a slice of negative step (a copy on torch)."""
+    parts = key if type(key) is tuple else (key,)
+    return any(type(k) is slice and type(k.step) is int and k.step < 0 for k in parts)
+
+
+def taken(x: Tensor, key: Any, result: Any, backend: Adapter,
+          getitem: Callable[[Any, Any], Any], reshape: Callable[..., Any]) -> Any:
+    """``x[key]``'s result (a Tensor) as a view of ``x``'s base where numpy's is a
+    view (a basic key not giving a scalar), else as it is (a copy).
+    """
+    if not _basic(key):
+        return result
+    parts = key if type(key) is tuple else (key,)
+    layout = _layout(x)
+    if layout is None:
+        return result
+    try:
+        view_layout = layout[key] if Ellipsis in parts else layout[(*parts, Ellipsis)]
+    except (IndexError, TypeError):
+        return result
+    if Ellipsis not in parts and view_layout.ndim == 0:
+        return result  # numpy gives a scalar: a copy
+    plain = tuple(k for k in parts if k is not None)
+    steps: tuple[Step, ...] = (_index_step(backend, plain, getitem),)
+    if len(plain) != len(parts):  # None: a new axis, put back by a reshape
+        shape = view_layout.shape
+        inner = layout[(*plain, Ellipsis)] if Ellipsis not in plain else layout[plain]
+        steps += (_reshape_step(reshape, shape, inner.shape),)
+    return _tie(x, result, steps, view_layout)
+
+
+def _index_step(backend: Adapter, key: Any, getitem: Callable[[Any, Any], Any],
+                ) -> Step:
+    setitem = backend.setitem
+    return (lambda a: getitem(a, key), lambda a, c: setitem(a, key, c))
+
+
+def _reshape_step(reshape: Callable[..., Any], shape: tuple[int, ...],
+                  parent: tuple[int, ...]) -> Step:
+    return (lambda a: reshape(a, shape), lambda a, c: reshape(c, parent))
+
+
+def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
+           result: Any, backend: Adapter, lookup: Lookup) -> Any:
+    """The result of view function ``name`` on ``x`` (args: the native arguments
+    after x, kwargs: the native keywords) as views of ``x``'s base, where
+    numpy's would be views; else as it is.
+    """
+    layout = _layout(x)
+    if layout is None:
+        return result
+    np = _numpy()
+    bound = _bind(name, args, kwargs)
+    func = lookup(backend, name)
+    forward: Callable[[Any], Any] = lambda a: func(a, *args, **kwargs)  # noqa: E731
+    reshape = lookup(backend, "reshape")
+    if name == "unstack":
+        axis = bound.get("axis", 0)
+        axis = axis % layout.ndim if layout.ndim else 0
+        getitem = backend.FIXES.get("__getitem__") or operator.getitem
+        return tuple(
+            _tie(x, item, (_index_step(backend, (slice(None),) * axis + (i,), getitem),),
+                 layout[(slice(None),) * axis + (i, Ellipsis)])
+            for i, item in enumerate(result))
+    parent = layout.shape
+    try:
+        if name == "reshape":
+            if bound.get("copy") is True:
+                return result
+            view = np.reshape(layout, bound["shape"], copy=False)
+            backward = lambda a, c: reshape(c, parent)  # noqa: E731
+        elif name == "permute_dims":
+            axes = tuple(bound["axes"])
+            view = np.transpose(layout, axes)
+            inverse = tuple(int(i) for i in np.argsort([a % layout.ndim for a in axes]))
+            backward = lambda a, c: func(c, inverse)  # noqa: E731
+        elif name == "matrix_transpose":
+            view = np.swapaxes(layout, -1, -2)
+            backward = lambda a, c: func(c)  # noqa: E731
+        elif name in ("expand_dims", "squeeze"):
+            axis = bound.get("axis", 0 if name == "expand_dims" else None)
+            view = getattr(np, name)(layout, axis)
+            backward = lambda a, c: reshape(c, parent)  # noqa: E731
+        elif name == "moveaxis":
+            source, destination = bound["source"], bound["destination"]
+            view = np.moveaxis(layout, source, destination)
+            backward = lambda a, c: func(c, destination, source)  # noqa: E731
+        else:  # flip
+            axis = bound.get("axis")
+            view = np.flip(layout, axis)
+            backward = lambda a, c: func(c, **kwargs)  # noqa: E731
+    except (ValueError, TypeError, IndexError):  # numpy copies (or refused)
+        return result
+    return _tie(x, result, ((forward, backward),), view)
+
+
+_PARAMETERS = {"reshape": ("shape", "copy"), "permute_dims": ("axes",),
+               "matrix_transpose": (), "expand_dims": ("axis",),
+               "squeeze": ("axis",), "moveaxis": ("source", "destination"),
+               "flip": ("axis",), "unstack": ("axis",)}
+
+
+def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The arguments after x by parameter name."""
+    return dict(zip(_PARAMETERS[name], args, strict=False)) | kwargs
+
+
+# -- writing ----------------------------------------------------------------------
+def write(x: Tensor, func: str, update: Callable[[Any], Any],
+          rebind: Callable[[Tensor, Any, str], None]) -> None:
+    """Write ``x`` (a view, or a Tensor of an immutable owner): ``update(array)``
+    gives x's new array (or changes it in place); the base takes it through the
+    inverse of each step, under the base's lock; ``rebind(x, array, func)``
+    checks and stores x's new array.
+    """
+    link = x._view
+    if link is None:  # the base itself (an immutable owner)
+        base = _base_of(x)
+        with base.lock:
+            native = x._native
+            updated = update(native)
+            if updated is native:
+                return
+            rebind(x, updated, func)
+            base.native = x._native
+            base.version += 1
+        return
+    base = link.base
+    with base.lock:
+        old = x._native  # brought up to the base first
+        updated = update(old)
+        rebind(x, updated, func)
+        try:
+            parents = [base.native]
+            for forward, _ in link.steps[:-1]:
+                parents.append(forward(parents[-1]))
+            child = x._native
+            for (_, backward), parent in zip(reversed(link.steps), reversed(parents),
+                                             strict=True):
+                child = backward(parent, child)
+        except BaseException:
+            x._native = old
+            raise
+        if base.mutable:
+            if child is not base.native:  # the base's memory, written in place
+                x._backend.setitem(base.native, Ellipsis, child)
+            link.counter = base.counter()
+        else:
+            base.native = child
+            owner = base.tensor() if base.tensor is not None else None
+            if owner is not None:  # the base Tensor, kept current (no view)
+                rebind(owner, child, func)
+        base.version += 1
+        link.seen = base.version
