@@ -107,3 +107,22 @@ def test_array_api_extra_runs_in_the_owner(owner):
         np.testing.assert_allclose(values(result), expected, rtol=1e-5, atol=1e-6,
                                    err_msg=name)
     assert x.numpy()[0, 1] == base[0, 1]  # at(copy=True) wrote a copy
+
+
+@pytest.mark.parametrize("owner", ["numpy", "torch", "jax", "tensorflow"])
+def test_scipy_oaconvolve_writes_through_views_on_every_owner(owner):
+    """scipy.signal.oaconvolve's array-API code writes its blocks through views
+    (``out[...] = ...`` on reshaped and sliced arrays): on immutable owners those
+    writes reach their base (unitensor/_views.py), so the values are numpy's.
+    """
+    scipy_signal = pytest.importorskip("scipy.signal")
+    if owner == "tensorflow":
+        pytest.importorskip("tensorflow")
+    cases = [(RNG.standard_normal(50), RNG.standard_normal(7)),
+             (RNG.standard_normal((20, 30)), RNG.standard_normal((5, 4)))]
+    for a, b in cases:
+        a, b = a.astype(np.float32), b.astype(np.float32)
+        result = scipy_signal.oaconvolve(tensor(owner, a), tensor(owner, b))
+        assert result.owner == owner
+        np.testing.assert_allclose(values(result), scipy_signal.oaconvolve(a, b),
+                                   rtol=1e-4, atol=1e-4)

@@ -249,6 +249,8 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
     forward: Callable[[Any], Any] = lambda a: func(a, *args, **kwargs)  # noqa: E731
     reshape = lookup(backend, "reshape")
     if name == "unstack":
+        if layout.ndim == 1:
+            return result  # numpy's are scalars: copies
         axis = bound.get("axis", 0)
         axis = axis % layout.ndim if layout.ndim else 0
         getitem = backend.FIXES.get("__getitem__") or operator.getitem
