@@ -205,10 +205,12 @@ tensor_set_aliases(TensorObject *t, PyObject *value, void *Py_UNUSED(closure))
 static PyGetSetDef tensor_getset[] = {
     {"_aliases", (getter)tensor_get_aliases, (setter)tensor_set_aliases,
      "The record shared by every Tensor aliasing this memory, or None (a view "
-     "of an immutable base: brought up to its base first).", NULL},
+     "of an immutable base: brought up to its base first).",
+     NULL},
     {"_native", (getter)tensor_get_native, (setter)tensor_set_native,
      "The owner's array (a view of an immutable base: re-derived first where "
-     "the base was written since; assigning stores it as it is).", NULL},
+     "the base was written since; assigning stores it as it is).",
+     NULL},
     {NULL},
 };
 

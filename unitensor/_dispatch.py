@@ -683,7 +683,8 @@ _VALUES = _PYTHON_SCALARS | {list, tuple}
 
 def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     """``x[key] = value``: in place, or, on an immutable owner or through a view
-    it cannot express, a functional update of the base (_views.py)."""
+    it cannot express, a functional update of the base (_views.py).
+    """
     _check_writable(x, "__setitem__")
     if type(value) not in _VALUES and not _is_array(value):
         raise arg_error(TypeError, "__setitem__", "value", _AN_ARRAY + ", a Python "

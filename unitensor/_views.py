@@ -70,7 +70,8 @@ class Base:
 
     def counter(self) -> int:
         """The version of the base's memory as its framework counts it (torch's
-        ``_version``, moved by any in-place write to it or to a view of it)."""
+        ``_version``, moved by any in-place write to it or to a view of it).
+        """
         try:
             return int(self.native._version)
         except (AttributeError, RuntimeError):  # an inference tensor has none
@@ -117,6 +118,8 @@ def refresh(t: Tensor) -> None:
     (ext/_fast.c calls this before a view's ``_native`` is read).
     """
     link = t._view
+    if link is None:  # (no view any more: nothing to bring up)
+        return
     base = link.base
     if link.seen == base.version and (not base.mutable
                                       or link.counter == base.counter()):
@@ -149,9 +152,10 @@ def _layout(x: Tensor) -> Any:
     if link is not None:
         return link.layout
     np = _numpy()
-    shape = x.shape
-    if any(n is None for n in shape):
+    known = x.shape
+    if any(n is None for n in known):
         return None
+    shape = tuple(int(n or 0) for n in known)
     stride = getattr(x._native, "stride", None)  # torch's own, in elements
     strides: tuple[int, ...]
     if callable(stride) and not x._backend.IMMUTABLE:
@@ -160,7 +164,7 @@ def _layout(x: Tensor) -> Any:
         strides, step = (), 8
         for n in reversed(shape):
             strides = (step, *strides)
-            step *= max(int(n), 1)
+            step *= max(n, 1)
     # never read: only numpy's view arithmetic runs on it (one element of
     # memory behind any shape and strides)
     return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, strides,
@@ -254,10 +258,10 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
         axis = bound.get("axis", 0)
         axis = axis % layout.ndim if layout.ndim else 0
         getitem = backend.FIXES.get("__getitem__") or operator.getitem
-        return tuple(
-            _tie(x, item, (_index_step(backend, (slice(None),) * axis + (i,), getitem),),
-                 layout[(slice(None),) * axis + (i, Ellipsis)])
-            for i, item in enumerate(result))
+        keys = [(slice(None),) * axis + (i,) for i in range(len(result))]
+        return tuple(_tie(x, item, (_index_step(backend, key, getitem),),
+                          layout[(*key, Ellipsis)])
+                     for key, item in zip(keys, result, strict=True))
     parent = layout.shape
     try:
         if name == "reshape":
