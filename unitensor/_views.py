@@ -81,17 +81,26 @@ class Base:
 class Link:
     """A view's tie to its base: the steps from the base, the base version its
     array was derived at (and, for a mutable base, its framework's counter), and
-    its layout (a numpy array of no memory with the view's strides).
+    its layout (a numpy array of no memory with the view's strides; what makes
+    it, until a reshape asks for it: ``shaped``).
     """
 
     __slots__ = ("base", "counter", "layout", "seen", "steps")
 
-    def __init__(self, base: Base, steps: tuple[Step, ...], layout: Any) -> None:
+    def __init__(self, base: Base, steps: tuple[Step, ...],
+                 layout: Callable[[], Any]) -> None:
         self.base = base
         self.steps = steps
-        self.layout = layout
+        self.layout: Any = layout
         self.seen = base.version
         self.counter = base.counter() if base.mutable else 0
+
+    def shaped(self) -> Any:
+        """The layout, made on first need and kept."""
+        layout = self.layout
+        if callable(layout):
+            layout = self.layout = layout()
+        return layout
 
 
 _creating = threading.Lock()  # makes a Tensor's Base once, whichever thread asks
@@ -141,17 +150,22 @@ _fast.set_refresh(refresh)
 
 # -- taking a view ----------------------------------------------------------------
 def _numpy() -> Any:
-    import numpy  # always installed; imported only once a view is taken
+    import numpy  # always installed; imported only once a layout is needed
 
     return numpy
 
 
-def _layout(x: Tensor) -> Any:
-    """A numpy array of no memory with ``x``'s strides (None: unknown sizes)."""
+Layout = Callable[[], Any]  # a view's layout, made when first asked (Link.shaped)
+
+
+def _layout(x: Tensor) -> Layout | None:
+    """What makes ``x``'s layout: a numpy array of no memory with ``x``'s strides,
+    on which numpy decides whether a reshape is a view (None: unknown sizes).
+    Made only when a reshape asks: taking a view costs no numpy call.
+    """
     link = x._view
     if link is not None:
-        return link.layout
-    np = _numpy()
+        return link.shaped
     known = x.shape
     if any(n is None for n in known):
         return None
@@ -165,10 +179,14 @@ def _layout(x: Tensor) -> Any:
         for n in reversed(shape):
             strides = (step, *strides)
             step *= max(n, 1)
-    # never read: only numpy's view arithmetic runs on it (one element of
-    # memory behind any shape and strides)
-    return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, strides,
-                                           writeable=False)
+
+    def layout() -> Any:
+        # never read: only numpy's view arithmetic runs on it (one element of
+        # memory behind any shape and strides)
+        np = _numpy()
+        return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, strides,
+                                               writeable=False)
+    return layout
 
 
 def _tie(x: Tensor, result: Tensor, steps: tuple[Step, ...], layout: Any) -> Tensor:
@@ -201,30 +219,47 @@ def negative_step(key: Any) -> bool:
     return any(type(k) is slice and type(k.step) is int and k.step < 0 for k in parts)
 
 
+def _new_axes(parts: tuple[Any, ...], ndim: int) -> list[int]:
+    """Where the Nones of a basic key put their axes in a result of ``ndim``."""
+    cut = parts.index(Ellipsis) if Ellipsis in parts else len(parts)
+    found, place = [], 0
+    for k in parts[:cut]:
+        if k is None:
+            found.append(place)
+        if type(k) is not int:
+            place += 1
+    place = ndim
+    for k in reversed(parts[cut + 1:]):
+        if type(k) is not int:
+            place -= 1
+        if k is None:
+            found.append(place)
+    return found
+
+
 def taken(x: Tensor, key: Any, result: Any, backend: Adapter,
           getitem: Callable[[Any, Any], Any], reshape: Callable[..., Any]) -> Any:
     """``x[key]``'s result (a Tensor) as a view of ``x``'s base where numpy's is a
     view (a basic key not giving a scalar), else as it is (a copy).
     """
-    if not _basic(key):
+    if type(result) is not type(x) or not _basic(key):
         return result
     parts = key if type(key) is tuple else (key,)
+    plain = tuple(k for k in parts if k is not None)
+    if Ellipsis not in parts and len(plain) == len(parts) == x.ndim and all(
+            type(k) is int for k in parts):
+        return result  # numpy gives a scalar: a copy
     layout = _layout(x)
     if layout is None:
         return result
-    try:
-        view_layout = layout[key] if Ellipsis in parts else layout[(*parts, Ellipsis)]
-    except (IndexError, TypeError):
-        return result
-    if Ellipsis not in parts and view_layout.ndim == 0:
-        return result  # numpy gives a scalar: a copy
-    plain = tuple(k for k in parts if k is not None)
     steps: tuple[Step, ...] = (_index_step(backend, plain, getitem),)
     if len(plain) != len(parts):  # None: a new axis, put back by a reshape
-        shape = view_layout.shape
-        inner = layout[(*plain, Ellipsis)] if Ellipsis not in plain else layout[plain]
-        steps += (_reshape_step(reshape, shape, inner.shape),)
-    return _tie(x, result, steps, view_layout)
+        shape = tuple(int(n or 0) for n in result.shape)
+        new = set(_new_axes(parts, len(shape)))
+        inner = tuple(n for i, n in enumerate(shape) if i not in new)
+        steps += (_reshape_step(reshape, shape, inner),)
+    full = key if Ellipsis in parts else (*parts, Ellipsis)
+    return _tie(x, result, steps, lambda: layout()[full])
 
 
 def _index_step(backend: Adapter, key: Any, getitem: Callable[[Any, Any], Any],
@@ -247,50 +282,52 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
     layout = _layout(x)
     if layout is None:
         return result
-    np = _numpy()
     bound = _bind(name, args, kwargs)
     func = lookup(backend, name)
     forward: Callable[[Any], Any] = lambda a: func(a, *args, **kwargs)  # noqa: E731
-    reshape = lookup(backend, "reshape")
+    ndim = x.ndim
+    parent = tuple(x.shape)
     if name == "unstack":
-        if layout.ndim == 1:
+        if ndim == 1:
             return result  # numpy's are scalars: copies
-        axis = bound.get("axis", 0)
-        axis = axis % layout.ndim if layout.ndim else 0
+        axis = bound.get("axis", 0) % ndim
         getitem = backend.FIXES.get("__getitem__") or operator.getitem
         keys = [(slice(None),) * axis + (i,) for i in range(len(result))]
         return tuple(_tie(x, item, (_index_step(backend, key, getitem),),
-                          layout[(*key, Ellipsis)])
+                          lambda key=key: layout()[(*key, Ellipsis)])
                      for key, item in zip(keys, result, strict=True))
-    parent = layout.shape
-    try:
-        if name == "reshape":
-            if bound.get("copy") is True:
-                return result
-            view = np.reshape(layout, bound["shape"], copy=False)
-            backward = lambda a, c: reshape(c, parent)  # noqa: E731
-        elif name == "permute_dims":
-            axes = tuple(bound["axes"])
-            view = np.transpose(layout, axes)
-            inverse = tuple(int(i) for i in np.argsort([a % layout.ndim for a in axes]))
-            backward = lambda a, c: func(c, inverse)  # noqa: E731
-        elif name == "matrix_transpose":
-            view = np.swapaxes(layout, -1, -2)
-            backward = lambda a, c: func(c)  # noqa: E731
-        elif name in ("expand_dims", "squeeze"):
-            axis = bound.get("axis", 0 if name == "expand_dims" else None)
-            view = getattr(np, name)(layout, axis)
-            backward = lambda a, c: reshape(c, parent)  # noqa: E731
-        elif name == "moveaxis":
-            source, destination = bound["source"], bound["destination"]
-            view = np.moveaxis(layout, source, destination)
-            backward = lambda a, c: func(c, destination, source)  # noqa: E731
-        else:  # flip
-            axis = bound.get("axis")
-            view = np.flip(layout, axis)
-            backward = lambda a, c: func(c, **kwargs)  # noqa: E731
-    except (ValueError, TypeError, IndexError):  # numpy copies (or refused)
-        return result
+    view: Layout
+    if name == "reshape":
+        if bound.get("copy") is True:
+            return result
+        try:  # numpy decides, on the strides: a view, or a copy
+            made = _numpy().reshape(layout(), bound["shape"], copy=False)
+        except (ValueError, TypeError):
+            return result
+        view = lambda: made  # noqa: E731
+        reshape = func
+        backward = lambda a, c: reshape(c, parent)  # noqa: E731
+    elif name == "permute_dims":
+        axes = tuple(bound["axes"])
+        inverse = tuple(sorted(range(ndim), key=lambda i: axes[i] % ndim))
+        view = lambda: _numpy().transpose(layout(), axes)  # noqa: E731
+        backward = lambda a, c: func(c, inverse)  # noqa: E731
+    elif name == "matrix_transpose":
+        view = lambda: _numpy().swapaxes(layout(), -1, -2)  # noqa: E731
+        backward = lambda a, c: func(c)  # noqa: E731
+    elif name in ("expand_dims", "squeeze"):
+        axis = bound.get("axis", 0 if name == "expand_dims" else None)
+        view = lambda: getattr(_numpy(), name)(layout(), axis)  # noqa: E731
+        reshape = lookup(backend, "reshape")
+        backward = lambda a, c: reshape(c, parent)  # noqa: E731
+    elif name == "moveaxis":
+        source, destination = bound["source"], bound["destination"]
+        view = lambda: _numpy().moveaxis(layout(), source, destination)  # noqa: E731
+        backward = lambda a, c: func(c, destination, source)  # noqa: E731
+    else:  # flip
+        axis = bound.get("axis")
+        view = lambda: _numpy().flip(layout(), axis)  # noqa: E731
+        backward = lambda a, c: func(c, **kwargs)  # noqa: E731
     return _tie(x, result, ((forward, backward),), view)
 
 
