@@ -248,9 +248,42 @@ def dispatch(quick: bool) -> list[Row]:
         rows.append(Row("dispatch", f"{framework} ({label}): ut.add(x, y)", ours,
                         theirs, f"{framework}'s own",
                         "no hidden copy: the same kernel"))
+    if "jax" in FRAMEWORKS:
+        rows += view_writes(quick)
     if "tensorflow" in FRAMEWORKS:
         rows += tensorflow_dispatch(quick)
     return rows
+
+
+def view_writes(quick: bool) -> list[Row]:
+    """A write through a view of a jax-owned Tensor (replayed on its base:
+    unitensor/_views.py) against jax's own functional update of the base."""
+    import jax.numpy as jnp
+    state = {"a": jnp.zeros((64, 64), jnp.float32)}
+    x = ut.asarray(jnp.zeros((64, 64), jnp.float32))
+    row, flat = x[3], ut.reshape(x, (4096,))
+
+    def theirs() -> None:
+        state["a"] = state["a"].at[3, 1:5].set(1.0)
+
+    def base() -> None:
+        x[3, 1:5] = 1.0
+
+    def through_row() -> None:
+        row[1:5] = 1.0
+
+    def through_reshape() -> None:
+        flat[193:197] = 1.0
+
+    times = side_by_side([theirs, base, through_row, through_reshape], quick)
+    return [Row("dispatch", "jax (64x64): x[3, 1:5] = 1.0", times[1], times[0],
+                "jax's x.at[3, 1:5].set(1.0)"),
+            Row("dispatch", "jax (64x64): v[1:5] = 1.0, v = x[3]", times[2], times[0],
+                "jax's x.at[3, 1:5].set(1.0)",
+                "a view's write: its own update, then the base's"),
+            Row("dispatch", "jax (64x64): r[193:197] = 1.0, r = reshape(x, (4096,))",
+                times[3], times[0], "jax's x.at[3, 1:5].set(1.0)",
+                "its own update, then a reshape back")]
 
 
 def tensorflow_dispatch(quick: bool) -> list[Row]:
