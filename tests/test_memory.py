@@ -11,14 +11,17 @@ The CUDA paths need a CUDA GPU: the tests for them are skipped here.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -325,18 +328,47 @@ def test_configure_takes_keywords_only():
 
 
 # -- fast: in this process, where the frameworks have started ----------------------
+def gpu_less(name: str) -> bool:
+    """Whether ``name`` started without a GPU, where its settings cannot matter."""
+    part = importlib.import_module(f"unitensor._backends.{name}.memory")
+    return part.without_gpu() is not None
+
+
+@contextlib.contextmanager
+def too_late(name: str) -> Iterator[list[str]]:
+    """Refused (TooLateError) where ``name`` sees a GPU; said (TooLateWarning, not
+    applied) where it started without one. Yields the message, once out."""
+    said: list[str] = []
+    if gpu_less(name):
+        with pytest.warns(memory.TooLateWarning) as caught:
+            yield said
+        said += [str(w.message) for w in caught
+                 if issubclass(w.category, memory.TooLateWarning)]
+        assert all("not applied, and it cannot matter: " in m for m in said), said
+    else:
+        with pytest.raises(memory.TooLateError) as info:
+            yield said
+        said.append(str(info.value))
+        assert isinstance(info.value, RuntimeError)
+
+
 @pytest.mark.parametrize("name", [f for f in ("jax", "tensorflow") if f in FRAMEWORKS])
 def test_a_started_framework_refuses_and_nothing_changes(name):
     started(name)
     before = ours()
-    with pytest.raises(memory.TooLateError) as info:
+    with too_late(name) as said:
         memory.configure(preallocate=False, fraction={name: 0.5, "torch": 0.5})
-    message = str(info.value)
+    message = "; ".join(said)
     assert message.startswith("configure(): preallocate: ")
     assert f"for {name}, too late: {name} has already initialised" in message
     assert f"fraction['{name}']" in message
-    assert isinstance(info.value, RuntimeError)
-    assert ours() == before  # torch's fraction could have been set: it was not
+    if gpu_less(name):  # said: the others applied, nothing of name's
+        assert "without a GPU" in message or "CPU only" in message
+        added = {k for k in ours() if k not in before}
+        assert not added & {"XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_CLIENT_MEM_FRACTION"}
+        assert added & {"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"}
+    else:
+        assert ours() == before  # torch's fraction could have been set: it was not
 
 
 @pytest.mark.skipif("jax" not in FRAMEWORKS, reason="jax is not installed")
@@ -356,11 +388,28 @@ def test_best_effort_warns_for_the_late_setting_and_applies_the_rest():
                         ("tensorflow", "memory_limit")) if f in FRAMEWORKS])
 def test_a_started_framework_refuses_a_limit(name, reads):
     started(name)
-    with pytest.raises(memory.TooLateError, match=(
-            rf"^configure\(\): limit\['{name}'\]: .* got 1073741824 for {name}, "
-            rf"too late: .*{reads}")):
+    with too_late(name) as said:
         memory.configure(limit={name: 2**30, "cupy": 2**30})
-    assert ours() == {}  # CuPy's limit could have been set: it was not
+    assert re.match(rf"^configure\(\): limit\['{name}'\]: .* got 1073741824 for "
+                    rf"{name}, too late: .*{reads}", said[0]), said
+    if not gpu_less(name):
+        assert ours() == {}  # CuPy's limit could have been set: it was not
+
+
+@pytest.mark.skipif("jax" not in FRAMEWORKS, reason="jax is not installed")
+def test_a_framework_started_without_a_gpu_is_warned_not_refused():
+    """The first-hour defect: on a CPU-only machine, configure() after the first
+    jax array raised TooLateError, though nothing it sets can matter there."""
+    started("jax")
+    import jax
+    if any(d.platform != "cpu" for d in jax.devices()):
+        pytest.skip("jax sees an accelerator here: refusing is right")
+    with pytest.warns(memory.TooLateWarning, match=(
+            r"too late: jax has already initialised .*; not applied, and it cannot "
+            r"matter: jax started on the CPU only")):
+        done = memory.configure(fraction={"jax": 0.5})
+    assert "jax" not in done
+    assert "XLA_CLIENT_MEM_FRACTION" not in os.environ
 
 
 @needs_no_nvml
@@ -739,16 +788,23 @@ def test_imported_is_not_started_and_started_is_too_late():
         config = context.context().config.gpu_options
         assert abs(config.per_process_gpu_memory_fraction - 0.25) < 1e-6
         jnp.ones(2).block_until_ready(); tf.ones(2)
+        gpus = jax.devices()[0].platform != 'cpu' or tf.config.list_logical_devices('GPU')
         for name, setting in (('jax', 'XLA_CLIENT_MEM_FRACTION'),
                               ('tensorflow', 'per_process_gpu_memory_fraction')):
-            try:
-                ut.memory.configure(fraction={name: 0.1})
-            except ut.memory.TooLateError as exc:
-                text = str(exc)
-                assert text.startswith(f"configure(): fraction['{name}']: "), text
-                assert setting in text and 'too late' in text, text
-            else:
-                raise AssertionError(name)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter('always')
+                try:  # refused where a GPU is seen; else said: it cannot matter
+                    ut.memory.configure(fraction={name: 0.1})
+                except ut.memory.TooLateError as exc:
+                    assert gpus, exc
+                    text = str(exc)
+                else:
+                    assert not gpus and len(caught) == 1, caught
+                    assert caught[0].category is ut.memory.TooLateWarning
+                    text = str(caught[0].message)
+                    assert 'it cannot matter' in text, text
+            assert text.startswith(f"configure(): fraction['{name}']: "), text
+            assert setting in text and 'too late' in text, text
         assert os.environ.get('XLA_CLIENT_MEM_FRACTION') == '0.5'
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always')

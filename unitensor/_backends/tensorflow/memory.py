@@ -67,6 +67,14 @@ def too_late(request: Request, /) -> dict[str, str]:
                   f"{settings[name]} only then" for name in request.given()}
 
 
+def without_gpu() -> str | None:
+    tf = loaded("tensorflow")
+    if tf is None or not started() or _gpus(tf):
+        return None
+    return ("tensorflow started without a GPU, where its GPU memory settings cannot "
+            "matter")
+
+
 def _gpus(tf: Any) -> list[Any]:
     """TensorFlow's physical GPUs (listing them does not initialise it)."""
     return list(tf.config.list_physical_devices("GPU"))
