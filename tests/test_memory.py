@@ -788,7 +788,8 @@ def test_imported_is_not_started_and_started_is_too_late():
         config = context.context().config.gpu_options
         assert abs(config.per_process_gpu_memory_fraction - 0.25) < 1e-6
         jnp.ones(2).block_until_ready(); tf.ones(2)
-        gpus = jax.devices()[0].platform != 'cpu' or tf.config.list_logical_devices('GPU')
+        gpus = (jax.devices()[0].platform != 'cpu'
+                or tf.config.list_logical_devices('GPU'))
         for name, setting in (('jax', 'XLA_CLIENT_MEM_FRACTION'),
                               ('tensorflow', 'per_process_gpu_memory_fraction')):
             with warnings.catch_warnings(record=True) as caught:

@@ -137,7 +137,8 @@ def test_main_job_help_prints_usage_and_runs_nothing():
                          text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "usage: python -m unitensor" in out.stdout
-    assert "--markdown" in out.stdout and "--frameworks" in out.stdout
+    assert "--markdown" in out.stdout
+    assert "--frameworks" in out.stdout
     assert "Conversion matrix" not in out.stdout
     assert "loaded: []" in out.stdout
 

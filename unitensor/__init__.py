@@ -88,8 +88,10 @@ else:
 
 
 def __dir__() -> list[str]:
-    """The public names, ``dask`` and ``memory`` too (loaded on first use), for
-    completion; not the modules and helpers the package imports for itself."""
+    """The public names, ``dask`` and ``memory`` too (loaded on first use).
+
+    For completion: not the modules and helpers the package imports for itself.
+    """
     return sorted({*__all__, "dask", "__version__", "__array_api_version__"})
 
 
