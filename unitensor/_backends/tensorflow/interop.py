@@ -190,7 +190,11 @@ def copy(x: tf.Tensor) -> tf.Tensor:
 
 
 def astype(x: tf.Tensor, dtype: DType) -> tf.Tensor:
-    return tf.cast(x, _TO_TF[dtype])
+    native = _TO_TF[dtype]
+    if native == tf.bool and x.dtype.is_complex:
+        # true unless both parts are 0 (TF's cast reads the real part only)
+        return tf.math.not_equal(x, tf.zeros_like(x))
+    return tf.cast(x, native)
 
 
 def to_device(x: tf.Tensor, device: Device) -> tf.Tensor:
