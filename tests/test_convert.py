@@ -210,6 +210,20 @@ def test_byteswapped_arrays_are_copied_to_native_order_and_reported():
         ut.asarray(a, copy=False)
 
 
+def test_from_dlpack_copy_false_never_copies_a_byteswapped_array():
+    """from_dlpack(copy=False) copied such an array, reporting it as asarray's
+    copy; it refuses now, with the standard's type for from_dlpack."""
+    a = np.arange(4, dtype=">i8")
+    with pytest.raises(BufferError, match=r"^from_dlpack\(\): copy: expected True "
+                       r"or None, since a copy is needed: the array is in non-native "
+                       r"byte order, got False$"):
+        ut.from_dlpack(a, copy=False)
+    with pytest.warns(ut.CopyWarning, match=r"^from_dlpack\(\): copied because "):
+        t = ut.from_dlpack(a)
+    np.testing.assert_array_equal(t.numpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(ut.from_dlpack(a, copy=True).numpy(), [0, 1, 2, 3])
+
+
 @pytest.mark.parametrize("a", [np.zeros(2, "M8[s]"), np.zeros(2, "i4,f4"),
                                np.array(["x"]), np.zeros(2, object)])
 def test_unsupported_numpy_dtypes_raise_buffer_error(a):

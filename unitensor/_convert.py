@@ -144,11 +144,16 @@ def from_dlpack(x: Any, /, *, device: Any = None,
         type for ``from_dlpack``.
     """
     kind = type(x)
-    if issubclass(kind, _TensorBase) or (
-            _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
-        t = asarray(x)  # a framework's array: its owner keeps it, as it is
+    backend = None if issubclass(kind, _TensorBase) else _backends.for_type(kind)
+    if backend is not None and hasattr(x, "__dlpack__"):
+        # a framework's array: its owner keeps it, as it is (copy=False refuses
+        # what only a copy can give, a swap of byte order, as a BufferError)
+        t = _from_native(backend, x, copy, "from_dlpack")
         return t if device is None and copy is None else _adjust(
             t, None, device, copy, "from_dlpack")
+    if backend is None and issubclass(kind, _TensorBase):
+        return x if device is None and copy is None else _adjust(
+            x, None, device, copy, "from_dlpack")
     if kind is _CAPSULE_TYPE:
         buf = _core.from_capsule(x, func="from_dlpack", arg="x")
     elif hasattr(x, "__dlpack__"):
@@ -292,7 +297,8 @@ def check_memory(t: Tensor, func: str) -> None:
 
 
 # -- helpers ---------------------------------------------------------------------
-def _from_native(backend: Adapter, obj: Any, copy: bool | None) -> Tensor:
+def _from_native(backend: Adapter, obj: Any, copy: bool | None,
+                 func: str = "asarray") -> Tensor:
     native = backend.native(obj)
     try:
         backend.dtype(native)
@@ -300,7 +306,7 @@ def _from_native(backend: Adapter, obj: Any, copy: bool | None) -> Tensor:
         fixed = backend.fix_byte_order(native)
         if fixed is None:
             raise
-        copy_or_refuse("asarray", "copy", copy, "the array is in non-native byte order")
+        copy_or_refuse(func, "copy", copy, "the array is in non-native byte order")
         native = fixed
     return _make(backend, native)
 
