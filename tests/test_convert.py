@@ -7,6 +7,7 @@ from __future__ import annotations
 import array
 import datetime
 import gc
+import importlib.util
 import sys
 
 import numpy as np
@@ -331,3 +332,50 @@ def test_copy_true_always_gives_fresh_memory():
     assert t.numpy(copy=True) is not base
     assert not np.shares_memory(t.numpy(copy=True), base)
     assert isinstance(torch.zeros(1), torch.Tensor)
+
+
+class _ClaimsCuda:
+    """A foreign producer whose __dlpack_device__ says CUDA (a buggy or remote
+    one): unitensor must not ask a framework without CUDA for a stream."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def _cuda_count(name):
+    return ut._backends.get(name).cuda_devices()
+
+
+@pytest.mark.parametrize("name", [f for f in ("torch", "jax", "tensorflow")
+                                  if f in FRAMEWORKS])
+def test_a_cuda_device_the_framework_cannot_reach_is_a_value_error(name):
+    """torch's CPU build raised its raw AssertionError; TensorFlow placed the
+    array on its CPU, silently, where CUDA was asked for."""
+    if _cuda_count(name):
+        pytest.skip(f"{name} sees a CUDA device here")
+    x = ut.asarray(np.ones(3, np.float32)).to(name, copy=True)
+    with pytest.raises(ValueError, match=(
+            rf"^asarray\(\): device: expected a device {name} can reach here, got "
+            rf"cuda:0, and {name} sees no CUDA devices$")):
+        ut.asarray(x, device="cuda")
+    with pytest.raises(ValueError, match=r"^to_device\(\): device: .* got cuda:1"):
+        x.to_device("cuda:1")
+
+
+@pytest.mark.skipif("torch" not in FRAMEWORKS, reason="torch is not installed")
+@pytest.mark.parametrize("entry", ["asarray", "from_dlpack"])
+def test_a_producer_claiming_cuda_is_refused_without_asking_for_a_stream(entry):
+    if importlib.util.find_spec("cupy") is not None or _cuda_count("torch"):
+        pytest.skip("a framework here can reach CUDA memory")
+    arg = "obj" if entry == "asarray" else "x"
+    with pytest.raises(BufferError, match=(
+            rf"^{entry}\(\): {arg}: expected memory on a CUDA device torch can reach "
+            r"here, got memory on cuda:0, and torch sees no CUDA devices$")) as info:
+        getattr(ut, entry)(_ClaimsCuda(np.ones(3)))
+    assert info.value.__cause__ is None  # torch was not asked (its AssertionError)

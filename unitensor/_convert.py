@@ -275,7 +275,9 @@ def _import_dlpack(obj: Any, func: str, arg: str) -> _core.Buffer:
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
     stream = None
     if device is not None and device[0] in CUDA_READABLE:
-        stream = _natural_cuda_owner(func).consumer_stream(device[1])
+        owner = _natural_cuda_owner(func)
+        _check_reachable(owner, device[1], func, arg)
+        stream = owner.consumer_stream(device[1])
     return buffer_from_dlpack(obj, func, arg, stream)
 
 
@@ -375,6 +377,19 @@ def _natural_cuda_owner(func: str) -> Adapter:
     raise arg_error(BufferError, func, "x",
                     "CPU memory, or CUDA memory with cupy or a CUDA torch installed",
                     "CUDA memory, and neither cupy nor torch is installed")
+
+
+def _check_reachable(owner: Adapter, index: int, func: str, arg: str) -> None:
+    """BufferError where ``owner`` cannot reach CUDA device ``index``: asked
+    before any stream or copy, which such a framework answers with its raw error
+    (torch's CPU build: an AssertionError).
+    """
+    count = owner.cuda_devices() or 0
+    if index >= count:
+        raise arg_error(BufferError, func, arg, f"memory on a CUDA device "
+                        f"{owner.NAME} can reach here",
+                        f"memory on cuda:{index}, and {owner.NAME} sees "
+                        f"{count or 'no'} CUDA device{'s' * (count != 1)}")
 
 
 def _cuda_device_of(pointer: int) -> int:
@@ -497,6 +512,25 @@ def _stream_handle(stream: Any) -> int | None:
     return handle or 1
 
 
+def _to_device(backend: Adapter, native: Any, target: Device, func: str) -> Any:
+    """``native`` moved to ``target`` by its framework: a CUDA device it cannot
+    reach is a ValueError naming ``device``, asked before the framework is; its
+    other refusals mapped to the standard's types, the cause kept.
+    """
+    count = backend.cuda_devices() if target.kind == "cuda" else None
+    if count is not None and target.index >= count:  # TensorFlow: on its CPU
+        raise arg_error(ValueError, func, "device", f"a device {backend.NAME} can "
+                        "reach here", f"{target}, and {backend.NAME} sees "
+                        f"{count or 'no'} CUDA device{'s' * (count != 1)}")
+    try:
+        return backend.to_device(native, target)
+    except Exception as exc:
+        error = _refusal(func, backend, exc)
+        if error is None:
+            raise
+        raise error from exc
+
+
 def _adjust(t: Tensor, dtype: DType | None, device: Any,
             copy: bool | None, func: str) -> Tensor:
     """Apply asarray's dtype/device/copy arguments to ``t``."""
@@ -519,7 +553,7 @@ def _adjust(t: Tensor, dtype: DType | None, device: Any,
         if target != backend.device(native):
             if copy is False:
                 raise copy_refused(func, "copy", f"the device changes to {target}")
-            native, changed = backend.to_device(native, target), True
+            native, changed = _to_device(backend, native, target, func), True
     if copy is True and not changed:
         native, changed = backend.copy(native), True
     return _make(backend, native) if changed else t

@@ -194,6 +194,13 @@ def astype(x: jax.Array, dtype: DType) -> jax.Array:
     return x.astype(jax_dtype(dtype))
 
 
+def cuda_devices() -> int:
+    try:
+        return len(jax.devices("gpu"))
+    except RuntimeError:  # "Unknown backend gpu": no CUDA plugin, or no device
+        return 0
+
+
 def to_device(x: jax.Array, device: Device) -> jax.Array:
     platform = "cpu" if device.kind == "cpu" else "gpu"
     return jax.device_put(x, jax.devices(platform)[device.index])
