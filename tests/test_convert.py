@@ -379,3 +379,44 @@ def test_a_producer_claiming_cuda_is_refused_without_asking_for_a_stream(entry):
             r"here, got memory on cuda:0, and torch sees no CUDA devices$")) as info:
         getattr(ut, entry)(_ClaimsCuda(np.ones(3)))
     assert info.value.__cause__ is None  # torch was not asked (its AssertionError)
+
+
+class _OnlyArrayMethod:
+    """An array-like that offers nothing but numpy's ``__array__`` (as h5py
+    datasets, PIL images and many users' classes do)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return self.a.copy()
+        return self.a
+
+
+def test_an_object_offering_only_array_is_wrapped_by_numpy_zero_copy():
+    a = np.arange(6.0).reshape(2, 3)
+    t = ut.asarray(_OnlyArrayMethod(a))
+    assert t.owner == "numpy"
+    assert pointer(t.numpy()) == pointer(a)  # __array__ gave a view: no copy
+    assert pointer(ut.asarray(_OnlyArrayMethod(a), copy=True).numpy()) != pointer(a)
+    assert ut.asarray(_OnlyArrayMethod(a), dtype=ut.float32).dtype == ut.float32
+    assert ut.asarray(_OnlyArrayMethod(a), copy=False).shape == (2, 3)
+
+
+def test_pandas_objects_are_wrapped_zero_copy_and_copy_false_is_honoured():
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([1.0, 2.0, 3.0])
+    t = ut.asarray(series)
+    assert t.owner == "numpy"
+    assert np.shares_memory(t.numpy(), series.to_numpy())
+    assert float(ut.sum(t)) == 6.0
+    assert not np.shares_memory(ut.asarray(series, copy=True).numpy(),
+                                series.to_numpy())
+    mixed = pd.DataFrame({"a": [1.0, 2.0], "b": [1, 2]})  # one array needs a copy
+    with pytest.raises(ValueError, match=r"^asarray\(\): copy: expected True or None, "
+                       r"since a copy is needed: the __array__ of an object of type "
+                       r"'pandas.DataFrame' makes one, got False$") as info:
+        ut.asarray(mixed, copy=False)
+    assert isinstance(info.value.__cause__, ValueError)  # numpy's, kept
+    np.testing.assert_array_equal(ut.asarray(mixed).numpy(), [[1.0, 1.0], [2.0, 2.0]])

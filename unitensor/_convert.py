@@ -41,8 +41,8 @@ _BY_TYPE = _backends._by_type  # the per-type cache, read directly on the hot pa
 _LOADED = _backends._loaded
 _ACCEPTED = ("an array from numpy, torch, jax, cupy, tensorflow or array_api_strict, "
              "a DLPack capsule, an object with __dlpack__, __array_interface__, "
-             "__cuda_array_interface__ or the buffer protocol, a Python scalar or a "
-             "nested sequence of numbers")
+             "__cuda_array_interface__, the buffer protocol or __array__, a Python "
+             "scalar or a nested sequence of numbers")
 
 
 def _capsule_type() -> type:
@@ -100,7 +100,11 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         else:
             t = _from_foreign(obj, "asarray", "obj")
             if t is None:
-                return _from_python(obj, _dtype(dtype), device, copy)
+                if not hasattr(kind, "__array__") or isinstance(
+                        obj, (*_SCALARS, list, tuple)):
+                    return _from_python(obj, _dtype(dtype), device, copy)
+                t = _from_array_method(obj, copy)
+                copy = None if copy is True else copy  # made by the call, if asked
     if dtype is None and device is None and copy is None:
         return t
     return _adjust(t, _dtype(dtype), device, copy, "asarray")
@@ -394,6 +398,26 @@ def _check_reachable(owner: Adapter, index: int, func: str, arg: str) -> None:
 
 def _cuda_device_of(pointer: int) -> int:
     return _natural_cuda_owner("asarray").cuda_device_of(pointer)
+
+
+def _from_array_method(obj: Any, copy: bool | None) -> Tensor:
+    """A numpy-owned Tensor for an object that offers only ``__array__``
+    (pandas, xarray, h5py, PIL images): numpy's own reading of it, over the
+    object's memory where ``__array__`` gives a view; ``copy=False`` where it
+    cannot is the standard's ValueError (numpy's, its cause).
+    """
+    import numpy as np  # a dependency; imported here, not by import unitensor
+
+    numpy = _backends.get("numpy", "asarray")
+    try:
+        native = np.asarray(obj, copy=copy)
+    except ValueError as exc:
+        if copy is not False:
+            raise
+        raise arg_error(ValueError, "asarray", "copy", "True or None, since a copy "
+                        f"is needed: the __array__ of {describe(obj)} makes one",
+                        "False") from exc
+    return _from_native(numpy, native, copy)
 
 
 def _from_python(obj: Any, dtype: DType | None, device: Any,
