@@ -64,14 +64,9 @@ from ._wrap import wrap
 # isort: split
 from . import _operators  # noqa: F401 - installs Tensor's operators, once all exist
 
-if TYPE_CHECKING:  # the functions the star imports bring (define() makes them)
-    from collections.abc import Callable
-    from typing import Any
-
+if TYPE_CHECKING:  # loaded on first use (below); the group modules have stubs
     from . import dask as dask
     from . import memory
-
-    def __getattr__(name: str) -> Callable[..., Any]: ...
 else:
     def __getattr__(name: str) -> object:
         """``ut.memory`` and ``ut.dask``, imported on first use.

@@ -197,6 +197,11 @@ def astype(x: tf.Tensor, dtype: DType) -> tf.Tensor:
     return tf.cast(x, native)
 
 
+def cuda_devices() -> int:
+    # physical devices: listing them does not initialise TensorFlow's context
+    return len(tf.config.list_physical_devices("GPU"))
+
+
 def to_device(x: tf.Tensor, device: Device) -> tf.Tensor:
     with tf.device(device_name(device)):
         return tf.identity(x)
