@@ -26,8 +26,8 @@ def watch_compiler() -> None:
 
 
 def _register() -> None:
-    from . import compile
-    compile.register()
+    from ..._wrap import torch_ops
+    torch_ops.register()
 
 
 def _not_registered(module: str, what: str, exc: Exception) -> None:

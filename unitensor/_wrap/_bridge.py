@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, Final, TypeVar
 
-from . import _backends, _convert
-from ._errors import arg_error, conversion_refused, describe
+from .. import _backends, _convert
+from .._errors import arg_error, conversion_refused, describe
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -470,7 +470,7 @@ def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> 
 @functools.cache  # asked several times a call: import_module costs ~1 µs each
 def autodiff(framework: str) -> ModuleType:
     """The ``autodiff`` module of ``framework``'s backend (its part of wrap)."""
-    return importlib.import_module(f"{__package__}._backends.{framework}.autodiff")
+    return importlib.import_module(f"{__package__}.{framework}")
 
 
 # -- argument trees: nested tuples, lists and dicts -----------------------------

@@ -14,8 +14,8 @@ from typing import Any
 
 import cupy
 
-from .._common import copy_kept
-from ..numpy.autodiff import FRESH  # a Python count: the list and the argument
+from .._backends._common import copy_kept
+from .numpy import FRESH  # a Python count: the list and the argument
 
 
 def _root(a: cupy.ndarray) -> cupy.ndarray:

@@ -38,11 +38,12 @@ from typing import Any
 import torch
 from torch.compiler import assume_constant_result, substitute_in_graph
 
-from ... import _backends, _fast, _fastpath, _wrap
-from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, describe
-from ..._tensor import Tensor
-from .interop import torch_dtype
+from .. import _backends, _fast, _fastpath
+from .._backends.torch.interop import torch_dtype
+from .._dtypes import parse as parse_dtype
+from .._errors import arg_error, describe
+from .._tensor import Tensor
+from . import _bridge as _wrap
 
 _registered = False
 

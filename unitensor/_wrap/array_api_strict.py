@@ -10,9 +10,9 @@ from typing import Any
 
 from array_api_strict._array_object import Array
 
-from .._common import copy_kept
-from ..numpy.autodiff import FRESH, root
-from ..numpy.autodiff import kept as numpy_kept
+from .._backends._common import copy_kept
+from .numpy import FRESH, root
+from .numpy import kept as numpy_kept
 
 
 def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
