@@ -14,7 +14,7 @@ from typing import Any
 
 import cupy
 
-from .._backends._common import copy_kept
+from ._lend import copy_kept
 from .numpy import FRESH  # a Python count: the list and the argument
 
 
@@ -34,7 +34,7 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
 
 
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
-    """As numpy's :func:`~unitensor._backends.numpy.autodiff.unshared`."""
+    """As numpy's :func:`~unitensor._wrap.numpy.unshared`."""
     inputs = {id(_root(x)) for x in xs if isinstance(x, cupy.ndarray)}
     return copy_kept(ys, "cupy", quiet, lambda i: kept(ys, i, inputs),
                      lambda y: id(_root(y)))

@@ -100,7 +100,7 @@ def _dispatch_traced() -> bool:
 
 
 def _op(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
-    """The body's outputs as the op ``unitensor::bridge`` (compile.py)."""
+    """The body's outputs as the op ``unitensor::bridge`` (torch_ops.py)."""
     from . import torch_ops  # imports torch._dynamo (seconds): only here
     return torch_ops.fx_call(c, xs)
 
