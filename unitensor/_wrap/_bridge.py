@@ -33,7 +33,7 @@ from typing import Any, Final, TypeVar
 from .. import _backends
 from .._errors import arg_error, describe
 from ._lend import lend
-from ._parts import COMPILED_CALLS, IMMUTABLE, PARTS, Guarded, Unconverted, part
+from ._parts import COMPILED_PARTS, IMMUTABLE, PARTS, Guarded, Unconverted, part
 from ._trees import FLAT, ONE, TUPLE, flatten, unflatten
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -212,10 +212,10 @@ class Bridge:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
             # (found once torch.compile was shown unitensor's C paths)
-            compiled = COMPILED_CALLS.get((self.source, self.target))
+            compiled = COMPILED_PARTS.get((self.source, self.target))
             if compiled is not None and sys.modules["torch"].compiler.is_compiling():
                 # traced by torch.compile: one opaque op of its graph
-                return compiled(self, args, kwargs)
+                return compiled.bridged_call(self, args, kwargs)
             # torch.compile is in use: it must not trace the bridge (nor the
             # body's framework): a graph break, or under fullgraph=True,
             # Dynamo's error giving this reason

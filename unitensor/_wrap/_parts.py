@@ -221,8 +221,8 @@ IMMUTABLE: Final = ("jax", "tensorflow")
 #: (caller, body) -> the module of the call as a compiler's graph holds it
 COMPILED: Final[dict[tuple[str, str], str]] = {
     ("torch", "jax"): "unitensor._wrap.torch_ops"}
-#: (caller, body) -> that call, once the compiler is imported (load_compiled)
-COMPILED_CALLS: Final[dict[tuple[str, str], Callable[..., Any]]] = {}
+#: (caller, body) -> that module, once the compiler is imported (load_compiled)
+COMPILED_PARTS: Final[dict[tuple[str, str], Compiled]] = {}
 
 
 def members(contract: type) -> tuple[str, ...]:
@@ -266,11 +266,13 @@ def part(name: str) -> ModuleType:
 
 
 def load_compiled() -> None:
-    """Import the modules of :data:`COMPILED` (registering their ops with the
-    compiler) and keep each one's ``bridged_call`` in :data:`COMPILED_CALLS`.
-    Run once the compiler is imported (``_compile.watch``): while it traces, a
-    bridged call finds its op here, without an import (no part of a graph).
+    """Import the modules of :data:`COMPILED` into :data:`COMPILED_PARTS`.
+
+    Run once the compiler is imported (``_compile.watch``): their ops are then
+    registered, and while the compiler traces, a bridged call finds its op
+    there without an import (no part of a graph). A module may be the one whose
+    import imported the compiler, not yet run to its end: its ``bridged_call``
+    is read when a bridge is called.
     """
     for pair, name in COMPILED.items():
-        module = cast(Compiled, importlib.import_module(name))
-        COMPILED_CALLS[pair] = module.bridged_call
+        COMPILED_PARTS[pair] = cast(Compiled, importlib.import_module(name))
