@@ -161,8 +161,9 @@ def test_the_checker_reads_imports_inside_functions():
     assert "unitensor._backends.torch.interop" in found
 
 
-@pytest.mark.parametrize("order", ["unitensor first", "torch._dynamo first",
-                                   "the bridge op first"])
+@pytest.mark.parametrize("order", [
+    "unitensor first", "the bridge op first",
+    pytest.param("torch._dynamo first", marks=pytest.mark.slow)])  # (~20 s each)
 def test_torch_compile_is_shown_the_bridge_once_its_tracer_is_imported(order):
     """The registration happens when torch._dynamo is imported, before or after
     unitensor, and not before (importing unitensor imports no torch); also where
