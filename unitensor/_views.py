@@ -170,9 +170,10 @@ def _layout(x: Tensor) -> Layout | None:
     if any(n is None for n in known):
         return None
     shape = tuple(int(n or 0) for n in known)
-    stride = getattr(x._native, "stride", None)  # torch's own, in elements
+    # torch's own strides, in elements (an immutable owner's arrays have none)
+    stride = None if x._backend.IMMUTABLE else getattr(x._native, "stride", None)
     strides: tuple[int, ...]
-    if callable(stride) and not x._backend.IMMUTABLE:
+    if callable(stride):
         strides = tuple(8 * s for s in stride())
     else:  # immutable arrays: logically C-contiguous
         strides, step = (), 8
