@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import _core
 from .._device import CPU_READABLE
 from .._dtypes import DTYPES, DType
-from .._errors import arg_error, copy_or_refuse
+from .._errors import arg_error
 
 if TYPE_CHECKING:
     import numpy  # imported where it is used: `import unitensor` imports no framework
@@ -342,26 +342,3 @@ def complex_special_cases_fixed(xp: ModuleType, name: str,
     fixed.real_path = native  # type: ignore[attr-defined]
     fixed.complex_dtypes = complex_dtypes  # type: ignore[attr-defined]
     return fixed
-
-
-def copy_kept(ys: list[Any], framework: str, quiet: bool,
-              kept: Callable[[int], bool], memory: Callable[[Any], int]) -> list[Any]:
-    """``ys``, the outputs of a body in ``framework`` for a caller whose arrays
-    are immutable, with each one ``kept(i)`` says the body keeps, and every
-    other on the same memory (``memory(y)``: an id of its holder), replaced by
-    an aligned copy in ``framework`` (reported unless ``quiet``).
-    """
-    from .. import _convert  # (a cycle at import: _convert imports the backends)
-    # all decided before any is replaced: a kept output's sibling on its memory
-    # counts as a holder that goes with the call, which it is not
-    held = {memory(ys[i]) for i in range(len(ys)) if kept(i)}
-    for i in range(len(ys)):
-        if memory(ys[i]) in held:
-            copy_or_refuse("wrap", "func", True if quiet else None,
-                           "the body's output shares memory the body keeps (a "
-                           "global, a cached array, a writable input) or memory "
-                           f"{framework} did not allocate, which a later in-place "
-                           "update would change in the caller's immutable array",
-                           "func (an output of the body)")
-            ys[i] = _convert.view(_convert.asarray(ys[i]), framework, True, "wrap")
-    return ys
