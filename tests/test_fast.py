@@ -356,7 +356,7 @@ def test_jax_views_of_memory_with_a_producer_are_imported_each_time():
 
 
 def test_stream_order_orders_only_different_streams():
-    from unitensor._backends._common import StreamOrder
+    from unitensor._backends._dlpack import StreamOrder
     calls = []
     order = StreamOrder(3, lambda device: 9, lambda *args: calls.append(args))
     assert order.stream() == 9

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
-from ._backends._common import buffer_from_dlpack
+from ._backends._dlpack import buffer_from_dlpack
 from ._config import new_array_owner
 from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
 from ._dtypes import DType, check_int

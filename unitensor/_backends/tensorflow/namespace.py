@@ -36,7 +36,7 @@ from ..._device import Device
 from ..._dtypes import DTYPES, DType, promote, with_scalar
 from ..._errors import arg_error
 from ..._standard import FUNCTIONS
-from .._common import (
+from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     complex_special_cases_fixed,
     refuse_empty_reduction,
@@ -1783,7 +1783,7 @@ _COMPLEX = frozenset({tf.complex64, tf.complex128})
 
 def _complex_special_cases(name: str) -> Callable[..., Any]:
     """``name`` with the standard's complex special cases (numpy's elements for
-    them, ``_common.complex_special_cases_fixed``); traced by ``tf.function``,
+    them, ``_fixes.complex_special_cases_fixed``); traced by ``tf.function``,
     the same with both branches in the graph.
     """
     native = getattr(NAMESPACE, name)
