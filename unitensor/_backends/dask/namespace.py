@@ -22,7 +22,14 @@ from dask.highlevelgraph import HighLevelGraph
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
-from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
+from ..._errors import (
+    arg_error,
+    describe,
+    from_computing,
+    is_ours,
+    restated,
+    standard_type,
+)
 from ..._standard import FUNCTIONS
 from .._fixes import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
@@ -987,10 +994,9 @@ def _selection(x: da.Array, parts: tuple[Any, ...]) -> tuple[float, ...]:
     try:
         return _index(x, parts).shape
     except IndexError as exc:
-        head, _, rest = str(exc).partition("(): ")
-        if head != "__getitem__":
+        if getattr(exc, "func", None) != "__getitem__":
             raise
-        raise IndexError(f"__setitem__(): {rest}") from None
+        raise restated(exc, IndexError, "__setitem__") from None
 
 
 def _mask_values(parts: tuple[Any, ...], value: Any) -> tuple[Any, ...]:
