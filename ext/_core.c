@@ -214,8 +214,8 @@ arg_error(PyObject *exc, const char *func, const char *arg, const char *accepted
     if (received == NULL) {
         return NULL;
     }
-    PyObject *message =
-        PyUnicode_FromFormat("%s(): %s: expected %s, got %U", func, arg, accepted, received);
+    PyObject *message = PyUnicode_FromFormat("%s(): %s: expected %s, got %U", func, arg,
+                                             accepted, received);
     if (message == NULL) {
         goto done;
     }
@@ -228,7 +228,8 @@ arg_error(PyObject *exc, const char *func, const char *arg, const char *accepted
     const char *values[] = {func, arg, accepted};
     for (size_t i = 0; i < 3; i++) {
         PyObject *value = PyUnicode_FromString(values[i]);
-        int failed = value == NULL || PyObject_SetAttrString(error, names[i], value) < 0;
+        int failed =
+            value == NULL || PyObject_SetAttrString(error, names[i], value) < 0;
         Py_XDECREF(value);
         if (failed) {
             goto done;
