@@ -83,9 +83,9 @@ CASES = {
     "P-34": (lambda: ut.asarray({"a": 1}), TypeError,
              "asarray(): obj: expected an array from numpy, torch, jax, cupy, "
              "tensorflow or array_api_strict, a DLPack capsule, an object with "
-             "__dlpack__, __array_interface__, __cuda_array_interface__ or the "
-             "buffer protocol, a Python scalar or a nested sequence of numbers, got "
-             "an object of type 'dict'"),
+             "__dlpack__, __array_interface__, __cuda_array_interface__, the "
+             "buffer protocol or __array__, a Python scalar or a nested sequence of "
+             "numbers, got an object of type 'dict'"),
     "P-35": (lambda: ut.asarray([1.0]).to("pytorchh"), ValueError,
              "to(): framework: expected one of ('numpy', 'torch', 'jax', "
              "'tensorflow', 'cupy', 'dask', 'array_api_strict'), got 'pytorchh' of "

@@ -64,14 +64,9 @@ from ._wrap import wrap
 # isort: split
 from . import _operators  # noqa: F401 - installs Tensor's operators, once all exist
 
-if TYPE_CHECKING:  # the functions the star imports bring (define() makes them)
-    from collections.abc import Callable
-    from typing import Any
-
+if TYPE_CHECKING:  # loaded on first use (below); the group modules have stubs
     from . import dask as dask
     from . import memory
-
-    def __getattr__(name: str) -> Callable[..., Any]: ...
 else:
     def __getattr__(name: str) -> object:
         """``ut.memory`` and ``ut.dask``, imported on first use.
@@ -84,6 +79,16 @@ else:
             import importlib
             return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+
+def __dir__() -> list[str]:
+    """The public names, ``dask`` and ``memory`` too (loaded on first use).
+
+    For completion: not the modules and helpers the package imports for itself.
+    """
+    return sorted({*__all__, "dask", "__version__", "__array_api_version__"})
+
 
 __version__ = "0.1.0"
 

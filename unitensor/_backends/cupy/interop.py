@@ -28,6 +28,13 @@ def export(x: cupy.ndarray) -> _core.Buffer:
         return buffer_from_dlpack(x, stream=-1)
 
 
+def cuda_devices() -> int:
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except cupy.cuda.runtime.CUDARuntimeError:  # no driver, or no device
+        return 0
+
+
 def consumer_stream(device: int) -> int:
     """The framework's current stream on ``device``: it reads and writes there."""
     with cupy.cuda.Device(device):

@@ -119,6 +119,12 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
         return buffer_from_dlpack(x, stream=-1)
 
 
+def cuda_devices() -> int:
+    # is_available() first: a CPU build has no device count to ask, and a CUDA
+    # build on a machine without a GPU answers 0 without starting CUDA
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
 def consumer_stream(device: int) -> int:
     """The framework's current stream on ``device``: it reads and writes there."""
     # torch's default stream is CUDA's legacy default stream, handle 0: DLPack's 1
