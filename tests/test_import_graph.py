@@ -144,8 +144,8 @@ def test_the_graph_sees_the_imports():
     assert {"unitensor._tensor", "unitensor._convert", "unitensor._fastpath"} <= graph[
         "unitensor._dispatch"]
     assert "unitensor._fast" in graph["unitensor._fastpath"]  # a C extension
-    assert "unitensor._backends" in graph["unitensor._convert"]  # via _backends._common
-    assert "unitensor._backends._common" in graph["unitensor._backends.torch.interop"]
+    assert "unitensor._backends" in graph["unitensor._convert"]  # via _backends._dlpack
+    assert "unitensor._backends._dlpack" in graph["unitensor._backends.torch.interop"]
     assert "unitensor._backends.numpy.namespace" in graph[
         "unitensor._backends.torch.namespace"]
     assert "unitensor._fastpath" in graph["unitensor._tensor"]
