@@ -10,8 +10,8 @@ gradgradcheck, jax.test_util.check_grads).
 from __future__ import annotations
 
 import gc
-import os
 import inspect
+import os
 import threading
 import warnings
 import weakref
