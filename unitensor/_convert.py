@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
-from ._backends._common import buffer_from_dlpack
+from ._backends._dlpack import buffer_from_dlpack
 from ._config import new_array_owner
-from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
+from ._device import CPU_READABLE, CUDA_READABLE, Device
 from ._dtypes import DType, check_int
 from ._dtypes import parse as parse_dtype
 from ._errors import (
@@ -172,11 +172,14 @@ def from_dlpack(x: Any, /, *, device: Any = None,
 
 
 def view(t: Tensor, framework: str, copy: bool | None,
-         func: str, what: str | None = None) -> Any:
+         func: str, what: str | None = None, guarded: bool = False) -> Any:
     """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy,
     reported naming ``func`` (and ``what``, the array's place in the call).
+    ``guarded``: the caller refuses writes into read-only memory while the view
+    lives (a bridge's guard), so it is lent as for reading: no AliasWarning,
+    never cached.
     """
-    return _view(t, framework, copy, func, False, what)
+    return _view(t, framework, copy, func, guarded, what)
 
 
 def operand(t: Tensor, backend: Adapter, func: str) -> Any:
@@ -505,8 +508,9 @@ def to_device(t: Tensor, device: Any, stream: Any) -> Tensor:
     queued on it afterwards finds the result complete (it waits for the copy).
     """
     handle = _stream_handle(stream)
-    if handle is not None and CUDA_READABLE.isdisjoint(
-            (parse(device, "to_device").dlpack[0], t.device.dlpack[0])):
+    if handle is not None and CUDA_READABLE.isdisjoint((
+            _backends.parse_device(device, "to_device").dlpack[0],
+            t.device.dlpack[0])):
         raise arg_error(ValueError, "to_device", "stream",
                         "None for a move between CPU devices", describe(stream))
     moved = _adjust(t, None, device, None, "to_device")
@@ -573,7 +577,7 @@ def _adjust(t: Tensor, dtype: DType | None, device: Any,
                 raise
             raise error from exc
     if device is not None:
-        target = parse(device, func)
+        target = _backends.parse_device(device, func)
         if target != backend.device(native):
             if copy is False:
                 raise copy_refused(func, "copy", f"the device changes to {target}")

@@ -16,7 +16,7 @@ from conftest import aligned_empty
 
 import unitensor as ut
 from unitensor import _backends
-from unitensor._backends import _common
+from unitensor._backends import _dlpack
 from unitensor._backends.numpy import interop as numpy_interop
 
 pytest.importorskip("tensorflow")
@@ -211,7 +211,7 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     a = aligned_empty((2, 3), np.float64)
     a[...] = np.arange(6.0).reshape(2, 3)
     t = tf_backend.ROUTES["numpy"](a)
-    assert _common.buffer_from_dlpack(t).data_ptr == a.ctypes.data
+    assert _dlpack.buffer_from_dlpack(t).data_ptr == a.ctypes.data
     assert tf_backend.ROUTES["numpy"](a.T) is None  # TF needs row-major
     bf16 = np.zeros(2, numpy_interop._BFLOAT16)  # no buffer-protocol name
     assert tf_backend.ROUTES["numpy"](bf16) is None

@@ -21,7 +21,7 @@ from .. import _core
 from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error, describe, standard_type
-from ._common import dtype_in
+from ._dtype_tables import dtype_in
 from ._memory import MemoryStats, Request
 
 
@@ -125,7 +125,7 @@ class Interop(Protocol):
 
     def producer(self, device: int, /) -> Producer | None:
         """For a Buffer of the framework's CUDA memory on ``device``: whose work a
-        consumer's stream waits for (``_common.StreamOrder``); None where memory
+        consumer's stream waits for (``_dlpack.StreamOrder``); None where memory
         is ready once exported (the default: JAX's export waits until it is;
         TensorFlow's GPU tensors are not handled, docs/interop.md).
         """

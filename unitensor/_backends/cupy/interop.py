@@ -8,7 +8,7 @@ from ... import _core
 from ..._device import CUDA_READABLE, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, warn_read_only_alias
-from .._common import StreamOrder, buffer_from_dlpack
+from .._dlpack import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
 _TO_CUPY = {d: k for k, d in NATIVE_DTYPES.items()}

@@ -24,7 +24,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..._errors import arg_error
+from ..._errors import arg_error, restated
 from .interop import held, materialise
 from .interop import shape as sizes
 from .shapes import needs_known_shape, shape_text, unknown
@@ -518,10 +518,9 @@ def _selection(x: da.Array, parts: tuple[Any, ...]) -> tuple[float, ...]:
     try:
         return index(x, parts).shape
     except IndexError as exc:
-        head, _, rest = str(exc).partition("(): ")
-        if head != "__getitem__":
+        if getattr(exc, "func", None) != "__getitem__":
             raise
-        raise IndexError(f"__setitem__(): {rest}") from None
+        raise restated(exc, IndexError, "__setitem__") from None
 
 
 def _mask_values(parts: tuple[Any, ...], value: Any) -> tuple[Any, ...]:

@@ -24,7 +24,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
-from .._common import refuse_empty_reduction
+from .._fixes import refuse_empty_reduction
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import indexing, linalg

@@ -24,11 +24,8 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, Device
 from ..._dtypes import DTYPES, DType, from_dlpack_code
 from ..._errors import arg_error
-from .._common import (
-    ForImmutableConsumer,
-    immutable_buffer,
-    numpy_dtype_table,
-)
+from .._dlpack import ForImmutableConsumer, immutable_buffer
+from .._dtype_tables import numpy_dtype_table
 
 NATIVE_DTYPES = numpy_dtype_table(np)
 _TO_JAX = {d: k for k, d in NATIVE_DTYPES.items()}

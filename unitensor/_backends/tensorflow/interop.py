@@ -24,7 +24,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
-from .._common import cpu_only_reason, immutable_buffer
+from .._dlpack import cpu_only_reason, immutable_buffer
 
 if TYPE_CHECKING:
     import numpy as np

@@ -19,7 +19,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, warn_read_only_alias
-from .._common import StreamOrder, buffer_from_dlpack
+from .._dlpack import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}

@@ -11,7 +11,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ..._common import refuse_empty_reduction
+from ..._fixes import refuse_empty_reduction
 from ._base import INDEX, Tensor, _axes, _common
 
 
