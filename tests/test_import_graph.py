@@ -250,6 +250,7 @@ FRAMEWORK_IMPORTS = {
     ("unitensor._data_type_functions", "ml_dtypes"): "finfo of bfloat16",
     ("unitensor._data_type_functions", "numpy"): "finfo/iinfo through numpy's",
     ("unitensor._convert", "numpy"): "__array__ objects, read as numpy reads them",
+    ("unitensor._views", "numpy"): "numpy decides whether a view's reshape is a view",
     ("unitensor.__main__", "numpy"): "the main job's data",
     ("unitensor.dask", "dask"): "ut.dask, the public dask extras (loaded on use)",
     ("unitensor.dask", "numpy"): "ut.dask.chunked splits numpy arrays",
