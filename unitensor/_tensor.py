@@ -285,8 +285,13 @@ class Tensor(_fast.TensorBase):
     def __reduce__(self) -> tuple[Any, tuple[str, Any, bool]]:
         """Pickled by its owner (the owner's own pickling of its array), restored
         as a Tensor of the same owner, dtype, device and read-only state.
+
+        Where the owner's pickling could move memory that unitensor has exposed
+        (torch's multiprocessing pickler moves a storage into shared memory), a
+        copy is pickled instead: the views made earlier stay valid.
         """
-        return _restore, (self._backend.NAME, self._native, self.readonly)
+        backend = self._backend
+        return _restore, (backend.NAME, backend.pickled(self._native), self.readonly)
 
     def __copy__(self) -> Tensor:
         """A Tensor sharing this memory (and its read-only state)."""

@@ -104,6 +104,13 @@ class Interop(Protocol):
     def copy(self, x: Any, /) -> Any:
         """A copy of ``x``, made by the framework."""
 
+    def pickled(self, x: Any, /) -> Any:
+        """What a pickler gets in place of a Tensor's ``x``: ``x`` itself, or a
+        copy where pickling ``x`` could move memory that is not the framework's
+        alone (torch's multiprocessing pickler moves a storage into shared
+        memory). Default: ``x`` (pickling reads the memory, nothing moves it).
+        """
+
     def astype(self, x: Any, dtype: DType, /) -> Any:
         """``x`` converted to ``dtype`` by the framework."""
 
@@ -269,6 +276,10 @@ def _legacy_default_stream(device: int, /) -> int:
     return 1
 
 
+def _as_is(x: Any, /) -> Any:
+    return x
+
+
 def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
@@ -281,7 +292,8 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "ROUTES": {}, "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
-    "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
+    "fix_byte_order": _no_byte_order_fix, "pickled": _as_is,
+    "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
     "error_type": standard_type,
