@@ -298,8 +298,10 @@ class Tensor(_fast.TensorBase):
         return _make(self._backend, self._native, self._shared())
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        """A Tensor over a copy of the memory, of the same owner."""
-        return _convert.asarray(self, copy=True)
+        """A Tensor over a copy of the memory, of the same owner, independent of
+        this one (over a torch tensor requiring grad: a new leaf).
+        """
+        return _make(self._backend, self._backend.deepcopy(self._native))
 
     def __repr__(self) -> str:
         return (f"unitensor.Tensor({self._native!r}, owner={self.owner!r}, "

@@ -104,6 +104,11 @@ class Interop(Protocol):
     def copy(self, x: Any, /) -> Any:
         """A copy of ``x``, made by the framework."""
 
+    def deepcopy(self, x: Any, /) -> Any:
+        """A copy of ``x`` for ``copy.deepcopy``: independent of ``x``, autodiff
+        state included (torch: a new leaf, as its own deepcopy). Default: ``copy``.
+        """
+
     def pickled(self, x: Any, /) -> Any:
         """What a pickler gets in place of a Tensor's ``x``: ``x`` itself, or a
         copy where pickling ``x`` could move memory that is not the framework's
@@ -334,6 +339,7 @@ DERIVED: dict[str, Callable[[Any], object]] = {
     "dtype_from_native": lambda adapter: adapter.NATIVE_DTYPES.get,
     "wraps_as_is": _wraps_array_types,
     "native": _requires_array_types,
+    "deepcopy": lambda adapter: adapter.copy,
 }
 
 

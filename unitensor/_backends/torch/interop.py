@@ -16,6 +16,7 @@ Quirks handled here:
 
 from __future__ import annotations
 
+import copy as _copy
 from typing import Any
 
 import numpy as np
@@ -152,7 +153,19 @@ def producer(device: int) -> StreamOrder:
 
 
 def copy(x: torch.Tensor) -> torch.Tensor:
-    return x.clone()
+    return x.clone()  # differentiable, as torch.asarray(x, copy=True)
+
+
+def deepcopy(x: torch.Tensor) -> torch.Tensor:
+    """A new leaf, as torch's own deepcopy gives (a clone would stay in ``x``'s
+    graph: backward through it would write ``x.grad``); of a non-leaf too, which
+    torch's deepcopy refuses.
+    """
+    if not x.requires_grad:
+        return x.clone()
+    if x.is_leaf:
+        return _copy.deepcopy(x)  # its .grad copied too, a Parameter kept one
+    return x.detach().clone().requires_grad_()
 
 
 # -- pickling: nothing unitensor points into may move ----------------------------
