@@ -678,3 +678,74 @@ def test_p39_a_child_receives_the_values_and_the_parent_keeps_its_views(start):
     assert (n[0], n[7]) == (0.0, 7.0)  # the child's write went to its copy
     assert shared_view[0] == 1.0  # shared memory stays shared: the child's write
     del junk
+
+
+# -- P-41: made once and cached, also under threads ----------------------------------
+@contextmanager
+def _switching_often():
+    # a thread switch every microsecond: the window between a cache miss and the
+    # cache's fill is entered by the other threads, as on a free-threaded build
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def _at_once(func, threads=8):
+    """``func()`` in ``threads`` threads released together; their results."""
+    import threading
+    start = threading.Barrier(threads)
+    results: list = [None] * threads
+    errors: list[BaseException] = []
+
+    def work(i):
+        try:
+            start.wait()
+            results[i] = func()
+        except BaseException as exc:  # reported below, not lost in the thread
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    with _switching_often():
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    assert not errors
+    return results
+
+
+def test_p41_threads_reading_one_lazy_tensor_compute_it_once():
+    da = pytest.importorskip("dask.array")
+    for _ in range(5):
+        calls = []
+
+        def chunk(block, calls=calls):
+            if block.size:  # (dask calls it once on an empty block for its meta)
+                calls.append(block.shape)
+            return block + np.random.default_rng().random(block.shape)
+
+        t = ut.asarray(da.map_blocks(chunk, da.zeros(8, chunks=4), dtype=float))
+        views = _at_once(t.numpy)
+        assert len(calls) == 2  # two chunks, each computed once
+        assert all(v is views[0] for v in views)  # one content, not eight
+
+
+@pytest.mark.parametrize("method", ["torch", "tf", "to", "__dlpack__"])
+def test_p41_threads_converting_one_fresh_tensor_get_one_view(method):
+    framework = {"torch": "torch", "tf": "tensorflow"}.get(method, "torch")
+    pytest.importorskip(framework)
+    for _ in range(10):
+        t = ut.asarray(aligned_empty((64,), np.float32))  # zero-copy for TF too
+        if method == "to":
+            views = _at_once(lambda t=t: t.to("torch").native)
+        elif method == "__dlpack__":  # one Buffer, however many exports
+            views = _at_once(lambda t=t: (t.__dlpack__(), buffer_of(t))[1])
+        else:
+            views = _at_once(getattr(t, method))
+        assert all(v is views[0] for v in views)
+        cached = t._aliases.buffer if method == "__dlpack__" else (
+            t._aliases.views[framework])
+        assert cached is views[0]

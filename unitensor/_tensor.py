@@ -229,11 +229,8 @@ class Tensor(_fast.TensorBase):
         return _convert.view(self, "cupy", copy, "cupy")
 
     def _shared(self) -> _Aliases:
-        """The record shared by every Tensor aliasing this memory."""
-        aliases = self._aliases
-        if aliases is None:
-            aliases = self._aliases = _Aliases()
-        return aliases
+        """The record shared by every Tensor aliasing this memory (made once)."""
+        return _convert.shared(self)
 
     @staticmethod
     def _backend_of(framework: str) -> Adapter:
