@@ -831,6 +831,8 @@ def _rebind(x: Tensor, native: Any, func: str,
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name} and shape {x.shape}",
                         f"one giving {got}")
+    if backend is x._backend:  # the framework's own state follows (a tf.Variable)
+        native = backend.written(x._native, native)
     x._backend, x._native, x._aliases = backend, native, None
 
 

@@ -104,6 +104,13 @@ class Interop(Protocol):
     def copy(self, x: Any, /) -> Any:
         """A copy of ``x``, made by the framework."""
 
+    def written(self, before: Any, after: Any, /) -> Any:
+        """The array a Tensor holds once a write replaced its immutable ``before``
+        with ``after`` (same dtype and shape), having made the framework's own
+        state follow it (TensorFlow: the variable ``before`` was read from is
+        assigned ``after``). Default: ``after``.
+        """
+
     def deepcopy(self, x: Any, /) -> Any:
         """A copy of ``x`` for ``copy.deepcopy``: independent of ``x``, autodiff
         state included (torch: a new leaf, as its own deepcopy). Default: ``copy``.
@@ -285,6 +292,10 @@ def _as_is(x: Any, /) -> Any:
     return x
 
 
+def _nothing_follows(before: Any, after: Any, /) -> Any:
+    return after
+
+
 def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
@@ -298,6 +309,7 @@ DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "ROUTES": {}, "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "pickled": _as_is,
+    "written": _nothing_follows,
     "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
