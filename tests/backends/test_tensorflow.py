@@ -6,9 +6,9 @@ standard's promotion, and TF's global state untouched."""
 from __future__ import annotations
 
 import math
-import warnings
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
