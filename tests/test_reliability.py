@@ -647,6 +647,8 @@ def test_p39_memory_nobody_else_sees_is_shared_zero_copy_as_torch_shares_it():
 
 
 @pytest.mark.slow
+# jax, where imported, warns at every fork (its threads): not this test's subject
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
 @pytest.mark.parametrize("start", ["spawn", "fork"])
 def test_p39_a_child_receives_the_values_and_the_parent_keeps_its_views(start):
     import multiprocessing

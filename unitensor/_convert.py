@@ -27,6 +27,7 @@ from ._dtypes import DType, check_int
 from ._dtypes import parse as parse_dtype
 from ._errors import (
     arg_error,
+    as_argument,
     copy_or_refuse,
     copy_refused,
     describe,
@@ -152,7 +153,13 @@ def from_dlpack(x: Any, /, *, device: Any = None,
     kind = type(x)
     if issubclass(kind, _TensorBase) or (
             _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
-        t = asarray(x)  # a framework's array: its owner keeps it, as it is
+        try:
+            t = asarray(x)  # a framework's array: its owner keeps it, as it is
+        except (TypeError, BufferError) as exc:  # a dtype no Tensor holds
+            error = as_argument("from_dlpack", "x", exc)
+            if error is None:
+                raise
+            raise error from exc
         return t if device is None and copy is None else _adjust(
             t, None, device, copy, "from_dlpack")
     if kind is _CAPSULE_TYPE:

@@ -147,6 +147,19 @@ def conversion_refused(func: str, arg: str, exc: Exception) -> BufferError | Non
     return BufferError(f"{func}(): {arg}: {detail}")
 
 
+def as_argument(func: str, arg: str, exc: Exception) -> Exception | None:
+    """Our refusal to wrap an array (``asarray(): obj: ...``: a dtype no Tensor
+    holds) as ``func``'s, of its argument ``arg``, where ``func`` wrapped it on
+    the way (the user called ``add``, not ``asarray``); None for any other error.
+    """
+    if not is_ours(exc) or not str(exc).startswith(_WRAPPING):
+        return None
+    return type(exc)(f"{func}(): {arg}: {str(exc).removeprefix(_WRAPPING)}")
+
+
+_WRAPPING = "asarray(): obj: "
+
+
 def is_ours(exc: BaseException) -> bool:
     """Whether ``exc`` is an error unitensor made (so it passes on unchanged)."""
     return type(exc) in STANDARD_TYPES and _OURS.match(str(exc)) is not None
