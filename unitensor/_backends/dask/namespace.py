@@ -30,7 +30,7 @@ from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import linalg
 from .interop import NATIVE_DTYPES, held, materialise
 from .interop import shape as sizes
-from .shapes import needs_known_shape, shape_text, unknown
+from .shapes import needs_known_shape, shape_text, sized, unknown
 
 ARRAY = da.Array
 compat: Any = _compat  # array-api-compat's dask namespace (untyped for mypy)
@@ -67,6 +67,7 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
+        sized(name, names, args, kwargs)  # chunks paired by true sizes (shapes.py)
         try:
             result = func(*args, **kwargs)
         except Exception as exc:
