@@ -1287,7 +1287,7 @@ def test_sizes_from_a_second_mask_are_never_paired_by_position():
     data = np.arange(8.0)
     x = ut.asarray(da.from_array(data, chunks=3))
     m = x[x > 2]
-    with pytest.raises(ValueError, match="broadcast|known shape"):
+    with pytest.raises(ValueError, match=r"broadcast|known shape"):
         (m + m[m > 4]).numpy()  # refused (5 and 3 elements), never values
     siblings = (m > 3) & (m < 6)  # one mask's sizes: paired, nothing computed
     np.testing.assert_array_equal(m[siblings].numpy(), [4.0, 5.0])
