@@ -187,8 +187,8 @@ static PyTypeObject TensorBaseType = {
 typedef struct {
     PyObject_HEAD PyObject *buffer; /* NULL until exported (reads as None) */
     PyObject *views;                /* dict: framework name -> that framework's array */
-    char ordered; /* CUDA memory: a cached view is handed out by the Python path,
-                   * which makes the consumer's stream wait for the producer's */
+    char ordered;   /* CUDA memory: a cached view is handed out by the Python path,
+                     * which makes the consumer's stream wait for the producer's */
     PyObject *lock; /* NULL (None) until the Python path fills `buffer`: the lock
                      * that makes it once under threads (_convert.buffer_of) */
 } AliasesObject;
@@ -936,8 +936,7 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
     }
     PyObject *cached = NULL;
     if (Py_TYPE(t->aliases) == &AliasesType) {
-        cached =
-            PyDict_SetDefault(((AliasesObject *)t->aliases)->views, target, view);
+        cached = PyDict_SetDefault(((AliasesObject *)t->aliases)->views, target, view);
     }
     Py_XINCREF(cached);
     Py_DECREF(view);
