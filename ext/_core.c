@@ -30,6 +30,11 @@
  *    nothing reads the producer's structs after validation.
  * 6. tp_clear (the cyclic GC) drops only the Python references; a Buffer whose
  *    memory went with them is marked `released` and refuses every export.
+ * 7. Every Buffer is on one list of live Buffers (`live`), linked by
+ *    buffer_new() and unlinked by buffer_dealloc() only, under the GIL. It
+ *    owns nothing: it answers exposed(), "does unitensor point into this
+ *    memory?", asked before a framework moves memory it owns (torch's pickler
+ *    moves a storage into shared memory and frees the old block).
  *
  * Every error message comes from arg_error(), in one format:
  * "{func}(): {arg}: expected {what is accepted}, got {what was received}".
@@ -145,7 +150,7 @@ managed_delete(const CapsuleKind *kind, void *managed)
 
 /* ---------------------------------------------------------------- state --- */
 
-typedef struct {
+typedef struct Buffer {
     PyObject_HEAD
         /* What is owned (rule 1): exactly one source, per `source`. */
         Source source;
@@ -173,6 +178,7 @@ typedef struct {
     Py_ssize_t view_shape[MAX_NDIM];   /* for the buffer protocol (rule 4) */
     Py_ssize_t view_strides[MAX_NDIM]; /* in bytes */
     PyObject *weakreflist;
+    struct Buffer *live_prev, *live_next; /* rule 7 */
 } Buffer;
 
 /* One export: the managed tensor handed to one consumer (rule 3). */
@@ -186,6 +192,9 @@ typedef struct {
 } Export;
 
 static PyTypeObject BufferType;
+
+/* Rule 7: every live Buffer, newest first. */
+static Buffer *live = NULL;
 
 /* C-side counters (under the GIL): tests prove exactly-once deletion with them. */
 static struct {
@@ -661,6 +670,12 @@ buffer_new(Source source)
     b->stream = Py_NewRef(Py_None);
     b->producer = Py_NewRef(Py_None);
     b->weakreflist = NULL;
+    b->live_prev = NULL;
+    b->live_next = live;
+    if (live != NULL) {
+        live->live_prev = b;
+    }
+    live = b;
     stats.buffers_alive++;
     PyObject_GC_Track(b);
     return b;
@@ -720,6 +735,16 @@ static void
 buffer_dealloc(Buffer *b)
 {
     PyObject_GC_UnTrack(b);
+    /* off the live list first: its memory may go in release_source() */
+    if (b->live_prev != NULL) {
+        b->live_prev->live_next = b->live_next;
+    }
+    else {
+        live = b->live_next;
+    }
+    if (b->live_next != NULL) {
+        b->live_next->live_prev = b->live_prev;
+    }
     if (b->weakreflist != NULL) {
         PyObject_ClearWeakRefs((PyObject *)b);
     }
@@ -2328,6 +2353,49 @@ static PyTypeObject BufferType = {
 
 /* --------------------------------------------------------------- module --- */
 
+/* Rule 7: whether the memory of a live Buffer (host memory, still there) lies
+ * in part within [address, address + nbytes). */
+static PyObject *
+exposed(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exposed";
+    if (nargs != 2 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])) {
+        return arg_error(PyExc_TypeError, func, "args", "(address, nbytes): two ints",
+                         "%zd arguments", nargs);
+    }
+    uintptr_t start = (uintptr_t)PyLong_AsUnsignedLongLong(args[0]);
+    Py_ssize_t nbytes = PyLong_AsSsize_t(args[1]);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (nbytes <= 0) {
+        Py_RETURN_FALSE;
+    }
+    uintptr_t end = start + (uintptr_t)nbytes;
+    for (const Buffer *b = live; b != NULL; b = b->live_next) {
+        if (b->released || b->data == NULL || !cpu_readable(b->device) ||
+            size_of(b) == 0) {
+            continue;
+        }
+        /* the bytes the Buffer's elements span, negative strides included */
+        int64_t itemsize = (int64_t)itemsize_of(b);
+        uintptr_t lo = (uintptr_t)b->data, hi = lo + (uintptr_t)itemsize;
+        for (int i = 0; i < b->ndim; i++) {
+            int64_t extent = (b->shape[i] - 1) * b->strides[i] * itemsize;
+            if (extent >= 0) {
+                hi += (uintptr_t)extent;
+            }
+            else {
+                lo -= (uintptr_t)(-extent);
+            }
+        }
+        if (lo < end && start < hi) {
+            Py_RETURN_TRUE;
+        }
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyObject *
 get_stats(PyObject *module, PyObject *Py_UNUSED(ignored))
 {
@@ -2370,6 +2438,10 @@ static PyMethodDef module_methods[] = {
      "export; errors name func and arg."},
     {"empty", (PyCFunction)(void (*)(void))empty, METH_VARARGS | METH_KEYWORDS,
      "empty(shape, code, bits, alignment=64)\nNew zero-filled aligned CPU memory."},
+    {"exposed", (PyCFunction)(void (*)(void))exposed, METH_FASTCALL,
+     "exposed(address, nbytes)\nWhether a live Buffer's host memory lies in part "
+     "within [address, address + nbytes): memory unitensor has exported, which "
+     "its owner must not move."},
     {"stats", (PyCFunction)get_stats, METH_NOARGS,
      "C-side counters proving exactly-once deletion."},
     {NULL},

@@ -246,8 +246,10 @@ static PyTypeObject TensorBaseType = {
 typedef struct {
     PyObject_HEAD PyObject *buffer; /* NULL until exported (reads as None) */
     PyObject *views;                /* dict: framework name -> that framework's array */
-    char ordered; /* CUDA memory: a cached view is handed out by the Python path,
-                   * which makes the consumer's stream wait for the producer's */
+    char ordered;   /* CUDA memory: a cached view is handed out by the Python path,
+                     * which makes the consumer's stream wait for the producer's */
+    PyObject *lock; /* NULL (None) until the Python path fills `buffer`: the lock
+                     * that makes it once under threads (_convert.buffer_of) */
 } AliasesObject;
 
 static PyTypeObject AliasesType;
@@ -261,6 +263,7 @@ new_aliases(PyTypeObject *type, PyObject *buffer)
     }
     m->buffer = Py_XNewRef(buffer);
     m->ordered = 0;
+    m->lock = NULL;
     m->views = PyDict_New();
     if (m->views == NULL) {
         Py_DECREF(m);
@@ -285,6 +288,7 @@ aliases_traverse(AliasesObject *m, visitproc visit, void *arg)
 {
     Py_VISIT(m->buffer);
     Py_VISIT(m->views);
+    Py_VISIT(m->lock);
     return 0;
 }
 
@@ -293,6 +297,7 @@ aliases_clear(AliasesObject *m)
 {
     Py_CLEAR(m->buffer);
     Py_CLEAR(m->views);
+    Py_CLEAR(m->lock);
     return 0;
 }
 
@@ -312,6 +317,8 @@ static PyMemberDef aliases_members[] = {
     {"ordered", T_BOOL, offsetof(AliasesObject, ordered), 0,
      "True for CUDA memory: handing out a cached view orders the consumer's stream "
      "after the producer's work (_convert.py), so C leaves it to Python."},
+    {"lock", T_OBJECT, offsetof(AliasesObject, lock), 0,
+     "None, or the lock under which _convert.buffer_of fills `buffer` once."},
     {NULL},
 };
 
@@ -971,19 +978,29 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
         Py_XDECREF(view);
         return NULL;
     }
+    /* Made once, also under threads: the route ran Python code (another thread
+     * may have cached a view meanwhile), but nothing below does until the view
+     * is in the cache, so the first one cached is the one every caller gets. */
     if (no_aliases(t)) {
-        Py_XSETREF(t->aliases, new_aliases(&AliasesType, NULL));
-        if (t->aliases == NULL) {
+        PyObject *fresh = new_aliases(&AliasesType, NULL);
+        if (fresh == NULL) {
             Py_DECREF(view);
             return NULL;
         }
+        if (no_aliases(t)) { /* (the allocation may have run the GC's finalizers) */
+            Py_XSETREF(t->aliases, fresh);
+        }
+        else {
+            Py_DECREF(fresh);
+        }
     }
-    if (Py_TYPE(t->aliases) != &AliasesType ||
-        PyDict_SetItem(((AliasesObject *)t->aliases)->views, target, view) < 0) {
-        Py_DECREF(view);
-        return NULL;
+    PyObject *cached = NULL;
+    if (Py_TYPE(t->aliases) == &AliasesType) {
+        cached = PyDict_SetDefault(((AliasesObject *)t->aliases)->views, target, view);
     }
-    return view;
+    Py_XINCREF(cached);
+    Py_DECREF(view);
+    return cached;
 }
 
 /* tensor.torch() (etc.): the cached view, the native array of that owner, or

@@ -1275,3 +1275,20 @@ def test_eight_threads_share_one_buffer():  # P-27
     shared_buf = None  # the threads are done with it: free the import
     gc.collect()
     assert sys.getrefcount(shared) == baseline
+
+
+def test_exposed_tells_whether_a_live_buffer_spans_a_range():
+    a = np.arange(16.0)
+    start = a.ctypes.data
+    assert not _core.exposed(start, a.nbytes)
+    buf = _core.from_array_interface(a[12:3:-2])  # elements 12, 10, 8, 6, 4
+    assert _core.exposed(start, a.nbytes)
+    assert _core.exposed(start + 4 * 8, 8)
+    assert _core.exposed(start + 12 * 8, 8)
+    assert not _core.exposed(start, 4 * 8)
+    assert not _core.exposed(start + 13 * 8, 24)
+    assert not _core.exposed(start, 0)
+    del buf
+    assert not _core.exposed(start, a.nbytes)  # dead Buffers are off the list
+    with pytest.raises(TypeError):
+        _core.exposed(start)

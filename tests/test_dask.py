@@ -1260,3 +1260,47 @@ def test_map_blocks_without_dtype_lets_func_s_own_error_through():
                                  x.native)
         assert got.native.dtype == expected.dtype
         np.testing.assert_array_equal(got.numpy(), expected.compute())
+
+
+@pytest.mark.parametrize(("call", "reference"), [
+    (lambda a, b: a + b, np.add), (lambda a, b: a * b, np.multiply),
+    (lambda a, b: ut.maximum(a, b), np.maximum),
+    (lambda a, b: ut.where(a > 1, a, b), lambda a, b: np.where(a > 1, a, b)),
+    (lambda a, b: a == b, np.equal), (lambda a, b: ut.clip(a, b), np.maximum),
+    (lambda a, b: ut.broadcast_arrays(a, b)[1], lambda a, b: b),
+    (lambda a, b: ut.concat([a[:, None], b[:, None]], axis=1),
+     lambda a, b: np.concatenate([a[:, None], b[:, None]], axis=1))])
+def test_unknown_sizes_are_never_paired_chunk_by_chunk(call, reference):
+    # before (issue 30): two masks of equal count but other layouts were paired
+    # chunk by chunk: a + b gave [0, 1, 2, 9, 10, 11], numpy [0, 6, 8, 11]; their
+    # sizes are computed, and dask lines the chunks up by them
+    data = np.arange(8.0)
+    x = ut.asarray(da.from_array(data, chunks=4))
+    a, b = x[(x < 3) | (x == 4)], x[(x == 0) | (x >= 5)]
+    ref_a, ref_b = data[(data < 3) | (data == 4)], data[(data == 0) | (data >= 5)]
+    np.testing.assert_array_equal(call(a, b).numpy(), reference(ref_a, ref_b))
+
+
+def test_an_unknown_size_pairs_with_arrays_made_from_it():
+    # one array's chunks line up with their own: m > 1, m * 2 and m itself
+    data = np.arange(8.0)
+    x = ut.asarray(da.from_array(data, chunks=3))
+    m, ref = x[x > 2], data[data > 2]
+    np.testing.assert_array_equal((m * 2 + m).numpy(), ref * 3)
+    np.testing.assert_array_equal(ut.where(m > 4, m, 0.0).numpy(),
+                                  np.where(ref > 4, ref, 0.0))
+    np.testing.assert_array_equal((m - ut.mean(m)).numpy(), ref - ref.mean())
+    np.testing.assert_array_equal(ut.concat([m, x[x < 2]]).numpy(),
+                                  np.concatenate([ref, data[data < 2]]))
+
+
+def test_sizes_from_a_second_mask_are_never_paired_by_position():
+    # m and m[m > 4] both come from m's mask, the second through one more:
+    # their chunks cannot be paired by position
+    data = np.arange(8.0)
+    x = ut.asarray(da.from_array(data, chunks=3))
+    m = x[x > 2]
+    with pytest.raises(ValueError, match=r"broadcast|known shape"):
+        (m + m[m > 4]).numpy()  # refused (5 and 3 elements), never values
+    siblings = (m > 3) & (m < 6)  # one mask's sizes: paired, nothing computed
+    np.testing.assert_array_equal(m[siblings].numpy(), [4.0, 5.0])

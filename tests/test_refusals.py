@@ -379,3 +379,34 @@ def test_arange_without_a_start_is_refused_on_every_owner(owner):
     with ut.owner(owner), pytest.raises(TypeError, match=r"^arange\(\): start: "
                                         r"expected an int or a float, got None"):
         ut.arange(None, stop=4, step=-1)
+
+
+# -- a framework's array no Tensor holds: refused by the function the user called --
+def _strings(framework):
+    if framework == "tensorflow":
+        tf = pytest.importorskip("tensorflow")
+        return tf.constant(["a", "b"])
+    return np.array(["a", "b"])
+
+
+@pytest.mark.parametrize("framework", ["numpy", "tensorflow"])
+@pytest.mark.parametrize(("call", "named"), [
+    (lambda s: ut.add(s, 1), "add(): x1: "),
+    (lambda s: ut.add(ut.asarray(np.arange(2.0)), s), "add(): x2: "),
+    (lambda s: ut.sum(s), "sum(): x: "),
+    (lambda s: ut.from_dlpack(s), "from_dlpack(): x: "),
+    (lambda s: ut.concat([ut.asarray(np.arange(2.0)), s]), "concat(): arrays: "),
+    (lambda s: ut.where(np.array([True, False]), 1.0, s), "where(): x2: "),
+    (lambda s: ut.asarray(np.arange(2.0)).__iadd__(s), "__iadd__(): other: "),
+    (lambda s: ut.asarray(np.arange(2.0)).__setitem__(0, s), "__setitem__(): value: "),
+])
+def test_an_array_of_strings_is_refused_naming_the_function_called(framework, call,
+                                                                    named):
+    # not "asarray(): obj: ...", the conversion made on the way (issue 30)
+    with pytest.raises((TypeError, BufferError)) as info:
+        call(_strings(framework))
+    assert str(info.value).startswith(named)
+    # the type asarray() itself gives: TF's dtype a TypeError, numpy's memory
+    # that DLPack cannot describe a BufferError (reliability P-19)
+    expected = TypeError if framework == "tensorflow" else BufferError
+    assert type(info.value) is expected

@@ -577,3 +577,177 @@ def test_p38_bad_dlpack_arguments_are_type_errors(kwargs):
         t.__dlpack__(**kwargs)
     with pytest.raises(TypeError):
         t.__dlpack__(None)
+
+
+# -- P-39: pickling never moves memory unitensor has exposed ------------------------
+def _forking_dumps(obj):
+    from multiprocessing.reduction import ForkingPickler
+    return bytes(ForkingPickler.dumps(obj))
+
+
+def test_p39_a_pickler_never_moves_memory_a_view_points_into():
+    torch = pytest.importorskip("torch")
+    t = ut.asarray(torch.arange(4096.0))
+    n, before = t.numpy(), t.native.data_ptr()
+    _forking_dumps(t)  # what a Queue's feeder thread does (issue 30's case)
+    junk = [np.full(4096, 123.0, np.float32) for _ in range(100)]
+    assert t.native.data_ptr() == before  # torch did not swap the storage
+    assert n[7] == 7.0
+    assert t.numpy()[7] == 7.0
+    del junk
+
+
+@pytest.mark.parametrize("sibling", ["native", "index view", "second wrap",
+                                     "other dtype view"])
+def test_p39_every_tensor_over_the_exposed_storage_is_sent_as_a_copy(sibling):
+    # the exposure is the storage's, not one Tensor's record: a view of it, a
+    # second Tensor wrapping the same torch tensor, or the torch tensor itself
+    # on a queue would move it all the same
+    torch = pytest.importorskip("torch")
+    x = torch.arange(4096.0)
+    t = ut.asarray(x)
+    n, before = t.numpy(), x.data_ptr()
+    other = {"native": lambda: t.native, "index view": lambda: t[100:200],
+             "second wrap": lambda: ut.asarray(x),
+             "other dtype view": lambda: x.view(torch.int32)}[sibling]()
+    _forking_dumps(other)
+    assert x.data_ptr() == before
+    assert not x.is_shared()
+    assert n[7] == 7.0
+
+
+def test_p39_an_alias_of_numpy_memory_stays_an_alias_when_pickled():
+    # torch's move would leave the cached torch view pointing at a shared copy:
+    # writes through it would no longer reach the numpy array
+    pytest.importorskip("torch")
+    a = np.arange(8.0)
+    n = ut.asarray(a)
+    as_torch = n.to("torch")
+    _forking_dumps(as_torch)
+    n.torch()[0] = 42.0
+    assert a[0] == 42.0
+    assert as_torch.native[0] == 42.0
+    via_buffer = ut.from_dlpack(a[::2]).to("torch")  # torch over a Buffer
+    _forking_dumps(via_buffer)
+    via_buffer.native[1] = -1.0
+    assert a[2] == -1.0
+
+
+def test_p39_memory_nobody_else_sees_is_shared_zero_copy_as_torch_shares_it():
+    torch = pytest.importorskip("torch")
+    t = ut.asarray(torch.arange(16.0))
+    _forking_dumps(t)  # nothing of unitensor's points into it: torch moves it
+    assert t.native.is_shared()
+    shared = torch.zeros(16).share_memory_()  # already shared: nothing moves
+    s = ut.asarray(shared)
+    s.numpy()
+    before = shared.data_ptr()
+    _forking_dumps(s)
+    assert shared.data_ptr() == before
+
+
+@pytest.mark.slow
+# jax, where imported, warns at every fork (its threads): not this test's subject
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")
+@pytest.mark.parametrize("start", ["spawn", "fork"])
+def test_p39_a_child_receives_the_values_and_the_parent_keeps_its_views(start):
+    import multiprocessing
+
+    import children
+    torch = pytest.importorskip("torch")
+    context = multiprocessing.get_context(start)
+    # (a spawned child imports this file's folder's `children` by name)
+    t = ut.asarray(torch.arange(4096.0))
+    n, before = t.numpy(), t.native.data_ptr()
+    shared = ut.asarray(torch.zeros(4).share_memory_())
+    shared_view = shared.numpy()
+    inbox, outbox = context.Queue(), context.Queue()
+    child = context.Process(target=children.read_and_write, args=(inbox, outbox))
+    child.start()
+    try:
+        inbox.put(t)
+        owner, values = outbox.get(timeout=120)
+        assert outbox.get(timeout=60) == "written"
+        inbox.put(shared)
+        assert outbox.get(timeout=60) == ("torch", [0.0] * 4)
+        assert outbox.get(timeout=60) == "written"
+    finally:
+        inbox.put(None)
+        child.join(60)
+    junk = [np.full(4096, 123.0, np.float32) for _ in range(100)]
+    assert (owner, values) == ("torch", list(range(4096)))
+    assert t.native.data_ptr() == before
+    assert (n[0], n[7]) == (0.0, 7.0)  # the child's write went to its copy
+    assert shared_view[0] == 1.0  # shared memory stays shared: the child's write
+    del junk
+
+
+# -- P-41: made once and cached, also under threads ----------------------------------
+@contextmanager
+def _switching_often():
+    # a thread switch every microsecond: the window between a cache miss and the
+    # cache's fill is entered by the other threads, as on a free-threaded build
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def _at_once(func, threads=8):
+    """``func()`` in ``threads`` threads released together; their results."""
+    import threading
+    start = threading.Barrier(threads)
+    results: list = [None] * threads
+    errors: list[BaseException] = []
+
+    def work(i):
+        try:
+            start.wait()
+            results[i] = func()
+        except BaseException as exc:  # reported below, not lost in the thread
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    with _switching_often():
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    assert not errors
+    return results
+
+
+def test_p41_threads_reading_one_lazy_tensor_compute_it_once():
+    da = pytest.importorskip("dask.array")
+    for _ in range(5):
+        calls = []
+
+        def chunk(block, calls=calls):
+            if block.size:  # (dask calls it once on an empty block for its meta)
+                calls.append(block.shape)
+            return block + np.random.default_rng().random(block.shape)
+
+        t = ut.asarray(da.map_blocks(chunk, da.zeros(8, chunks=4), dtype=float))
+        views = _at_once(t.numpy)
+        assert len(calls) == 2  # two chunks, each computed once
+        assert all(v is views[0] for v in views)  # one content, not eight
+
+
+@pytest.mark.parametrize("method", ["torch", "tf", "to", "__dlpack__"])
+def test_p41_threads_converting_one_fresh_tensor_get_one_view(method):
+    framework = {"torch": "torch", "tf": "tensorflow"}.get(method, "torch")
+    pytest.importorskip(framework)
+    for _ in range(10):
+        t = ut.asarray(aligned_empty((64,), np.float32))  # zero-copy for TF too
+        if method == "to":
+            views = _at_once(lambda t=t: t.to("torch").native)
+        elif method == "__dlpack__":  # one Buffer, however many exports
+            views = _at_once(lambda t=t: (t.__dlpack__(), buffer_of(t))[1])
+        else:
+            views = _at_once(getattr(t, method))
+        assert all(v is views[0] for v in views)
+        cached = t._aliases.buffer if method == "__dlpack__" else (
+            t._aliases.views[framework])
+        assert cached is views[0]

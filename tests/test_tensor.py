@@ -160,3 +160,36 @@ def test_copy_then_write_works_on_every_owner(framework):
     c += 1.0
     assert c.numpy().tolist() == [6.0, 2.0, 3.0]
     assert x.numpy().tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_deepcopy_over_a_tensor_requiring_grad_is_a_new_independent_leaf(leaf):
+    # a clone would stay in the original's graph: backward through the copy
+    # would write the original's .grad (issue 30)
+    import copy
+    torch = pytest.importorskip("torch")
+    w = torch.arange(3.0, requires_grad=True)
+    x = ut.asarray(w if leaf else w * 1.0)
+    deep = copy.deepcopy(x)
+    assert deep.native.is_leaf
+    assert deep.native.requires_grad
+    (deep.native * 2).sum().backward()
+    assert w.grad is None
+    assert deep.native.grad.tolist() == [2.0, 2.0, 2.0]
+    assert not np.shares_memory(deep.numpy(), x.numpy())
+    np.testing.assert_array_equal(deep.numpy(), [0.0, 1.0, 2.0])
+
+
+def test_deepcopy_of_a_leaf_is_torchs_own_deepcopy():
+    # a Parameter stays one; a plain leaf's .grad is copied with it
+    import copy
+    torch = pytest.importorskip("torch")
+    p = torch.nn.Parameter(torch.ones(2))
+    deep = copy.deepcopy(ut.asarray(p)).native
+    assert type(deep) is torch.nn.Parameter
+    assert deep.data_ptr() != p.data_ptr()
+    w = torch.ones(2, requires_grad=True)
+    w.grad = torch.full((2,), 3.0)
+    copied = copy.deepcopy(ut.asarray(w)).native
+    assert copied.grad.tolist() == [3.0, 3.0]
+    assert copied.grad.data_ptr() != w.grad.data_ptr()

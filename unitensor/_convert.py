@@ -4,6 +4,11 @@ The copy rule lives here, in one place: a framework that cannot alias some
 memory says why (``copy_reason``); the copy then happens only if the caller's
 ``copy`` allows it, and ``copy=None`` reports it with a :class:`CopyWarning`.
 
+"Made once and cached" holds under threads: a view is cached with ``setdefault``
+(the first one cached is the one every caller gets), the Aliases record and the
+Buffer are filled under a lock (the Buffer's, per record, held while a lazy owner
+computes), and every read of a cache filled already takes no lock.
+
 A Tensor is made here from its C storage (``_fast.make_tensor``, ``_fast.Aliases``)
 and recognised by it (``_fast.TensorBase``, whose one subclass with instances is
 ``unitensor.Tensor``): ``_tensor.py`` builds on this module, not the other way.
@@ -11,6 +16,7 @@ and recognised by it (``_fast.TensorBase``, whose one subclass with instances is
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
@@ -21,6 +27,7 @@ from ._dtypes import DType, check_int
 from ._dtypes import parse as parse_dtype
 from ._errors import (
     arg_error,
+    as_argument,
     copy_or_refuse,
     copy_refused,
     describe,
@@ -152,7 +159,13 @@ def from_dlpack(x: Any, /, *, device: Any = None,
     if backend is not None and hasattr(x, "__dlpack__"):
         # a framework's array: its owner keeps it, as it is (copy=False refuses
         # what only a copy can give, a swap of byte order, as a BufferError)
-        t = _from_native(backend, x, copy, "from_dlpack")
+        try:
+            t = _from_native(backend, x, copy, "from_dlpack")
+        except (TypeError, BufferError) as exc:  # a dtype no Tensor holds
+            error = as_argument("from_dlpack", "x", exc)
+            if error is None:
+                raise
+            raise error from exc
         return t if device is None and copy is None else _adjust(
             t, None, device, copy, "from_dlpack")
     if backend is None and issubclass(kind, _TensorBase):
@@ -219,11 +232,7 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
         route = target.ROUTES.get(t._backend.NAME)
         native = None if route is None else route(t._native)
         if native is not None:  # the framework's own zero-copy route
-            aliases = t._aliases
-            if aliases is None:
-                aliases = t._aliases = _Aliases()
-            aliases.views[framework] = native
-            return native
+            return cast(Any, shared(t).views.setdefault(framework, native))
     buf = buffer_of(t, func)
     reason = target.copy_reason(buf, reading)
     if copy is True or reason is not None:
@@ -236,20 +245,51 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
     # then): over memory a producer may write again, it is imported each time
     if not (reading and buf.readonly) and not (
             target.IMMUTABLE and buf.producer is not None):
-        t._shared().views[framework] = native
+        return cast(Any, shared(t).views.setdefault(framework, native))
     return native
+
+
+# Guards only the making of an Aliases record and of its fill lock: nothing that
+# runs while it is held takes another lock or calls into a framework.
+_MAKING = threading.Lock()
+
+
+def shared(t: Tensor) -> _Aliases:
+    """The record shared by every Tensor aliasing ``t``'s memory, made once."""
+    aliases = t._aliases
+    if aliases is None:
+        with _MAKING:
+            aliases = t._aliases
+            if aliases is None:
+                aliases = t._aliases = _Aliases()
+    return aliases
 
 
 def buffer_of(t: Tensor, func: str = "__dlpack__") -> _core.Buffer:
     """The Buffer over ``t``'s memory, exported from its owner on first need;
     ``TypeError`` naming ``func`` where ``t`` has none (a symbolic tensor).
+
+    Exported once, also under threads: a lazy owner (dask) computes its graph
+    once, under the record's own lock (a chunk that converts other Tensors on a
+    worker thread takes theirs, never this one).
     """
-    aliases = t._shared()
+    aliases = shared(t)
     buf = aliases.buffer
-    if buf is None:
-        check_memory(t, func)
-        buf = aliases.buffer = _exported(t._backend, t._native)
-        aliases.ordered = buf.producer is not None
+    if buf is not None:
+        return buf
+    lock = aliases.lock
+    if lock is None:
+        with _MAKING:
+            lock = aliases.lock
+            if lock is None:
+                lock = aliases.lock = threading.RLock()
+    with lock:
+        buf = aliases.buffer
+        if buf is None:
+            check_memory(t, func)
+            buf = _exported(t._backend, t._native)
+            aliases.ordered = buf.producer is not None
+            aliases.buffer = buf  # last: a reader without the lock sees it whole
     return buf
 
 

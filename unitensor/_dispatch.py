@@ -40,7 +40,15 @@ from ._device import Device
 from ._device import parse as parse_device
 from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
 from ._dtypes import parse as parse_dtype
-from ._errors import arg_error, describe, from_computing, is_ours, refused, renamed
+from ._errors import (
+    arg_error,
+    as_argument,
+    describe,
+    from_computing,
+    is_ours,
+    refused,
+    renamed,
+)
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import (
     API_VERSION,
@@ -257,7 +265,13 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if type(kwargs.get("device")) is str:  # 'cpu', 'cuda:1': each owner's own
         # device object (jax takes no str); a str names no owner
         kwargs["device"] = parse_device(kwargs["device"], name)
-    backend, anchor = _choose(args, kwargs)
+    try:
+        backend, anchor = _choose(args, kwargs)
+    except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
+        error = _wrapping_refused(name, exc, args, kwargs)
+        if error is None:
+            raise
+        raise error from exc
     func = implementation(backend, name)
     try:
         native_args = [_operand(a, backend, name, anchor) for a in args]
@@ -474,7 +488,7 @@ def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
     if isinstance(exc, Warning) or from_computing(exc):  # a warning made an
         return None  # error: ours; a graph's error (a lazy operand's): as raised
     if is_ours(exc):
-        return renamed(func, exc)
+        return _wrapping_refused(func, exc, args, kwargs) or renamed(func, exc)
     error = (_devices_differ(func, (*args, *kwargs.values()))
              or _diagnosis(func, dict(zip(_POSITIONAL.get(func, ()), args,
                                           strict=False)) | kwargs))
@@ -484,6 +498,26 @@ def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
     if kind is IndexError and func not in _INDEXING:
         kind = ValueError  # an axis out of range (torch's IndexError): AxisError
     return refused(exc, kind, func, backend.NAME)
+
+
+def _wrapping_refused(func: str, exc: Exception, args: tuple[Any, ...],
+                      kwargs: dict[str, Any]) -> Exception | None:
+    """asarray's refusal of a framework's array passed to ``func`` (a dtype no
+    Tensor holds: strings), naming ``func`` and the argument, the first whose
+    array asarray refuses; None where ``exc`` is no such refusal.
+    """
+    bound = dict(zip(_POSITIONAL.get(func, ()), args, strict=False))
+    bound |= {f"args[{i}]": a for i, a in enumerate(args[len(bound):])} | kwargs
+    for arg, value in bound.items():
+        kind = type(value)
+        for item in value if kind is list or kind is tuple else (value,):
+            if type(item) is Tensor or _native_backend(item) is None:
+                continue
+            try:
+                _convert.asarray(item)
+            except (TypeError, BufferError) as refusal:
+                return as_argument(func, arg, refusal)
+    return None
 
 
 def _shape(value: Any) -> tuple[int, ...] | None:
@@ -694,7 +728,13 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
         value = backend.from_python(value, x.dtype)
     elif type(value) not in _PYTHON_SCALARS and not (
             type(value) is Tensor and value.dtype is x.dtype):  # inline: common
-        value = _promoted_value(x, value)
+        try:
+            value = _promoted_value(x, value)
+        except (TypeError, BufferError) as exc:  # an array no Tensor holds
+            error = as_argument("__setitem__", "value", exc)
+            if error is None:
+                raise
+            raise error from exc
     native_key = _operand(key, backend, "__setitem__", x)
     native_value = _operand(value, backend, "__setitem__", x)
 
@@ -825,7 +865,13 @@ def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
         if _native_backend(other) is None:
             raise arg_error(TypeError, func, "other", _AN_ARRAY + " or a Python "
                             "scalar", describe(other))
-        other = _convert.asarray(other)
+        try:
+            other = _convert.asarray(other)
+        except (TypeError, BufferError) as exc:
+            error = as_argument(func, "other", exc)
+            if error is None:
+                raise
+            raise error from exc
     try:
         dtype: DType | None = (with_scalar(x.dtype, other, func, "other")
                                if kind in _PYTHON_SCALARS
@@ -856,6 +902,8 @@ def _rebind(x: Tensor, native: Any, func: str,
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name} and shape {x.shape}",
                         f"one giving {got}")
+    if backend is x._backend:  # the framework's own state follows (a tf.Variable)
+        native = backend.written(x._native, native)
     x._backend, x._native, x._aliases = backend, native, None
 
 

@@ -182,6 +182,17 @@ def conversion_refused(func: str, arg: str, exc: Exception) -> BufferError | Non
     return restated(exc, BufferError, func, arg)
 
 
+def as_argument(func: str, arg: str, exc: Exception) -> Exception | None:
+    """Our refusal to wrap an array (``asarray(): obj: ...``: a dtype no Tensor
+    holds) as ``func``'s, of its argument ``arg``, where ``func`` wrapped it on
+    the way (the user called ``add``, not ``asarray``); None for any other error.
+    """
+    if not is_ours(exc) or (getattr(exc, "func", None), getattr(exc, "arg", None)) != (
+            "asarray", "obj"):
+        return None
+    return restated(exc, type(exc), func, arg)
+
+
 def is_ours(exc: BaseException) -> bool:
     """Whether ``exc`` is an error unitensor made (so it passes on unchanged):
     of a standard type, and carrying the parts ``arg_error`` gives it.

@@ -43,6 +43,7 @@ class Aliases:
 
     buffer: Buffer | None  # None until the memory is exported
     ordered: bool  # CUDA memory: a cached view orders the consumer's stream first
+    lock: Any  # None until buffer_of() fills `buffer`: the lock making it once
     def __new__(cls, buffer: Buffer | None = None) -> Self: ...
     @property
     def views(self) -> dict[str, Any]: ...  # framework name -> its zero-copy array

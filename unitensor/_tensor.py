@@ -233,11 +233,8 @@ class Tensor(_fast.TensorBase):
         return _convert.view(self, "cupy", copy, "cupy")
 
     def _shared(self) -> _Aliases:
-        """The record shared by every Tensor aliasing this memory."""
-        aliases = self._aliases
-        if aliases is None:
-            aliases = self._aliases = _Aliases()
-        return aliases
+        """The record shared by every Tensor aliasing this memory (made once)."""
+        return _convert.shared(self)
 
     @staticmethod
     def _backend_of(framework: str) -> Adapter:
@@ -289,16 +286,23 @@ class Tensor(_fast.TensorBase):
     def __reduce__(self) -> tuple[Any, tuple[str, Any, bool]]:
         """Pickled by its owner (the owner's own pickling of its array), restored
         as a Tensor of the same owner, dtype, device and read-only state.
+
+        Where the owner's pickling could move memory that unitensor has exposed
+        (torch's multiprocessing pickler moves a storage into shared memory), a
+        copy is pickled instead: the views made earlier stay valid.
         """
-        return _restore, (self._backend.NAME, self._native, self.readonly)
+        backend = self._backend
+        return _restore, (backend.NAME, backend.pickled(self._native), self.readonly)
 
     def __copy__(self) -> Tensor:
         """A Tensor sharing this memory (and its read-only state)."""
         return _make(self._backend, self._native, self._shared())
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
-        """A Tensor over a copy of the memory, of the same owner."""
-        return _convert.asarray(self, copy=True)
+        """A Tensor over a copy of the memory, of the same owner, independent of
+        this one (over a torch tensor requiring grad: a new leaf).
+        """
+        return _make(self._backend, self._backend.deepcopy(self._native))
 
     def __repr__(self) -> str:
         return (f"unitensor.Tensor({self._native!r}, owner={self.owner!r}, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -575,6 +576,49 @@ def test_complex_prod_multiplies_in_order_and_empty_unsigned_arange():
     with ut.owner("tensorflow"):
         assert ut.arange(-1, -2, 3, dtype=ut.uint64).shape == (0,)
         assert ut.arange(2, stop=-2, step=3, dtype=ut.uint8).shape == (0,)
+
+
+def test_writes_to_a_tensor_of_a_variable_assign_the_variable():
+    # a snapshot would take the writes and the variable would never change
+    # (issue 30): the variable is TensorFlow's mutable array, written through
+    tf = pytest.importorskip("tensorflow")
+    var = tf.Variable([1.0, 2.0, 3.0])
+    t = ut.asarray(var)
+    t[0] = 10.0
+    np.testing.assert_array_equal(var.numpy(), [10.0, 2.0, 3.0])
+    t += 1.0
+    np.testing.assert_array_equal(var.numpy(), [11.0, 3.0, 4.0])
+    t[1:] = ut.asarray(tf.zeros(2))
+    np.testing.assert_array_equal(var.numpy(), [11.0, 0.0, 0.0])
+    np.testing.assert_array_equal(t.numpy(), var.numpy())
+    with ut.owner("numpy"), warnings.catch_warnings():  # computed elsewhere,
+        warnings.simplefilter("ignore", ut.CopyWarning)  # (aligned for TF: a copy)
+        t *= 2.0  # written back into the variable
+    np.testing.assert_array_equal(var.numpy(), [22.0, 0.0, 0.0])
+    np.testing.assert_array_equal(ut.asarray(var).numpy(), [22.0, 0.0, 0.0])
+
+
+def test_writes_to_a_tensor_of_a_variable_assign_it_inside_tf_function():
+    tf = pytest.importorskip("tensorflow")
+    var = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def step():
+        t = ut.asarray(var)
+        t += 100.0
+        return t.tf()
+
+    np.testing.assert_array_equal(step().numpy(), [101.0, 102.0])
+    np.testing.assert_array_equal(var.numpy(), [101.0, 102.0])
+
+
+def test_a_tensor_of_a_tf_tensor_still_rebinds_alone():
+    tf = pytest.importorskip("tensorflow")
+    x = tf.constant([1.0, 2.0])
+    t = ut.asarray(x)
+    t += 1.0
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(t.numpy(), [2.0, 3.0])
 
 
 # Complex values whose truth the standard gives: True unless both parts are 0

@@ -60,8 +60,8 @@ def get(name: object, func: str = "to") -> Adapter:
                         f"an installed framework (pip install {facts.INSTALL}, or "
                         f"unitensor[{name}])", f"{name!r}, which is not installed "
                         f"({exc})") from exc
-    _loaded[name] = adapter
-    return adapter
+    # one adapter per framework, also where threads loaded it at once
+    return _loaded.setdefault(name, adapter)
 
 
 def framework_of(kind: type) -> str | None:

@@ -108,6 +108,25 @@ class Interop(Protocol):
     def copy(self, x: Any, /) -> Any:
         """A copy of ``x``, made by the framework."""
 
+    def written(self, before: Any, after: Any, /) -> Any:
+        """The array a Tensor holds once a write replaced its immutable ``before``
+        with ``after`` (same dtype and shape), having made the framework's own
+        state follow it (TensorFlow: the variable ``before`` was read from is
+        assigned ``after``). Default: ``after``.
+        """
+
+    def deepcopy(self, x: Any, /) -> Any:
+        """A copy of ``x`` for ``copy.deepcopy``: independent of ``x``, autodiff
+        state included (torch: a new leaf, as its own deepcopy). Default: ``copy``.
+        """
+
+    def pickled(self, x: Any, /) -> Any:
+        """What a pickler gets in place of a Tensor's ``x``: ``x`` itself, or a
+        copy where pickling ``x`` could move memory that is not the framework's
+        alone (torch's multiprocessing pickler moves a storage into shared
+        memory). Default: ``x`` (pickling reads the memory, nothing moves it).
+        """
+
     def astype(self, x: Any, dtype: DType, /) -> Any:
         """``x`` converted to ``dtype`` by the framework."""
 
@@ -288,6 +307,14 @@ def _legacy_default_stream(device: int, /) -> int:
     return 1
 
 
+def _as_is(x: Any, /) -> Any:
+    return x
+
+
+def _nothing_follows(before: Any, after: Any, /) -> Any:
+    return after
+
+
 def _no_cuda() -> None:
     return None
 
@@ -305,7 +332,9 @@ DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "NEGATIVE_STRIDES": True, "ROUTES": {},
     "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
-    "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
+    "fix_byte_order": _no_byte_order_fix, "pickled": _as_is,
+    "written": _nothing_follows,
+    "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "cuda_devices": _no_cuda,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
@@ -347,6 +376,7 @@ DERIVED: dict[str, Callable[[Any], object]] = {
     "dtype_from_native": lambda adapter: adapter.NATIVE_DTYPES.get,
     "wraps_as_is": _wraps_array_types,
     "native": _requires_array_types,
+    "deepcopy": lambda adapter: adapter.copy,
 }
 
 

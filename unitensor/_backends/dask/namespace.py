@@ -29,7 +29,7 @@ from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import indexing, linalg
 from .interop import NATIVE_DTYPES, materialise
-from .shapes import needs_known_shape, shape_text, unknown
+from .shapes import needs_known_shape, shape_text, sized, unknown
 
 ARRAY = da.Array
 compat: Any = _compat  # array-api-compat's dask namespace (untyped for mypy)
@@ -65,6 +65,7 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
+        sized(name, names, args, kwargs)  # chunks paired by true sizes (shapes.py)
         try:
             result = func(*args, **kwargs)
         except Exception as exc:

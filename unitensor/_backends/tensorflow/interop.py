@@ -45,11 +45,39 @@ def wraps_as_is(kind: type) -> bool:
 
 def native(obj: object) -> tf.Tensor:
     if isinstance(obj, tf.Variable):
-        return obj.value()  # the variable's current value (symbolic when traced)
+        return _read(obj)
     if isinstance(obj, tf.Tensor):
         return obj
     raise arg_error(TypeError, "asarray", "obj", "a tf.Tensor or tf.Variable",
                     describe(obj))
+
+
+# A Tensor of a tf.Variable holds the variable's value (read when the Tensor is
+# made: TF's own ops read it so); unitensor's writes to it (x[key] = v, x += 1)
+# make a new value, as for any TF tensor, and assign it to the variable, so that
+# the variable changes as a numpy array would. The value remembers its variable
+# (an attribute: TF tensors carry Keras' the same way).
+_VARIABLE = "_unitensor_variable"
+
+
+def _read(variable: tf.Variable) -> tf.Tensor:
+    """The variable's current value (symbolic when traced), which a write assigns
+    back to it (``written``).
+    """
+    value = variable.value()
+    setattr(value, _VARIABLE, variable)
+    return value
+
+
+def written(before: tf.Tensor, after: tf.Tensor) -> tf.Tensor:
+    """``after`` assigned to the variable ``before`` was read from, if any: a write
+    to a Tensor of a ``tf.Variable`` writes through (the rule above).
+    """
+    variable = getattr(before, _VARIABLE, None)
+    if variable is None:
+        return after
+    variable.assign(after)
+    return _read(variable)
 
 
 def symbolic(x: tf.Tensor) -> bool:

@@ -8,9 +8,16 @@ Quirks handled here:
   can abort the process (pytorch#188023): copied before torch sees it.
 - tensors that require grad, or carry a lazy conj/neg bit, refuse ``__dlpack__``:
   detached (no copy) or resolved (a copy) first.
+- torch's multiprocessing pickler (any ``multiprocessing`` Queue or Pipe once torch
+  is imported) moves a CPU storage into shared memory and frees the old block
+  (``share_memory_``): memory unitensor has exposed is pickled as a copy instead,
+  a Tensor's own torch tensor and any torch tensor put on a queue (``pickled``).
 """
 
 from __future__ import annotations
+
+import copy as _copy
+from typing import Any
 
 import numpy as np
 import torch
@@ -152,7 +159,72 @@ def producer(device: int) -> StreamOrder:
 
 
 def copy(x: torch.Tensor) -> torch.Tensor:
-    return x.clone()
+    return x.clone()  # differentiable, as torch.asarray(x, copy=True)
+
+
+def deepcopy(x: torch.Tensor) -> torch.Tensor:
+    """A new leaf, as torch's own deepcopy gives (a clone would stay in ``x``'s
+    graph: backward through it would write ``x.grad``); of a non-leaf too, which
+    torch's deepcopy refuses.
+    """
+    if not x.requires_grad:
+        return x.clone()
+    if x.is_leaf:
+        return _copy.deepcopy(x)  # its .grad copied too, a Parameter kept one
+    return x.detach().clone().requires_grad_()
+
+
+# -- pickling: nothing unitensor points into may move ----------------------------
+# torch registers reduce_tensor with multiprocessing's ForkingPickler: it calls
+# share_memory_() on a CPU storage not yet shared, which copies it into shared
+# memory, swaps the storage's data pointer and frees the old block, under every
+# view unitensor made earlier (a Buffer, t.numpy(), t.jax()): a use-after-free.
+def pickled(x: torch.Tensor) -> torch.Tensor:
+    """A Tensor's torch tensor as a pickler gets it: itself where pickling moves
+    nothing that is not torch's alone, else a copy (a storage unitensor exposes,
+    or memory torch does not own: an alias of numpy's or of a Buffer, whose
+    move would silently end the aliasing).
+    """
+    return _unmoved(x, foreign=True)
+
+
+def _unmoved(x: torch.Tensor, foreign: bool) -> torch.Tensor:
+    """``x``, or a copy where share_memory_() on ``x``'s storage would pull memory
+    from under unitensor's views (``foreign``: or from its non-torch owner).
+    """
+    if x.device.type != "cpu" or x.layout is not torch.strided or x.is_nested or (
+            x.requires_grad and not x.is_leaf):  # (torch refuses to send that)
+        return x
+    storage = x.untyped_storage()
+    if storage.is_shared() or storage.nbytes() == 0:  # share_memory_ moves nothing
+        return x
+    if not _core.exposed(storage.data_ptr(), storage.nbytes()) and not (
+            foreign and not storage.resizable()):  # (torch's own allocations resize)
+        return x
+    copied = x.detach().clone()
+    if isinstance(x, torch.nn.Parameter):
+        return torch.nn.Parameter(copied, requires_grad=x.requires_grad)
+    return copied.requires_grad_(x.requires_grad)
+
+
+def _reduce_tensor(x: torch.Tensor) -> Any:
+    """torch's multiprocessing reduction of ``x``, never moving memory that
+    unitensor exposes (a torch tensor handed to a Queue as it is: ``t.native``).
+    """
+    return _TORCH_REDUCE_TENSOR(_unmoved(x, foreign=False))
+
+
+def _guard_multiprocessing() -> None:
+    """Put _reduce_tensor in front of torch's reduction for the tensor types
+    torch registers it for (``import torch`` has done so already).
+    """
+    from multiprocessing.reduction import ForkingPickler
+    for kind in (torch.Tensor, torch.nn.Parameter):
+        ForkingPickler.register(kind, _reduce_tensor)
+
+
+_TORCH_REDUCE_TENSOR = torch.multiprocessing.reductions.reduce_tensor
+_guard_multiprocessing()
 
 
 def astype(x: torch.Tensor, dtype: DType) -> torch.Tensor:
