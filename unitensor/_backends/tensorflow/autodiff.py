@@ -29,6 +29,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from . import _triton_first  # noqa: F401  (triton before TensorFlow)
+
+# isort: split
 import tensorflow as tf
 
 # private: whether a tape watches a tensor, and the tangents forward-mode
