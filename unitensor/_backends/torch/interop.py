@@ -12,6 +12,8 @@ Quirks handled here:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -84,10 +86,8 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
         warn_read_only_alias("torch", "torch")
     if any(s < 0 for s in buf.strides):
         return "torch tensors cannot have negative strides"
-    if buf.device[0] == KDL_CUDA and not torch.backends.cuda.is_built():
-        raise arg_error(BufferError, "torch", "x",
-                        "CPU memory (this build of torch has no CUDA support)",
-                        "CUDA memory")
+    if buf.device[0] == KDL_CUDA and not _cuda_usable():
+        raise _no_cuda()
     if buf.device[0] not in (KDL_CPU, KDL_CUDA):
         return "torch reads CPU and CUDA memory only"
     return None
@@ -119,8 +119,30 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
         return buffer_from_dlpack(x, stream=-1)
 
 
+@functools.cache
+def _cuda_usable() -> bool:
+    """Whether torch has a CUDA device here. PyPI's torch is a CUDA build, also
+    on machines without a GPU: is_built() alone says nothing of a device, and
+    asking such a torch about a stream raises its own RuntimeError.
+    is_available() initialises no CUDA context.
+    """
+    return torch.backends.cuda.is_built() and torch.cuda.is_available()
+
+
+def _no_cuda() -> BufferError:
+    if not torch.backends.cuda.is_built():
+        return arg_error(BufferError, "torch", "x",
+                         "CPU memory (this build of torch has no CUDA support)",
+                         "CUDA memory")
+    return arg_error(BufferError, "torch", "x", "CPU memory, or CUDA memory on a "
+                     "machine with a CUDA device", "CUDA memory, and torch (a CUDA "
+                     "build) finds no CUDA device here")
+
+
 def consumer_stream(device: int) -> int:
     """The framework's current stream on ``device``: it reads and writes there."""
+    if not _cuda_usable():  # never asked where torch has no device
+        raise _no_cuda()
     # torch's default stream is CUDA's legacy default stream, handle 0: DLPack's 1
     return torch.cuda.current_stream(device).cuda_stream or 1
 
