@@ -163,9 +163,11 @@ def stats(device: Device | None, /) -> MemoryStats:
         device = Device("cuda", 0) if tf.config.list_logical_devices("GPU") else CPU
     name = _device_name(device)
     known = [d.name.rpartition("device:")[2] for d in tf.config.list_logical_devices()]
-    if name not in known:
+    if name is None or name not in known:
         return unknown(NAME, device, f"tensorflow has no device {device}")
-    info = tf.config.experimental.get_memory_info(name)
+    info = _memory_info(tf, name)
+    if info is None:
+        return unknown(NAME, device, _NO_STATS, _allocator(device))
     only = "tensorflow reports only the bytes in use now and at their peak"
     return counted(NAME, device, {
         "in_use": info.get("current"), "peak": info.get("peak"),
@@ -173,13 +175,31 @@ def stats(device: Device | None, /) -> MemoryStats:
                                            "in_use": only, "peak": only})
 
 
+# TensorFlow's CPU allocator collects statistics only once something enabled them
+# (its profiler does; tensorflow-cpu 2.21 starts without): get_memory_info then
+# raises ValueError ("Allocator stats not available for device 'CPU:0'").
+_NO_STATS = ("tensorflow keeps no allocator statistics for this device in this "
+             "process (its CPU allocator collects them only once enabled, e.g. by "
+             "its profiler)")
+
+
+def _memory_info(tf: Any, name: str) -> dict[str, int] | None:
+    try:
+        return tf.config.experimental.get_memory_info(name)
+    except ValueError:
+        return None
+
+
 def held() -> int | None:
     tf = loaded("tensorflow")
     if tf is None or not started():
         return None
-    return sum(tf.config.experimental.get_memory_info(
-        d.name.rpartition("device:")[2]).get("current", 0)
-        for d in tf.config.list_logical_devices() if d.device_type in ("CPU", "GPU"))
+    infos = [_memory_info(tf, d.name.rpartition("device:")[2])
+             for d in tf.config.list_logical_devices()
+             if d.device_type in ("CPU", "GPU")]
+    if any(info is None for info in infos):
+        return None  # not measured: flush() reports 0 released
+    return sum(info.get("current", 0) for info in infos if info is not None)
 
 
 def release() -> str:
