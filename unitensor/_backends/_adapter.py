@@ -21,7 +21,7 @@ from .. import _core
 from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error, describe, standard_type
-from ._common import dtype_in
+from ._dtype_tables import dtype_in
 from ._memory import MemoryStats, Request
 
 
@@ -121,9 +121,18 @@ class Interop(Protocol):
 
     def producer(self, device: int, /) -> Producer | None:
         """For a Buffer of the framework's CUDA memory on ``device``: whose work a
-        consumer's stream waits for (``_common.StreamOrder``); None where memory
+        consumer's stream waits for (``_dlpack.StreamOrder``); None where memory
         is ready once exported (the default: JAX's export waits until it is;
         TensorFlow's GPU tensors are not handled, docs/interop.md).
+        """
+
+    def cuda_devices(self) -> int | None:
+        """How many CUDA devices the framework can reach in this process: 0 where
+        it has no CUDA (a CPU build, no driver, no GPU); None for a framework
+        whose arrays never live in CUDA memory (the default: numpy, dask, ...).
+        Asked before any other CUDA question, which a framework without a device
+        answers with its raw error (torch's AssertionError), by starting CUDA,
+        or by placing the array on the CPU instead (TensorFlow).
         """
 
     def consumer_stream(self, device: int, /) -> int:
@@ -209,6 +218,12 @@ class Memory(Protocol):
         framework has started) -> why, naming what was started.
         """
 
+    def without_gpu(self) -> str | None:
+        """Why none of its settings can matter in this process (it started and
+        sees no GPU: every setting is about GPU memory), else None. ``configure``
+        then warns where ``too_late`` would have refused.
+        """
+
     def apply(self, request: Request, /) -> list[str]:
         """Apply ``request`` (whose settings ``too_late`` did not name); what was
         done, in words ('XLA_PYTHON_CLIENT_PREALLOCATE=false', ...).
@@ -269,6 +284,10 @@ def _legacy_default_stream(device: int, /) -> int:
     return 1
 
 
+def _no_cuda() -> None:
+    return None
+
+
 def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
@@ -283,6 +302,7 @@ DEFAULTS: dict[str, object] = {
     "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
+    "cuda_devices": _no_cuda,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
     "error_type": standard_type,
 }

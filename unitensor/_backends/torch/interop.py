@@ -12,8 +12,6 @@ Quirks handled here:
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import torch
 
@@ -21,7 +19,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, warn_read_only_alias
-from .._common import StreamOrder, buffer_from_dlpack
+from .._dlpack import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
@@ -86,7 +84,7 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
         warn_read_only_alias("torch", "torch")
     if any(s < 0 for s in buf.strides):
         return "torch tensors cannot have negative strides"
-    if buf.device[0] == KDL_CUDA and not _cuda_usable():
+    if buf.device[0] == KDL_CUDA and not cuda_devices():
         raise _no_cuda()
     if buf.device[0] not in (KDL_CPU, KDL_CUDA):
         return "torch reads CPU and CUDA memory only"
@@ -119,17 +117,17 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
         return buffer_from_dlpack(x, stream=-1)
 
 
-@functools.cache
-def _cuda_usable() -> bool:
-    """Whether torch has a CUDA device here. PyPI's torch is a CUDA build, also
-    on machines without a GPU: is_built() alone says nothing of a device, and
-    asking such a torch about a stream raises its own RuntimeError.
-    is_available() initialises no CUDA context.
-    """
-    return torch.backends.cuda.is_built() and torch.cuda.is_available()
+def cuda_devices() -> int:
+    # is_available() first: a CPU build has no device count to ask, and a CUDA
+    # build on a machine without a GPU answers 0 without starting CUDA
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def _no_cuda() -> BufferError:
+    """PyPI's torch is a CUDA build, also on machines without a GPU: is_built()
+    alone says nothing of a device, and asking such a torch about a stream
+    raises its own RuntimeError.
+    """
     if not torch.backends.cuda.is_built():
         return arg_error(BufferError, "torch", "x",
                          "CPU memory (this build of torch has no CUDA support)",
@@ -141,7 +139,7 @@ def _no_cuda() -> BufferError:
 
 def consumer_stream(device: int) -> int:
     """The framework's current stream on ``device``: it reads and writes there."""
-    if not _cuda_usable():  # never asked where torch has no device
+    if not cuda_devices():  # never asked where torch has no device
         raise _no_cuda()
     # torch's default stream is CUDA's legacy default stream, handle 0: DLPack's 1
     return torch.cuda.current_stream(device).cuda_stream or 1

@@ -26,14 +26,14 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.autograd import forward_ad
 
-from ..._dtypes import DType
-from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, copy_or_refuse
-from .._triton import dynamo_would_abort, refuse_dynamo
-from .interop import torch_dtype
+from .._backends._triton import dynamo_would_abort, refuse_dynamo
+from .._backends.torch.interop import torch_dtype
+from .._dtypes import DType
+from .._dtypes import parse as parse_dtype
+from .._errors import arg_error, copy_or_refuse
 
 if TYPE_CHECKING:
-    from ..._wrap import Call
+    from ._bridge import Call
 
 
 # -- torch as the caller ---------------------------------------------------------
@@ -101,11 +101,11 @@ def _dispatch_traced() -> bool:
 
 
 def _op(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
-    """The body's outputs as the op ``unitensor::bridge`` (compile.py)."""
+    """The body's outputs as the op ``unitensor::bridge`` (torch_ops.py)."""
     if dynamo_would_abort():  # meta tensors of the user's (tracers import it)
         raise refuse_dynamo("wrap", "args", "a bridge called on meta tensors")
-    from . import compile  # imports torch._dynamo (seconds): only here
-    return compile.fx_call(c, xs)
+    from . import torch_ops  # imports torch._dynamo (seconds): only here
+    return torch_ops.fx_call(c, xs)
 
 
 class _Bridged(torch.autograd.Function):
