@@ -42,12 +42,10 @@ def _needs(code: str) -> list[str]:
 
 BLOCKS = [(page, number, code) for page in PAGES
           for number, code in enumerate(python_blocks(page), 1)]
-# Known to warn, soft: a bridge lends read-only memory to torch (a JAX body's
-# outputs, a TensorFlow caller's inputs) with the process's one AliasWarning,
-# though its read-only guard refuses writes to the inputs and a body's fresh
-# outputs have no other holder; silencing it needs that told apart per array.
-WARNS = {("wrap.md", 1): "a JAX body's outputs lent to a torch caller",
-         ("wrap.md", 3): "a TensorFlow caller's inputs lent to a torch body"}
+# Known to warn, soft: a bridge lends a JAX body's outputs to a torch caller
+# with the process's one AliasWarning, though a body's fresh outputs have no
+# other holder; silencing it needs a count of a jax array's holders.
+WARNS = {("wrap.md", 1): "a JAX body's outputs lent to a torch caller"}
 
 
 @pytest.mark.slow

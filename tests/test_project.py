@@ -80,6 +80,10 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "architecture" / "index.html").exists()
+    api = (tmp_path / "api" / "index.html").read_text()  # from the docstrings
+    for name in ("unitensor.Tensor.numpy", "unitensor.asarray", "unitensor.wrap",
+                 "unitensor.memory.configure", "unitensor.dask.map_blocks"):
+        assert f'id="{name}"' in api, name
 
 
 @pytest.mark.skipif(shutil.which("ruff", path=os.path.dirname(sys.executable))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import inspect
+import os
 import threading
 import warnings
 import weakref
@@ -1312,3 +1313,36 @@ def test_the_bridge_keeps_no_body_output_alive():
         assert outputs
         assert [ref() for ref in outputs] == [None] * len(outputs)
         outputs.clear()
+
+
+@pytest.mark.slow
+def test_a_guarded_body_gets_immutable_inputs_without_an_alias_warning():
+    """torch's read-only guard refuses writes into a jax or TensorFlow caller's
+    arrays while the body runs, so lending them is no hand-over to warn about
+    (the first bridged call warned, once per process, with advice the caller
+    could not follow); a user's own .torch() of such memory still warns."""
+    import subprocess
+    import sys
+    code = """
+import warnings
+warnings.simplefilter("error")
+import jax, jax.numpy as jnp, tensorflow as tf, torch, unitensor as ut
+f = ut.wrap(source="jax", target="torch")(lambda a: torch.sin(a) * 2)
+print(float(f(jnp.ones(3))[0]))
+print(float(jax.grad(lambda a: f(a).sum())(jnp.ones(3))[0]))
+g = ut.wrap(source="tensorflow", target="torch")(lambda a: torch.sin(a) * 2)
+x = tf.ones(3)
+with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = tf.reduce_sum(g(x))
+print(float(tape.gradient(y, x)[0]))
+try:
+    ut.asarray(jnp.ones(3)).torch()
+except ut.AliasWarning:
+    print("warned")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["1.6829419136047363", "1.0806046724319458",
+                                  "1.0806046724319458", "warned"]

@@ -172,11 +172,14 @@ def from_dlpack(x: Any, /, *, device: Any = None,
 
 
 def view(t: Tensor, framework: str, copy: bool | None,
-         func: str, what: str | None = None) -> Any:
+         func: str, what: str | None = None, guarded: bool = False) -> Any:
     """``t``'s memory as ``framework``'s array: zero-copy, cached; or a copy,
     reported naming ``func`` (and ``what``, the array's place in the call).
+    ``guarded``: the caller refuses writes into read-only memory while the view
+    lives (a bridge's guard), so it is lent as for reading: no AliasWarning,
+    never cached.
     """
-    return _view(t, framework, copy, func, False, what)
+    return _view(t, framework, copy, func, guarded, what)
 
 
 def operand(t: Tensor, backend: Adapter, func: str) -> Any:

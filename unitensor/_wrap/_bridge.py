@@ -348,7 +348,13 @@ class Call:
         aliased, else a copy, reported unless ``quiet`` (a cotangent, whose
         layout the caller's autodiff chose) or the bridge is quiet.
         """
-        return lend(array, self.bridge.target, quiet or self.bridge.quiet, "args")
+        target = self.bridge.target
+        # no AliasWarning for immutable memory lent to a guarded body: the
+        # caller's arrays are guarded while the body runs (Call.run), and the
+        # tangents and cotangents (quiet) only the body framework's own autodiff
+        # reads, which never writes into what it is given
+        return lend(array, target, quiet or self.bridge.quiet, "args",
+                    target in _GUARDED)
 
     def to_caller(self, array: Any, quiet: bool = False) -> Any:
         """A body's array as the caller framework's, as :meth:`to_body`."""

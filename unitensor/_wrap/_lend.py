@@ -16,17 +16,20 @@ from .. import _convert
 from .._errors import arg_error, conversion_refused, copy_or_refuse
 
 
-def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> Any:
+def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args",
+         guarded: bool = False) -> Any:
     """``array`` as ``framework``'s, through unitensor's conversions; a refusal
     (a dtype JAX does not hold) and a copy's report name ``arg``, the array's
-    place in the call.
+    place in the call. ``guarded``: the body's part refuses writes into the
+    caller's read-only memory while it runs (torch's ``read_only``), so such
+    memory is lent without the AliasWarning a user's own view gets.
     """
     t = _convert.asarray(array)
     try:
         if not quiet:
-            return _convert.view(t, framework, None, "wrap", arg)
+            return _convert.view(t, framework, None, "wrap", arg, guarded)
         try:
-            return _convert.view(t, framework, False, "wrap")
+            return _convert.view(t, framework, False, "wrap", None, guarded)
         except BufferError:
             return _convert.view(t, framework, True, "wrap")
     except BufferError as exc:
