@@ -100,7 +100,7 @@ def export(x: np.ndarray) -> _core.Buffer:
 def _from_tensorflow(x: Any) -> np.ndarray | None:  # x: a tf.Tensor
     """TensorFlow's own versioned DLPack export, read-only (TF tensors are
     immutable): 3x cheaper than through the Buffer. None where numpy refuses it
-    (bfloat16, GPU memory): the general path says why.
+    (bfloat16 before NumPy 2.5, GPU memory): the general path says why.
     """
     try:
         array = np.from_dlpack(x)
