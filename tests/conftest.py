@@ -5,10 +5,37 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import logging
 import os
 
 import numpy as np
 import pytest
+
+# This process loads TensorFlow and then torch._dynamo (test_compile.py), as a user
+# of both does: where triton is installed (PyPI's torch wheels bring it), it must be
+# imported before TensorFlow, whose LLVM it clashes with ("LLVM ERROR: inconsistency
+# in registered CommandLine options", the process aborts). docs/interop.md tells
+# users the same; tests/test_triton_first.py checks unitensor keeps the rule itself.
+if importlib.util.find_spec("triton") is not None:
+    import triton  # noqa: F401
+
+
+
+class _FormattedAtOnce(logging.Filter):
+    """Keeps a record's text, not its arguments: on Python 3.13, TensorFlow's
+    AutoGraph cannot convert the loop function of its own vectorized_map and logs
+    a warning whose arguments hold that function (its closure: the loop's inputs).
+    pytest's log capture keeps every record of a test, so under jax.jit the inputs
+    of a TensorFlow body (views of XLA's buffers) looked kept by the body, which
+    unitensor refuses (test_wrap_tf.py's jax-to-tf tests); a user's program keeps
+    no records. The message is unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = record.getMessage(), None
+        return True
+
+
+logging.getLogger("tensorflow").addFilter(_FormattedAtOnce())
 
 # scipy reads this once, at its import: its Array API support, which
 # tests/test_clients.py runs on Tensors (and scikit-learn's array_api_dispatch needs).

@@ -260,6 +260,29 @@ def test_cuda_capsule_without_cuda_is_buffer_error():
     assert counters.snapshot()["deleter_calls"] - before["deleter_calls"] == 1
 
 
+def test_cuda_producer_without_cuda_is_buffer_error():
+    # A foreign producer of CUDA memory on a machine without a CUDA device: the
+    # stream to order it on is never asked for (torch's CPU build asserted, its
+    # CUDA build without a GPU raised RuntimeError); the refusal is a BufferError.
+    from conftest import has_cuda
+    from forge import forge
+    torch = sys.modules.get("torch")  # preloaded by conftest where installed
+    if has_cuda() or (torch is not None and torch.cuda.is_available()):
+        pytest.skip("this machine has CUDA")
+
+    class Producer:
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, **kwargs):
+            return forge(shape=(3,), device=(2, 0))
+
+    with pytest.raises(BufferError, match=r"(?i)cuda"):
+        ut.from_dlpack(Producer())
+    with pytest.raises(BufferError, match=r"(?i)cuda"):
+        ut.asarray(Producer())
+
+
 @pytest.mark.parametrize(
     "dst", [f for f in FRAMEWORKS if f in ("torch", "array_api_strict")])
 def test_writes_through_a_view_are_seen_by_the_source(dst):

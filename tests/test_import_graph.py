@@ -254,6 +254,8 @@ FRAMEWORK_IMPORTS = {
     ("unitensor.__main__", "numpy"): "the main job's data",
     ("unitensor.dask", "dask"): "ut.dask, the public dask extras (loaded on use)",
     ("unitensor.dask", "numpy"): "ut.dask.chunked splits numpy arrays",
+    ("unitensor._backends._triton", "triton"): "before TensorFlow, where installed "
+    "(after it, torch._dynamo's import of triton aborts the process)",
 }
 
 

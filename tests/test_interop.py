@@ -162,6 +162,36 @@ def test_any_dlpack_consumer_reads_a_tensor(dst, x64):
     assert pointer(out) == pointer(base)
 
 
+@pytest.mark.skipif(not hasattr(np.dtypes, "register_dlpack_dtype"),
+                    reason="numpy < 2.5: its own from_dlpack and __dlpack__ refuse "
+                    "bfloat16 (no register_dlpack_dtype); unitensor's conversions "
+                    "hold it (the matrix above)")
+def test_bfloat16_crosses_numpy_torch_jax_zero_copy_through_their_own_dlpack():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    base = aligned_empty((2, 3), ml_dtypes.bfloat16)
+    base[...] = np.arange(6).reshape(2, 3)
+    t = ut.asarray(base)
+    # numpy's own consumer of a bfloat16 Tensor, and of the views unitensor gave
+    # torch and jax (numpy 2.5 refused bfloat16 until unitensor registered it)
+    for source in (t, ut.asarray(t.torch()), ut.asarray(t.jax())):
+        out = np.from_dlpack(source)
+        assert out.dtype == base.dtype
+        assert pointer(out) == pointer(base)
+    # numpy's bfloat16 arrays handed by numpy itself to torch and jax
+    assert torch.from_dlpack(base).dtype == torch.bfloat16
+    assert pointer(torch.from_dlpack(base)) == pointer(base)
+    assert jax.dlpack.from_dlpack(base).dtype == jax.numpy.bfloat16
+    assert pointer(jax.dlpack.from_dlpack(base)) == pointer(base)
+    # and back: jax's and torch's bfloat16 arrays to numpy, by numpy
+    x = jax.numpy.arange(4, dtype=jax.numpy.bfloat16)
+    assert pointer(np.from_dlpack(x)) == pointer(x)
+    y = torch.arange(4, dtype=torch.bfloat16)
+    assert pointer(np.from_dlpack(y)) == pointer(y)
+    np.testing.assert_array_equal(np.from_dlpack(y), np.arange(4))
+
+
 def test_source_can_be_deleted_first(x64):
     import gc
     base = aligned_empty((1000,), np.float64)

@@ -548,6 +548,36 @@ class Cycle:
 
 
 @pytest.mark.skipif("jax" not in FRAMEWORKS, reason="jax is not installed")
+def test_jax_allocators_are_the_installed_jaxlib_s(monkeypatch):
+    # Every allocator configure() takes, the installed jaxlib takes too (it refuses
+    # an unknown one when it starts, ValueError), 'address' included where it does;
+    # the advice names an allocator that frees memory to the GPU on this jaxlib
+    # ('platform' no longer does from jaxlib 0.10.1: jax#39145).
+    from jaxlib import xla_client
+
+    from unitensor._backends.jax import memory as jax_memory
+    options = xla_client.generate_pjrt_gpu_plugin_options
+    for name in jax_memory.ALLOCATORS:
+        monkeypatch.setenv("XLA_PYTHON_CLIENT_ALLOCATOR", name)
+        assert options()["allocator"] == name
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_ALLOCATOR", "address")
+    try:
+        options()
+        takes_address = True
+    except ValueError:
+        takes_address = False
+    monkeypatch.delenv("XLA_PYTHON_CLIENT_ALLOCATOR")
+    assert ("address" in jax_memory.ALLOCATORS) == takes_address
+    assert jax_memory.FREEING != "platform" or jax_memory._JAXLIB < (0, 10, 1)
+    started("jax")
+    note = memory.flush("jax")["jax"].note
+    if jax_memory.FREEING is None:
+        assert "no allocator of this jaxlib frees memory" in note
+    else:
+        assert f"allocator={{'jax': {jax_memory.FREEING!r}}}" in note
+
+
+@pytest.mark.skipif("jax" not in FRAMEWORKS, reason="jax is not installed")
 def test_flush_jax_frees_dead_arrays_and_measures_them():
     import jax.numpy as jnp
     started("jax")

@@ -28,7 +28,29 @@ def test_readme_opens_with_exactly_two_commands():
     assert "-m unitensor" in install_and_run
     assert "constraints.txt" in install_and_test
     assert "pytest" in install_and_test
-    assert (ROOT / "constraints.txt").read_text().split() == ["torch==2.13.0"]
+    assert pins()["torch"] == "2.13.0"  # the CPU wheel on these machines
+
+
+def pins() -> dict[str, str]:
+    """constraints.txt: package -> the oldest release CI tests."""
+    lines = (ROOT / "constraints.txt").read_text().splitlines()
+    return dict(line.split("==") for line in lines if line and not line.startswith("#"))
+
+
+def test_declared_lower_bounds_are_the_oldest_releases_ci_tests():
+    # pyproject's ranges start where CI's first leg tests (constraints.txt), and the
+    # README's table says the same: no range claims a release nothing runs.
+    text = (ROOT / "pyproject.toml").read_text()
+    bounds = dict(re.findall(r'"([A-Za-z0-9_.-]+)(?:\[[a-z]+\])?>=([0-9.]+)', text))
+    for package, version in pins().items():
+        assert bounds.get(package) == version, (package, bounds.get(package), version)
+    readme = (ROOT / "README.md").read_text()
+    table = dict(re.findall(r"^\| (\S+) \| ([0-9.]+) \| [0-9.]+ \|$", readme, re.M))
+    for package in ("numpy", "torch", "jax", "dask", "scipy", "scikit-learn"):
+        assert table[package] == pins()[package], package
+    assert table["tensorflow"] == pins()["tensorflow-cpu"]
+    assert table["Python"] == "3.11"
+    assert re.search(r'requires-python = ">=3\.11"', text)
 
 
 def test_ci_runs_the_readme_test_command():

@@ -29,6 +29,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .._backends.tensorflow import _triton_first  # noqa: F401  (triton first)
+
+# isort: split
 import tensorflow as tf
 
 # private: whether a tape watches a tensor, and the tangents forward-mode

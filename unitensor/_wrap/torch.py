@@ -26,6 +26,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.autograd import forward_ad
 
+from .._backends._triton import dynamo_would_abort, refuse_dynamo
 from .._backends.torch.interop import torch_dtype
 from .._dtypes import DType
 from .._dtypes import parse as parse_dtype
@@ -101,6 +102,8 @@ def _dispatch_traced() -> bool:
 
 def _op(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
     """The body's outputs as the op ``unitensor::bridge`` (torch_ops.py)."""
+    if dynamo_would_abort():  # meta tensors of the user's (tracers import it)
+        raise refuse_dynamo("wrap", "args", "a bridge called on meta tensors")
     from . import torch_ops  # imports torch._dynamo (seconds): only here
     return torch_ops.fx_call(c, xs)
 
@@ -246,6 +249,9 @@ def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
                 allow_unused=True, create_graph=higher) if pairs else (None,) * len(ins)
         return [_conj(torch.zeros_like(x) if g is None else g)
                 for x, g in zip(ins, grads, strict=True)]
+    if dynamo_would_abort():  # torch.func.vjp's backward imports it
+        raise refuse_dynamo("wrap", "args", "the gradient of a torch body inside "
+                            "a torch.func transformation")
     pull = torch.func.vjp(f, *primals)[1]
     return [_conj(g) for g in pull(cts)]
 
@@ -307,9 +313,16 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
     """The shapes and dtypes of ``run``'s outputs for inputs of ``specs``,
     from one run on meta tensors (no data, no computation), or, where the body
     mixes in real tensors of its own (a module's parameters and buffers), which
-    meta tensors refuse, on fake tensors.
+    meta tensors refuse, on fake tensors. Where torch._dynamo's import would
+    abort the process (_triton.py), on zeros: meta and fake tensors run torch's
+    Python decompositions, which import it (torch/_compile.py); zeros cost a real
+    run of the body, with the same shapes.
     """
     try:
+        if dynamo_would_abort():
+            outs = run([torch.zeros(shape, dtype=torch_dtype(dtype))
+                        for shape, dtype in specs])
+            return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
         try:
             metas = [torch.empty(shape, dtype=torch_dtype(dtype), device="meta")
                      for shape, dtype in specs]

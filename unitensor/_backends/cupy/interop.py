@@ -37,6 +37,8 @@ def cuda_devices() -> int:
 
 def consumer_stream(device: int) -> int:
     """The framework's current stream on ``device``: it reads and writes there."""
+    if not _cuda_usable():  # never asked where cupy has no device
+        raise _no_device()
     with cupy.cuda.Device(device):
         # the null stream (0) is the legacy default stream: DLPack's 1
         return cupy.cuda.get_current_stream().ptr or 1
@@ -55,13 +57,17 @@ def producer(device: int) -> StreamOrder:
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if not _cuda_usable():
-        raise arg_error(BufferError, "cupy", "x", "a machine with a CUDA device",
-                        "none usable (cupy is installed; the driver or GPU is not)")
+        raise _no_device()
     if buf.device[0] not in CUDA_READABLE:
         return "cupy reads CUDA memory only"
     if buf.readonly and not reading:  # aliased all the same, as torch's are
         warn_read_only_alias("cupy", "cupy")
     return None
+
+
+def _no_device() -> BufferError:
+    return arg_error(BufferError, "cupy", "x", "a machine with a CUDA device",
+                     "none usable (cupy is installed; the driver or GPU is not)")
 
 
 def _cuda_usable() -> bool:

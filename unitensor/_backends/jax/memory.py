@@ -11,7 +11,9 @@ the buffers of dead arrays (the caller's ``gc.collect()``) back into the pool.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
+import re
 import sys
 from typing import Any
 
@@ -28,9 +30,30 @@ from .._memory import (
 )
 
 NAME = "jax"
-# What XLA_PYTHON_CLIENT_ALLOCATOR accepts (jaxlib 0.10; 'default' is the BFC pool,
-# 'vmm' is new in recent jaxlib: an older one refuses it when it starts).
-ALLOCATORS = ("default", "bfc", "platform", "cuda_async", "vmm")
+
+
+def _jaxlib_version() -> tuple[int, ...]:
+    """The installed jaxlib's version (read without importing it), () if none."""
+    try:
+        version = importlib.metadata.version("jaxlib")
+    except importlib.metadata.PackageNotFoundError:
+        return ()
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+_JAXLIB = _jaxlib_version()
+# 'platform' no longer returns freed memory to the GPU from jaxlib 0.10.1 (seen with
+# 0.10.1 and 0.10.2: XLA's backend builds its BFC pool under it, openxla/xla#41761,
+# jax#39145); 'address', a synchronous pass-through to cudaMalloc/cudaFree, does, and
+# jaxlib accepts it from after 0.10.2 (0.12 checked: 0.11 is not assumed).
+_ADDRESS = _JAXLIB >= (0, 12)
+# The allocator that frees memory back to the GPU, None where none does.
+FREEING: str | None = ("address" if _ADDRESS else
+                       "platform" if _JAXLIB < (0, 10, 1) else None)
+# What XLA_PYTHON_CLIENT_ALLOCATOR accepts ('default' is the BFC pool, 'vmm' is new
+# in recent jaxlib: an older one refuses it when it starts).
+ALLOCATORS = ("default", "bfc", "platform", "cuda_async", "vmm") + (
+    ("address",) if _ADDRESS else ())
 PREALLOCATE = "XLA_PYTHON_CLIENT_PREALLOCATE"
 FRACTION = "XLA_CLIENT_MEM_FRACTION"
 # The old name: jaxlib refuses to start when both are set.
@@ -170,8 +193,11 @@ def release() -> str:
     platforms = started()
     if loaded("jax") is None or platforms is None:
         return "jax has not started: it holds no memory"
-    pool = ("the pool itself cannot shrink in-process (configure "
-            "preallocate=False or allocator={'jax': 'platform'} before JAX starts)")
+    keep_small = (f"preallocate=False or allocator={{'jax': {FREEING!r}}}"
+                  if FREEING is not None else "preallocate=False (no allocator of "
+                  "this jaxlib frees memory to the GPU: jax#39145)")
+    pool = (f"the pool itself cannot shrink in-process (configure {keep_small} "
+            "before JAX starts)")
     if platforms == ["cpu"]:
         return ("buffers of dead arrays freed (gc); on a GPU they go back to "
                 f"JAX's pool: {pool}")

@@ -19,6 +19,27 @@ _TO_NUMPY = {d: k for k, d in NATIVE_DTYPES.items()}
 _BFLOAT16 = _TO_NUMPY.get(bfloat16)
 
 
+def _register_bfloat16() -> None:
+    """NumPy 2.5+ maps a DLPack (code, bits) pair to a dtype of another package
+    (``np.dtypes.register_dlpack_dtype``); ml_dtypes (0.6) registers none. With
+    ml_dtypes' bfloat16 registered, numpy's own ``from_dlpack`` and
+    ``ndarray.__dlpack__`` hold it: ``np.from_dlpack(t)`` of a bfloat16 Tensor, and
+    numpy's bfloat16 arrays handed to any DLPack consumer (``torch.from_dlpack``,
+    ``jax.dlpack.from_dlpack``), are zero-copy. Older numpy refuses bfloat16 there
+    (unitensor's own conversions hold it on every numpy).
+    """
+    register = getattr(np.dtypes, "register_dlpack_dtype", None)
+    if register is None or _BFLOAT16 is None:
+        return
+    try:
+        register(bfloat16.dlpack[:2], _BFLOAT16)
+    except ValueError:  # another bfloat16 was registered first: numpy keeps it
+        pass
+
+
+_register_bfloat16()
+
+
 ARRAY_TYPES = (np.ndarray, np.generic)
 
 
@@ -79,7 +100,7 @@ def export(x: np.ndarray) -> _core.Buffer:
 def _from_tensorflow(x: Any) -> np.ndarray | None:  # x: a tf.Tensor
     """TensorFlow's own versioned DLPack export, read-only (TF tensors are
     immutable): 3x cheaper than through the Buffer. None where numpy refuses it
-    (bfloat16, GPU memory): the general path says why.
+    (bfloat16 before NumPy 2.5, GPU memory): the general path says why.
     """
     try:
         array = np.from_dlpack(x)

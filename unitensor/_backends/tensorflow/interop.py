@@ -18,6 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import _triton_first  # noqa: F401  (triton before TensorFlow)
+
+# isort: split
 import tensorflow as tf
 
 from ... import _core

@@ -91,10 +91,8 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
         warn_read_only_alias("torch", "torch")
     if any(s < 0 for s in buf.strides):
         return "torch tensors cannot have negative strides"
-    if buf.device[0] == KDL_CUDA and not torch.backends.cuda.is_built():
-        raise arg_error(BufferError, "torch", "x",
-                        "CPU memory (this build of torch has no CUDA support)",
-                        "CUDA memory")
+    if buf.device[0] == KDL_CUDA and not cuda_devices():
+        raise _no_cuda()
     if buf.device[0] not in (KDL_CPU, KDL_CUDA):
         return "torch reads CPU and CUDA memory only"
     return None
@@ -132,8 +130,24 @@ def cuda_devices() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
+def _no_cuda() -> BufferError:
+    """PyPI's torch is a CUDA build, also on machines without a GPU: is_built()
+    alone says nothing of a device, and asking such a torch about a stream
+    raises its own RuntimeError.
+    """
+    if not torch.backends.cuda.is_built():
+        return arg_error(BufferError, "torch", "x",
+                         "CPU memory (this build of torch has no CUDA support)",
+                         "CUDA memory")
+    return arg_error(BufferError, "torch", "x", "CPU memory, or CUDA memory on a "
+                     "machine with a CUDA device", "CUDA memory, and torch (a CUDA "
+                     "build) finds no CUDA device here")
+
+
 def consumer_stream(device: int) -> int:
     """The framework's current stream on ``device``: it reads and writes there."""
+    if not cuda_devices():  # never asked where torch has no device
+        raise _no_cuda()
     # torch's default stream is CUDA's legacy default stream, handle 0: DLPack's 1
     return torch.cuda.current_stream(device).cuda_stream or 1
 

@@ -34,6 +34,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from .. import _triton_first  # noqa: F401  (triton before TensorFlow)
+
+# isort: split
 import tensorflow as tf
 
 from ...._device import Device

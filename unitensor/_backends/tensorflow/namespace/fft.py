@@ -13,6 +13,9 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from . import _triton_first  # noqa: F401  (triton before TensorFlow)
+
+# isort: split
 import tensorflow as tf
 
 Tensor = Any  # a tf.Tensor
