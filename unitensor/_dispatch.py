@@ -4,6 +4,10 @@ The rule, in order:
 
 1. inside ``with unitensor.owner(name):``, that framework;
 2. otherwise the owner of the left-most Tensor (or framework array) operand;
+   where operands have several owners, of the left-most one carrying autodiff
+   state (``autodiff_state`` of its adapter: a torch tensor that requires grad,
+   a jax tracer, a TF tensor a tape watches), whose graph a conversion would
+   drop; two frameworks' autodiff state is a TypeError naming ``ut.wrap``;
 3. with no array operand (creation functions), the framework of the ``device``
    argument: a Tensor's device knows its owner (``device=x.device`` creates
    where ``x`` lives), and a framework's device object names its framework;
@@ -129,12 +133,44 @@ def _compute(backend: Adapter) -> Adapter:
     return backend if backend.namespace() is not None else _backends.get("numpy")
 
 
-def _choose(args: tuple[Any, ...],
-            kwargs: dict[str, Any]) -> tuple[Adapter, Tensor | None]:
+def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
+            func: str = "asarray") -> tuple[Adapter, Tensor | None]:
     """The backend that runs the call, and the Tensor that decided it (if any)."""
     # The C count first: no owner() block open anywhere, no context to read
     # (and none for a compiler tracing this to read: _backends/torch/compile.py).
     forced = _forced.get() if owner_blocks() else None
+    first: Tensor | None = None
+    for value in (*args, *kwargs.values()):
+        kind = type(value)
+        items = value if kind is list or kind is tuple else (value,)
+        for item in items:
+            if type(item) is Tensor:
+                backend = item._backend
+            else:
+                backend = _native_backend(item)
+                if backend is None:
+                    continue
+            if first is None:
+                if forced is not None:
+                    return _compute(forced), _convert.asarray(item)
+                first = item if type(item) is Tensor else _convert.asarray(item)
+            elif backend is not first._backend:  # owners mix: only such calls pay
+                return _by_autodiff(first, args, kwargs, func)
+    if first is not None:
+        return _compute(first._backend), first
+    return _compute(_config.new_array_owner(kwargs.get("device"))), None
+
+
+def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 func: str) -> tuple[Adapter, Tensor]:
+    """Operands of several owners: the left-most one carrying autodiff state (a
+    torch tensor that requires grad, a jax tracer, a TF tensor a tape watches)
+    decides, since converting it to another framework would drop its graph
+    silently; where none carries any, the left-most array (``first``). Operands
+    carrying the state of two frameworks are refused: only ``ut.wrap`` carries
+    gradients from one framework to another.
+    """
+    carrying: list[tuple[Tensor, str]] = []
     for value in (*args, *kwargs.values()):
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)
@@ -143,8 +179,19 @@ def _choose(args: tuple[Any, ...],
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
-            return _compute(forced or item._backend), item
-    return _compute(_config.new_array_owner(kwargs.get("device"))), None
+            state = item._backend.autodiff_state(item._native)
+            if state is not None:
+                carrying.append((item, state))
+    if not carrying:
+        return _compute(first._backend), first
+    decider, state = carrying[0]
+    for other, other_state in carrying[1:]:
+        if other._backend is not decider._backend:
+            raise arg_error(TypeError, func, "arrays", "operands carrying autodiff "
+                            "state of one framework (no framework differentiates "
+                            "another's operations: bridge them with ut.wrap, "
+                            "docs/wrap.md)", f"{state} and {other_state}")
+    return _compute(decider._backend), decider
 
 
 def _native_backend(value: Any) -> Adapter | None:
@@ -257,7 +304,7 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if type(kwargs.get("device")) is str:  # 'cpu', 'cuda:1': each owner's own
         # device object (jax takes no str); a str names no owner
         kwargs["device"] = parse_device(kwargs["device"], name)
-    backend, anchor = _choose(args, kwargs)
+    backend, anchor = _choose(args, kwargs, name)
     func = implementation(backend, name)
     try:
         native_args = [_operand(a, backend, name, anchor) for a in args]

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import tensorflow as tf
+from tensorflow.python import pywrap_tfe as _pywrap_tfe
+from tensorflow.python.eager import record as _record
 
 from ... import _core
 from ..._device import CPU, Device
@@ -96,6 +98,22 @@ def device_of_name(name: str) -> Device:
         return Device("cuda", int(index or 0))
     raise arg_error(ValueError, "asarray", "obj", "a tensor on CPU or GPU",
                     f"a tensor on {name!r}")
+
+
+def autodiff_state(x: tf.Tensor) -> str | None:
+    """Whether an active ``tf.GradientTape`` watches ``x`` (or a tensor computed
+    from a watched one), or a ``ForwardAccumulator`` holds a tangent for it: TF's
+    tapes record only TF's ops, so a computation elsewhere drops the gradient.
+    Asked through TF's recording module (its tape bookkeeping, which
+    ``tf.GradientTape`` itself uses); outside any tape both answers are no.
+    """
+    if not _record.could_possibly_record():  # no tape or accumulator is active
+        return None
+    if _record.should_record_backprop([x]):
+        return "a tf.Tensor watched by a tf.GradientTape"
+    if _pywrap_tfe.TFE_Py_PackJVPs([x])[0]:
+        return "a tf.Tensor with a tangent of a tf.autodiff.ForwardAccumulator"
+    return None
 
 
 def readonly(x: tf.Tensor) -> bool:

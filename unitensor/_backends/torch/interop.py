@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.autograd.forward_ad as _forward_ad
 
 from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
@@ -36,6 +37,21 @@ def device(x: torch.Tensor) -> Device:
         return Device("cuda", dev.index or 0)
     raise arg_error(ValueError, "asarray", "obj", "a torch tensor on cpu or cuda",
                     f"a tensor on {dev}")
+
+
+def autodiff_state(x: torch.Tensor) -> str | None:
+    """Whether ``x`` is in torch's graph: it requires grad, is a torch.func
+    transform's wrapper (``grad``, ``jacrev``, ``vmap``), or a forward-mode dual
+    tensor (which does not require grad, but carries a tangent).
+    """
+    if x.requires_grad:
+        return "a torch tensor that requires grad" + (
+            " (a leaf of torch's graph)" if x.is_leaf else "")
+    if torch._C._functorch.is_functorch_wrapped_tensor(x):
+        return "a tensor of a torch.func transformation"
+    if _forward_ad.unpack_dual(x).tangent is not None:
+        return "a forward-mode dual torch tensor (it carries a tangent)"
+    return None
 
 
 def export(x: torch.Tensor) -> _core.Buffer:
