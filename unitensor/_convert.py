@@ -194,6 +194,8 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
             return t._native
     elif copy is not True:
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
+    if framework == "numpy" and not reading:
+        _check_no_graph(t, func)
     if reading:  # (past the cached views: a symbolic array has none)
         symbolic = no_memory(t)
         if symbolic is not None:  # a traced operand that is not the left-most
@@ -226,6 +228,20 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
             target.IMMUTABLE and buf.producer is not None):
         t._shared().views[framework] = native
     return native
+
+
+def _check_no_graph(t: Tensor, func: str) -> None:
+    """Refuse a numpy array of memory in an autodiff graph (a torch tensor that
+    requires grad): numpy would drop the graph silently, and torch's own
+    ``.numpy()`` refuses it so (numpy's route from torch declines such tensors,
+    so they come here). ``.detach()`` first says the graph may go.
+    """
+    state = t._backend.autodiff_state(t._native)
+    if state is not None:
+        raise arg_error(ValueError, func, "self", "an array outside any autodiff "
+                        "graph (a numpy array of it would drop the graph silently: "
+                        "take x.detach() first, as torch's own .numpy() advises)",
+                        state)
 
 
 def buffer_of(t: Tensor, func: str = "__dlpack__") -> _core.Buffer:

@@ -144,12 +144,10 @@ def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)
         for item in items:
-            if type(item) is Tensor:
-                backend = item._backend
-            else:
-                backend = _native_backend(item)
-                if backend is None:
-                    continue
+            backend: Adapter | None = (item._backend if type(item) is Tensor
+                                       else _native_backend(item))
+            if backend is None:
+                continue
             if first is None:
                 if forced is not None:
                     return _compute(forced), _convert.asarray(item)
@@ -731,12 +729,27 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
         updated = backend.setitem(native, _operand(key, backend, "__setitem__", x),
                                   _operand(value, backend, "__setitem__", x))
     except Exception as exc:
-        error = _refusal("__setitem__", backend, exc, (x, value), {})
+        error = (_autodiff_write(x, "__setitem__")
+                 or _refusal("__setitem__", backend, exc, (x, value), {}))
         if error is None:
             raise
         raise error from exc
     if updated is not native:
         _rebind(x, updated, "__setitem__")
+
+
+def _autodiff_write(x: Tensor, func: str) -> Exception | None:
+    """The error for a write the owner refused into an array of its autodiff
+    graph (torch refuses in-place writes into a leaf that requires grad, with a
+    RuntimeError of its own); None for any other array. Only failures ask.
+    """
+    state = x._backend.autodiff_state(x._native)
+    if state is None:
+        return None
+    return arg_error(ValueError, func, "self", "an array its framework lets be "
+                     "written in place (torch refuses writes into a leaf tensor "
+                     "that requires grad: write into x.detach(), or under "
+                     "torch.no_grad())", state)
 
 
 def _promoted_value(x: Tensor, value: Any) -> Any:
@@ -814,7 +827,13 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             _check_result(x, result, func)
         except TypeError as error:
             raise error from failure
-        updated = backend.setitem(native, ..., result._native)
+        try:
+            updated = backend.setitem(native, ..., result._native)
+        except Exception as exc:
+            refusal = _autodiff_write(x, func)
+            if refusal is None:
+                raise
+            raise refusal from exc
     if updated is not native:  # an immutable framework made a new array
         _rebind(x, updated, func)
 
