@@ -18,7 +18,7 @@ FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
                                 "array_api_strict")
               if importlib.util.find_spec(name) is not None]
 # The owners that compute their own data (every one: TensorFlow's in TF since its
-# namespace in unitensor/_backends/tensorflow/namespace.py).
+# namespace in unitensor/_backends/tensorflow/namespace/).
 COMPUTING = [f for f in ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
              if f in FRAMEWORKS]
 # Owners whose arrays are graphs computed on demand (dask): not in the lists above,

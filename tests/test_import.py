@@ -25,3 +25,24 @@ def test_framework_loads_only_when_its_array_is_seen():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_completion_shows_the_public_names_only():
+    """dir() is what completion shows: the public API, ut.memory and ut.dask too
+    (loaded on first use), not the helpers the modules import for themselves."""
+    import unitensor as ut
+    names = dir(ut)
+    assert {"memory", "dask", "asarray", "Tensor", "linalg", "fft"} <= set(names)
+    assert not {"TYPE_CHECKING", "annotations", "_dispatch", "_math"} & set(names)
+    assert set(dir(ut.memory)) == set(ut.memory.__all__)
+    assert "os" not in dir(ut.memory)
+
+
+def test_public_exceptions_name_the_module_users_import_them_from():
+    import pickle
+
+    import unitensor as ut
+    assert repr(ut.CopyWarning) == "<class 'unitensor.CopyWarning'>"
+    assert ut.memory.TooLateError.__module__ == "unitensor.memory"
+    error = pickle.loads(pickle.dumps(ut.memory.TooLateError("configure(): ...")))
+    assert type(error) is ut.memory.TooLateError

@@ -112,3 +112,47 @@ def test_c_extension_stubs_match_the_built_modules():
     out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "unitensor._core",
                           "unitensor._fast"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+
+
+def test_the_license_text_ships_with_the_package():
+    """pyproject says BSD-3-Clause, which requires its text in every distribution."""
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "BSD-3-Clause"
+    assert project["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("BSD 3-Clause License")
+    assert "Neither the name of the copyright holder" in text
+    assert (ROOT / "CHANGELOG.md").read_text().startswith("# Changelog")
+
+
+def test_main_job_help_prints_usage_and_runs_nothing():
+    """``--help`` answers at once: no matrix, no framework imported."""
+    code = ("import sys, runpy\nsys.argv = ['unitensor', '--help']\n"
+            "try:\n    runpy.run_module('unitensor', run_name='__main__')\n"
+            "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+            "loaded = [m for m in ('torch', 'jax', 'tensorflow') if m in sys.modules]\n"
+            "print('loaded:', loaded)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "usage: python -m unitensor" in out.stdout
+    assert "--markdown" in out.stdout
+    assert "--frameworks" in out.stdout
+    assert "Conversion matrix" not in out.stdout
+    assert "loaded: []" in out.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
+                    reason="tensorflow is not installed")
+def test_main_job_table_has_no_tensorflow_info_lines():
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    out = subprocess.run([sys.executable, "-m", "unitensor", "--frameworks", "numpy",
+                          "tensorflow"], capture_output=True, text=True, timeout=600,
+                         cwd=ROOT, env=env)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "tensorflow: ran in tensorflow" in out.stdout
+    info = [line for line in out.stderr.splitlines() if " I tensorflow/" in line
+            or line.startswith("I0000")]
+    assert not info, info

@@ -85,6 +85,16 @@ else:
             return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
+
+def __dir__() -> list[str]:
+    """The public names, ``dask`` and ``memory`` too (loaded on first use).
+
+    For completion: not the modules and helpers the package imports for itself.
+    """
+    return sorted({*__all__, "dask", "__version__", "__array_api_version__"})
+
+
 __version__ = "0.1.0"
 
 # The standard's constants.

@@ -11,7 +11,9 @@ present, it shows each framework's memory after the demo and what
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
+import os
 import statistics
 import sys
 import time
@@ -166,10 +168,32 @@ def memory_report(before_demo: dict[str, ut.memory.MemoryStats]) -> None:
         print(f"  {name}: {result.note}")
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The main job's command line (``--help`` prints it and runs nothing)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m unitensor",
+        description="The zero-copy conversion matrix across the installed frameworks "
+        "(data pointer identity, median time per conversion), then one computation "
+        "written once against the Array API on data from each framework, then each "
+        "framework's GPU memory where a GPU is present.")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the matrix as a Markdown table (docs/interop.md)")
+    parser.add_argument("--frameworks", nargs="+", metavar="NAME",
+                        choices=FRAMEWORKS, default=None,
+                        help="only these of the installed frameworks "
+                        f"(default: every installed one of {', '.join(FRAMEWORKS)})")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
     """Run the main job: the interop matrix, the computation, then memory."""
-    markdown = "--markdown" in sys.argv[1:]  # the table for docs/interop.md
-    frameworks = installed()
+    args = parse_args(argv)
+    # TensorFlow's C++ INFO lines (oneDNN, CPU features) would break the table;
+    # warnings and errors still show. Set before TensorFlow starts, and only here:
+    # the library leaves a user's logging alone.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+    frameworks = installed(tuple(args.frameworks or FRAMEWORKS))
+    markdown = args.markdown
     print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")
     if "jax" in frameworks:
         import jax

@@ -30,6 +30,8 @@ class CopyWarning(UserWarning):
     ``copy=False`` to get a ``BufferError`` instead.
     """
 
+    __module__ = "unitensor"  # where users import it (tracebacks, repr, pickle)
+
 
 class AliasWarning(UserWarning):
     """Read-only memory was handed to a framework that cannot mark it read-only.
@@ -40,6 +42,8 @@ class AliasWarning(UserWarning):
     for the framework that owns the memory. Warned once per process; unitensor
     itself still refuses to write into it (``Tensor.readonly`` stays True).
     """
+
+    __module__ = "unitensor"  # where users import it (tracebacks, repr, pickle)
 
 
 class TooLateError(RuntimeError):
@@ -53,6 +57,8 @@ class TooLateError(RuntimeError):
     framework's first array, or launch with ``python -m unitensor.memory``.
     """
 
+    __module__ = "unitensor.memory"  # where users import it (tracebacks, repr, pickle)
+
 
 class TooLateWarning(UserWarning):
     """A memory setting could not take effect (``configure(best_effort=True)``).
@@ -60,6 +66,8 @@ class TooLateWarning(UserWarning):
     The warning that :class:`TooLateError` becomes when the caller asked for best
     effort: the other settings were applied, this one was not.
     """
+
+    __module__ = "unitensor.memory"  # where users import it (tracebacks, repr, pickle)
 
 
 # Top-level packages whose frames a warning passes over to reach the user's line:

@@ -47,6 +47,11 @@ if TYPE_CHECKING:
 __all__ = ["FRAMEWORKS", "Flushed", "MemoryStats", "TooLateError", "TooLateWarning",
            "configure", "flush", "stats"]
 
+
+def __dir__() -> list[str]:
+    """The public names only, for completion (not ``os``, ``sys``, ``gc``, ...)."""
+    return sorted(__all__)
+
 # framework -> its memory module (none of them imports its framework).
 _PARTS: dict[str, Memory] = {
     name: cast("Memory", importlib.import_module(f"unitensor._backends.{name}.memory"))
@@ -230,19 +235,28 @@ def configure(*, preallocate: bool | None = None, growth: bool | None = None,
     # variables, and checks what is too late before it applies
     with _CONFIGURING:
         refused: dict[str, list[str]] = {}
-        messages = []
+        messages, moot = [], []
         for name, request in requests.items():
-            for setting, why in _PARTS[name].too_late(request).items():
+            late = _PARTS[name].too_late(request)
+            # too late, but on a framework that runs without a GPU, where no
+            # setting can matter: said, not refused
+            gpu_less = _PARTS[name].without_gpu() if late else None
+            for setting, why in late.items():
                 refused.setdefault(name, []).append(setting)
                 arg, given = args[name, setting]
-                messages.append(str(arg_error(
+                message = str(arg_error(
                     TooLateError, "configure", arg, f"a setting {name} can still "
                     f"take (configure before {name} starts, or run the script with "
                     "python -m unitensor.memory)",
-                    f"{given!r} for {name}, too late: {why}")))
+                    f"{given!r} for {name}, too late: {why}"))
+                if gpu_less is None:
+                    messages.append(message)
+                else:
+                    moot.append(f"{message}; not applied, and it cannot matter: "
+                                f"{gpu_less}")
         if messages and not best_effort:
             raise TooLateError("; ".join(messages))
-        for message in messages:
+        for message in moot + messages:
             warnings.warn(message, TooLateWarning, stacklevel=2)
         done = {}
         for name, request in requests.items():

@@ -217,6 +217,12 @@ class Memory(Protocol):
         framework has started) -> why, naming what was started.
         """
 
+    def without_gpu(self) -> str | None:
+        """Why none of its settings can matter in this process (it started and
+        sees no GPU: every setting is about GPU memory), else None. ``configure``
+        then warns where ``too_late`` would have refused.
+        """
+
     def apply(self, request: Request, /) -> list[str]:
         """Apply ``request`` (whose settings ``too_late`` did not name); what was
         done, in words ('XLA_PYTHON_CLIENT_PREALLOCATE=false', ...).

@@ -43,6 +43,10 @@ def too_late(request: Request, /) -> dict[str, str]:
     return {}  # CuPy's API changes its pools at any time
 
 
+def without_gpu() -> str | None:
+    return None  # nothing is ever too late (too_late)
+
+
 def _active_pool(cupy: Any) -> Any:
     return _pool if _pool is not None else cupy.get_default_memory_pool()
 

@@ -71,6 +71,13 @@ def too_late(request: Request, /) -> dict[str, str]:
             for name in request.given()}
 
 
+def without_gpu() -> str | None:
+    platforms = started()
+    if platforms is None or "unknown" in platforms or set(platforms) - {"cpu"}:
+        return None
+    return "jax started on the CPU only, where its GPU memory settings cannot matter"
+
+
 def apply(request: Request, /) -> list[str]:
     done = []
     if request.preallocate is not None:

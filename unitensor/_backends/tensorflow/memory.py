@@ -67,6 +67,14 @@ def too_late(request: Request, /) -> dict[str, str]:
                   f"{settings[name]} only then" for name in request.given()}
 
 
+def without_gpu() -> str | None:
+    tf = loaded("tensorflow")
+    if tf is None or not started() or _gpus(tf):
+        return None
+    return ("tensorflow started without a GPU, where its GPU memory settings cannot "
+            "matter")
+
+
 def _gpus(tf: Any) -> list[Any]:
     """TensorFlow's physical GPUs (listing them does not initialise it)."""
     return list(tf.config.list_physical_devices("GPU"))
@@ -165,7 +173,9 @@ def stats(device: Device | None, /) -> MemoryStats:
     known = [d.name.rpartition("device:")[2] for d in tf.config.list_logical_devices()]
     if name not in known:
         return unknown(NAME, device, f"tensorflow has no device {device}")
-    info = tf.config.experimental.get_memory_info(name)
+    info = _memory_info(tf, name)
+    if info is None:
+        return unknown(NAME, device, _NO_STATS.format(name))
     only = "tensorflow reports only the bytes in use now and at their peak"
     return counted(NAME, device, {
         "in_use": info.get("current"), "peak": info.get("peak"),
@@ -177,13 +187,34 @@ def held() -> int | None:
     tf = loaded("tensorflow")
     if tf is None or not started():
         return None
-    return sum(tf.config.experimental.get_memory_info(
-        d.name.rpartition("device:")[2]).get("current", 0)
-        for d in tf.config.list_logical_devices() if d.device_type in ("CPU", "GPU"))
+    counts = [_memory_info(tf, d.name.rpartition("device:")[2])
+              for d in tf.config.list_logical_devices()
+              if d.device_type in ("CPU", "GPU")]
+    known = [info.get("current", 0) for info in counts if info is not None]
+    return sum(known) if known else None
+
+
+# TensorFlow keeps allocator statistics for a CPU device only in some processes
+# (which allocator its first op picked); elsewhere get_memory_info raises.
+_COUNTED = "TF_CPU_ALLOCATOR_USE_BFC=true before tensorflow starts"
+_NO_STATS = ("tensorflow keeps no allocator statistics for {} in this process "
+             f"({_COUNTED} keeps them on the CPU)")
+
+
+def _memory_info(tf: Any, name: str) -> dict[str, int] | None:
+    """TensorFlow's counters for device ``name``, or None where it keeps none."""
+    try:
+        return dict(tf.config.experimental.get_memory_info(name))
+    except ValueError:  # "Allocator stats not available for device 'CPU:0'"
+        return None
 
 
 def release() -> str:
     if loaded("tensorflow") is None or not started():
         return "tensorflow has not started: it holds no memory"
-    return ("tensorflow cannot return memory its allocator holds in-process "
+    note = ("tensorflow cannot return memory its allocator holds in-process "
             "(tensorflow/tensorflow#36465): only tensors freed by gc count")
+    if held() is None:
+        note += (", and this process's allocator keeps no counts to measure them "
+                 f"({_COUNTED} keeps them on the CPU)")
+    return note

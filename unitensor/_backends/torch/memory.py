@@ -181,6 +181,10 @@ def too_late(request: Request, /) -> dict[str, str]:
     return {}
 
 
+def without_gpu() -> str | None:
+    return None  # too late only once CUDA is initialised: then there is a GPU
+
+
 def _conf_variable() -> str:
     """The variable torch reads: the one the user set, else the CUDA-named one."""
     return next((name for name in CONF if name in os.environ), CONF[1])

@@ -1,0 +1,94 @@
+"""What every group module of TensorFlow's namespace shares: the array type, the
+defaults the inspection API reports, dtype tests, and the standard's promotion.
+
+Operands of two dtypes are cast to the standard's promoted dtype (unitensor's own
+table, ``_dtypes.promote`` and ``with_scalar``) before TF's same-dtype ops run;
+axes are checked and normalised here, once, for every function that takes them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from collections.abc import Sequence
+from typing import Any
+
+import tensorflow as tf
+
+from ...._dtypes import DType, promote, with_scalar
+from ..interop import _TO_TF, NATIVE_DTYPES, constant
+
+ARRAY = type(tf.constant(0))
+Tensor = Any  # a tf.Tensor (eager); TF's own type stubs are too loose to help
+
+# The defaults the inspection API reports, and what asarray of Python data makes.
+DEFAULT_FLOAT, DEFAULT_COMPLEX, DEFAULT_INT, INDEX = (
+    tf.float64, tf.complex128, tf.int64, tf.int64)
+
+# The one namespace object: filled by the package's ``__init__`` once every group
+# module is imported; read at call time by the functions built on another one
+# (``log2`` and ``log10`` on ``log`` with the standard's complex special cases).
+NAMESPACE = types.SimpleNamespace()
+
+
+def _dtype(x: Tensor) -> DType:
+    return NATIVE_DTYPES[x.dtype]
+
+
+def _kind(x: Tensor) -> str:
+    return NATIVE_DTYPES[x.dtype].kind
+
+
+def _is_float(x: Tensor) -> bool:
+    return x.dtype.is_floating
+
+
+def _is_complex(x: Tensor) -> bool:
+    return x.dtype.is_complex
+
+
+def _is_int(x: Tensor) -> bool:
+    return x.dtype.is_integer
+
+
+def _cast(x: Tensor, dtype: Any) -> Tensor:
+    return x if x.dtype == dtype else tf.cast(x, dtype)
+
+
+def _scalar(value: Any, dtype: Any) -> Tensor:
+    return constant(value, dtype)
+
+
+def _common(x1: Any, x2: Any, func: str) -> tuple[Tensor, Tensor]:
+    """Both operands as tensors of the standard's result dtype."""
+    if isinstance(x1, tf.Tensor):
+        if isinstance(x2, tf.Tensor):
+            if x1.dtype == x2.dtype:
+                return x1, x2
+            dtype = _TO_TF[promote(_dtype(x1), _dtype(x2), func)]
+            return _cast(x1, dtype), _cast(x2, dtype)
+        dtype = _TO_TF[with_scalar(_dtype(x1), x2, func, "x2")]
+        return _cast(x1, dtype), _scalar(x2, dtype)
+    dtype = _TO_TF[with_scalar(_dtype(x2), x1, func, "x1")]
+    return _scalar(x1, dtype), _cast(x2, dtype)
+
+
+def _promote_all(arrays: Sequence[Tensor], func: str) -> list[Tensor]:
+    dtype = _dtype(arrays[0])
+    for x in arrays[1:]:
+        dtype = promote(dtype, _dtype(x), func)
+    native = _TO_TF[dtype]
+    return [_cast(x, native) for x in arrays]
+
+
+def _axes(axis: Any, ndim: int) -> list[int] | None:
+    """``axis`` as a list of non-negative axes (None: all); ValueError for an axis
+    ``x`` does not have (the dispatcher names the range).
+    """
+    if axis is None:
+        return None
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    for a in items:
+        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for {ndim} dimensions")
+    return [a % ndim if ndim else a for a in items]
