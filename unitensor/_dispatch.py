@@ -42,7 +42,15 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _config, _convert, _fastpath
 from ._device import Device
 from ._device import parse as parse_device
-from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
+from ._dtypes import (
+    HELD_BY_ALL,
+    KIND_RANK,
+    DType,
+    check_int,
+    holds,
+    promote,
+    with_scalar,
+)
 from ._dtypes import parse as parse_dtype
 from ._errors import arg_error, describe, from_computing, is_ours, refused, renamed
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
@@ -303,6 +311,9 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         # device object (jax takes no str); a str names no owner
         kwargs["device"] = parse_device(kwargs["device"], name)
     backend, anchor = _choose(args, kwargs, name)
+    positions = _PROMOTED.get(name)
+    if positions is not None:  # operands promoted together: one kind first
+        args = _one_kind(name, args, positions)
     func = implementation(backend, name)
     try:
         native_args = [_operand(a, backend, name, anchor) for a in args]
@@ -320,6 +331,47 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 
 
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
+
+
+def _one_kind(name: str, args: tuple[Any, ...],
+              positions: tuple[int, ...]) -> tuple[Any, ...]:
+    """``args`` with the operands at ``positions`` (a list there: its items) of a
+    lower kind cast to the dtype of mixed-kind promotion (``_dtypes.promote``:
+    int32 with float32 is float32), by their own framework, so that every owner
+    computes the one rule (numpy's table would give float64, array_api_strict
+    refuses). Operands of one kind, the standard's table, are left to the owner.
+    """
+    found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
+    for position in positions:
+        if position >= len(args):
+            continue
+        value = args[position]
+        in_sequence = type(value) in (list, tuple)
+        items = value if in_sequence else (value,)
+        for i, item in enumerate(items):
+            if type(item) is not Tensor:
+                if _native_backend(item) is None:
+                    continue
+                item = _convert.asarray(item)
+            found.append((position, i if in_sequence else None, item))
+    ranks = {KIND_RANK[t.dtype.kind] for _, _, t in found}
+    if len(ranks) < 2 or min(ranks) >= 2:  # one kind, or floating with complex
+        return args
+    target = found[0][2].dtype
+    for _, _, t in found[1:]:
+        target = promote(target, t.dtype, name)
+    rank = KIND_RANK[target.kind]
+    new = list(args)
+    for position, i, t in found:
+        if KIND_RANK[t.dtype.kind] < rank:
+            cast = _make(t._backend, t._backend.astype(t._native, target))
+            if i is None:
+                new[position] = cast
+            else:
+                items = list(new[position])
+                items[i] = cast
+                new[position] = type(args[position])(items)
+    return tuple(new)
 
 
 def binary(name: str, x1: Any, x2: Any) -> Any:
@@ -344,7 +396,28 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
                 result = _FAILED
             if result is not _FAILED:
                 return _as_tensors(backend, result, name)
+    # numpy's float64 and complex128 scalars are Python floats and complexes
+    # (subclasses): taken as the Python scalars they are, weak, as torch and
+    # array_api_strict take them (numpy's own rule would make float32 + np.float64(1)
+    # float64). Only calls past the shortcut above look.
+    if kind2 is not Tensor and kind2 not in _PYTHON_SCALARS and isinstance(x2, _NUMBER):
+        return binary(name, x1, _weak(x2))
+    if kind1 is not Tensor and kind1 not in _PYTHON_SCALARS and isinstance(x1, _NUMBER):
+        return binary(name, _weak(x1), x2)
     return call(name, (x1, x2), {})
+
+
+_NUMBER = (bool, int, float, complex)
+
+
+def _weak(value: bool | int | float | complex) -> bool | int | float | complex:
+    """An instance of a subclass of a Python scalar type (np.float64, np.complex128,
+    an IntEnum) as the Python scalar it is.
+    """
+    for kind in (bool, int, float, complex):  # bool before int: it is one
+        if isinstance(value, kind):
+            return kind(value)
+    return value
 
 
 _FAILED = object()  # binary()'s direct call raised
@@ -499,6 +572,13 @@ _TAKE_SCALARS = frozenset(name for name, params in _ARRAY_PARAMETERS.items()
                           if any(kind == "array or scalar" for _, _, kind in params))
 _SCALAR_PARAMETERS = {_qualified(row): found for row in FUNCTIONS
                       if any(found := _scalar_parameters(row))}
+# The functions whose array operands the standard promotes together, and where
+# they are: x1 and x2 of the elementwise and linear algebra functions, where's
+# x1 and x2 (not its condition), concat's and stack's arrays.
+_PROMOTED = {_qualified(row): (0, 1) for row in FUNCTIONS
+             if row.signature.startswith("x1, x2")
+             and row.group in ("elementwise", "linear_algebra", "linalg")}
+_PROMOTED |= {"where": (1, 2), "concat": (0,), "stack": (0,)}
 
 
 def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
@@ -715,11 +795,17 @@ _VALUES = _PYTHON_SCALARS | {list, tuple}
 def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     """``x[key] = value``; an immutable owner (JAX) rebinds ``x`` to the update."""
     _check_writable(x, "__setitem__")
-    if type(value) not in _VALUES and not _is_array(value):
+    kind = type(value)
+    if kind not in _VALUES and isinstance(value, _NUMBER) and kind is not Tensor:
+        value = _weak(value)  # np.float64(0.0): the Python float it is
+        kind = type(value)
+    if kind not in _VALUES and not _is_array(value):
         raise arg_error(TypeError, "__setitem__", "value", _AN_ARRAY + ", a Python "
                         "scalar or a list of them", describe(value))
     backend = x._backend
-    if type(value) is list or type(value) is tuple:  # torch takes no lists
+    if kind in _PYTHON_SCALARS:
+        value = _scalar_value(x.dtype, value)
+    elif kind is list or kind is tuple:  # torch takes no lists
         value = backend.from_python(value, x.dtype)
     elif type(value) not in _PYTHON_SCALARS and not (
             type(value) is Tensor and value.dtype is x.dtype):  # inline: common
@@ -736,6 +822,30 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
         raise error from exc
     if updated is not native:
         _rebind(x, updated, "__setitem__")
+
+
+def _scalar_value(dtype: DType, value: bool | int | float | complex,
+                  ) -> bool | int | float | complex:
+    """A Python scalar written into an array of ``dtype``, by one rule on every
+    owner: the in-place operators' and the array values' (a value whose kind the
+    dtype does not hold is a TypeError: a float into an integer or bool array,
+    a complex into a real one, where numpy and torch truncate, jax warns and
+    TensorFlow refuses); an int must fit an integer dtype (OverflowError); bools
+    and ints are numbers of the dtype's kind (``mask[0] = 1``, ``n[0] = True``).
+    """
+    kind = dtype.kind
+    if type(value) is bool or type(value) is int:
+        if kind == "bool":
+            return bool(value)
+        if type(value) is int:
+            check_int(dtype, value, "__setitem__", "value")
+        return int(value)
+    if kind in ("bool", "signed integer", "unsigned integer") or (
+            type(value) is complex and kind == "real floating"):
+        raise arg_error(TypeError, "__setitem__", "value", "a Python scalar of a "
+                        f"kind {dtype.name} holds (the in-place operators' rule)",
+                        describe(value))
+    return value
 
 
 def _autodiff_write(x: Tensor, func: str) -> Exception | None:
@@ -786,7 +896,14 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     """
     func = f"__{native_op.__name__}__"  # operator.__iadd__ is named 'iadd'
     _check_writable(x, func)
+    kind = type(other)
+    if kind is not Tensor and kind not in _PYTHON_SCALARS and isinstance(other,
+                                                                          _NUMBER):
+        other = _weak(other)  # np.float64(2.0): the Python float it is
     _check_keeps_dtype_and_shape(x, other, func)
+    if type(other) is Tensor and KIND_RANK[other.dtype.kind] < KIND_RANK[
+            x.dtype.kind]:  # float32 += int32: the operand cast first (as binary)
+        other = _make(other._backend, other._backend.astype(other._native, x.dtype))
     backend = x._backend
     if backend.namespace() is None:  # a framework computing in numpy
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))

@@ -245,15 +245,17 @@ def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
         array = np.asarray(obj)
         if array.dtype.kind in "biufc":
             return tf.constant(array)
-    if dtype is not None and type(obj) in (float, complex):
+    if dtype is not None and type(obj) in (float, complex) and dtype.kind.endswith(
+            "floating"):
         return constant(obj, _TO_TF[dtype])
     try:
         return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
     except (TypeError, ValueError):
-        import numpy as np
-        array = np.asarray(obj)
-        if dtype is None or array.dtype != np.bool_:
+        if dtype is None:
             raise
-        # TF refuses bools for a numeric dtype ("Cannot convert False to
-        # EagerTensor of dtype uint8"); the standard's asarray takes them
-        return tf.constant(array.astype(_TO_TF[dtype].as_numpy_dtype))
+        import numpy as np
+        # TF refuses what the other owners cast ("Cannot convert [1, 0] to
+        # EagerTensor of dtype bool", bools for a numeric dtype, floats for an
+        # integer one): Python data converts as numpy converts it, on every owner
+        # (docs/namespace.md)
+        return tf.constant(np.asarray(obj, dtype=_TO_TF[dtype].as_numpy_dtype))
