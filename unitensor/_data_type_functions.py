@@ -5,8 +5,9 @@ from the standard's promotion table (frameworks disagree: numpy promotes
 int64 + uint64 to float64, torch lacks most unsigned promotions), so they give
 one answer whoever owns the data. ``result_type`` adds unitensor's rule for mixed
 kinds (``_dtypes.promote``: int32 with float32 is float32, as every owner computes
-it); ``can_cast`` keeps to the standard's table (no int to float). ``finfo``/``iinfo`` accept Tensors and dtypes
-alike. ``astype`` runs in the owner, like every operation.
+it); ``can_cast`` keeps to the standard's table (no int to float).
+``finfo``/``iinfo`` accept Tensors and dtypes alike. ``astype`` runs in the
+owner, like every operation.
 """
 
 from __future__ import annotations

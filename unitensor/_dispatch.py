@@ -362,14 +362,14 @@ def _one_kind(name: str, args: tuple[Any, ...],
         target = promote(target, t.dtype, name)
     rank = KIND_RANK[target.kind]
     new = list(args)
-    for position, i, t in found:
+    for position, index, t in found:
         if KIND_RANK[t.dtype.kind] < rank:
             cast = _make(t._backend, t._backend.astype(t._native, target))
-            if i is None:
+            if index is None:
                 new[position] = cast
             else:
                 items = list(new[position])
-                items[i] = cast
+                items[index] = cast
                 new[position] = type(args[position])(items)
     return tuple(new)
 
@@ -414,10 +414,11 @@ def _weak(value: bool | int | float | complex) -> bool | int | float | complex:
     """An instance of a subclass of a Python scalar type (np.float64, np.complex128,
     an IntEnum) as the Python scalar it is.
     """
-    for kind in (bool, int, float, complex):  # bool before int: it is one
-        if isinstance(value, kind):
-            return kind(value)
-    return value
+    if isinstance(value, complex):
+        return complex(value)
+    if isinstance(value, float):
+        return float(value)
+    return int(value)  # an int subclass (bool has none)
 
 
 _FAILED = object()  # binary()'s direct call raised
@@ -575,7 +576,7 @@ _SCALAR_PARAMETERS = {_qualified(row): found for row in FUNCTIONS
 # The functions whose array operands the standard promotes together, and where
 # they are: x1 and x2 of the elementwise and linear algebra functions, where's
 # x1 and x2 (not its condition), concat's and stack's arrays.
-_PROMOTED = {_qualified(row): (0, 1) for row in FUNCTIONS
+_PROMOTED: dict[str, tuple[int, ...]] = {_qualified(row): (0, 1) for row in FUNCTIONS
              if row.signature.startswith("x1, x2")
              and row.group in ("elementwise", "linear_algebra", "linalg")}
 _PROMOTED |= {"where": (1, 2), "concat": (0,), "stack": (0,)}

@@ -151,6 +151,8 @@ def readonly(x: torch.Tensor) -> bool:
     """
     if not _LENT_READ_ONLY:  # nothing was ever lent: the common case, free
         return False
+    if torch.compiler.is_compiling():  # Dynamo's fake tensors have no real
+        return False  # storage to look up (and reading one would break the graph)
     try:
         ref = _LENT_READ_ONLY.get(x.untyped_storage()._cdata)
     except (RuntimeError, NotImplementedError):  # sparse, nested: no storage
@@ -221,4 +223,25 @@ def to_device(x: torch.Tensor, device: Device) -> torch.Tensor:
 
 
 def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
-    return torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
+    """Python data; without ``dtype``, floats make float64 and complex numbers
+    complex128 on the CPU, as on every owner (torch's own inference: float32 and
+    complex64, its default dtype; see namespace.py's creation functions).
+    """
+    x = torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
+    if dtype is None and x.dtype in _NARROW_DEFAULTS and x.device.type == "cpu" and (
+            _python_numbers_only(obj)):
+        x = torch.asarray(obj, dtype=_NARROW_DEFAULTS[x.dtype])
+    return x
+
+
+# torch's default dtypes for Python floats and complex numbers -> unitensor's
+_NARROW_DEFAULTS = {torch.float32: torch.float64, torch.complex64: torch.complex128}
+
+
+def _python_numbers_only(obj: object) -> bool:
+    """Whether ``obj`` is Python numbers (nested in lists and tuples) only: a
+    torch tensor inside keeps its own dtype.
+    """
+    if isinstance(obj, (list, tuple)):
+        return all(_python_numbers_only(item) for item in obj)
+    return isinstance(obj, (bool, int, float, complex))
