@@ -194,8 +194,6 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
             return t._native
     elif copy is not True:
         raise arg_error(TypeError, func, "copy", "True, False or None", describe(copy))
-    if framework == "numpy" and not reading:
-        _check_no_graph(t, func)
     if reading:  # (past the cached views: a symbolic array has none)
         symbolic = no_memory(t)
         if symbolic is not None:  # a traced operand that is not the left-most
@@ -230,14 +228,16 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
     return native
 
 
-def _check_no_graph(t: Tensor, func: str) -> None:
+def check_no_graph(t: Tensor, func: str) -> None:
     """Refuse a numpy array of memory in an autodiff graph (a torch tensor that
-    requires grad): numpy would drop the graph silently, and torch's own
-    ``.numpy()`` refuses it so (numpy's route from torch declines such tensors,
-    so they come here). ``.detach()`` first says the graph may go.
+    requires grad) to the user (``.numpy()``, ``np.asarray``, ``.to("numpy")``):
+    numpy would drop the graph silently, and torch's own ``.numpy()`` refuses it
+    so (numpy's route from torch declines such tensors, so they reach the Python
+    method). ``.detach()`` first says the graph may go. ``ut.wrap``'s bridges,
+    which carry the graph themselves, convert past this check.
     """
     state = t._backend.autodiff_state(t._native)
-    if state is not None:
+    if state is not None and no_memory(t) is None:  # (a tracer: no memory, said so)
         raise arg_error(ValueError, func, "self", "an array outside any autodiff "
                         "graph (a numpy array of it would drop the graph silently: "
                         "take x.detach() first, as torch's own .numpy() advises)",
