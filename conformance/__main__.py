@@ -148,12 +148,24 @@ def write(path: Path, text: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance")
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance",
+        description="The project's Array API conformance suite (property-based, "
+        "differential against array-api-strict), once per owner, each in its own "
+        "process; optionally the official data-apis suite too. Run it from the "
+        "repository's root: the suite is a folder there, not part of the package.")
     parser.add_argument("--owners", default=",".join(
-        o for o in OWNERS if importlib.util.find_spec(o) is not None))
-    parser.add_argument("--examples", type=int, default=20)
-    parser.add_argument("--write", type=Path)
-    parser.add_argument("--official", type=Path)
+        o for o in OWNERS if importlib.util.find_spec(o) is not None),
+        help="comma-separated owners to run (default: every installed one of "
+        f"{','.join(OWNERS)})")
+    parser.add_argument("--examples", type=int, default=20,
+                        help="hypothesis examples per test (default: 20)")
+    parser.add_argument("--write", type=Path, metavar="FILE",
+                        help="also write the results table into FILE "
+                        "(docs/conformance.md)")
+    parser.add_argument("--official", type=Path, metavar="PATH",
+                        help="also run data-apis/array-api-tests from a checkout "
+                        "at PATH (with its array-api submodule), per owner")
     args = parser.parse_args()
     owners = [o for o in args.owners.split(",") if o]
     results = own_suite(owners, args.examples)

@@ -198,6 +198,9 @@ static struct {
 /* --------------------------------------------------------------- errors --- */
 
 /* The one error helper: "{func}(): {arg}: expected {accepted}, got {received}".
+ * The exception also carries its four parts as attributes (func, arg, accepted,
+ * received), as unitensor/_errors.py's arg_error() sets them: code that renames or
+ * recognises a refusal reads those, never the text.
  * Always returns NULL, so that `return arg_error(...)` reads naturally. */
 static PyObject *
 arg_error(PyObject *exc, const char *func, const char *arg, const char *accepted,
@@ -207,10 +210,37 @@ arg_error(PyObject *exc, const char *func, const char *arg, const char *accepted
     va_start(va, received_fmt);
     PyObject *received = PyUnicode_FromFormatV(received_fmt, va);
     va_end(va);
+    PyObject *error = NULL;
     if (received == NULL) {
         return NULL;
     }
-    PyErr_Format(exc, "%s(): %s: expected %s, got %U", func, arg, accepted, received);
+    PyObject *message = PyUnicode_FromFormat("%s(): %s: expected %s, got %U", func, arg,
+                                             accepted, received);
+    if (message == NULL) {
+        goto done;
+    }
+    error = PyObject_CallOneArg(exc, message);
+    Py_DECREF(message);
+    if (error == NULL) {
+        goto done;
+    }
+    const char *names[] = {"func", "arg", "accepted"};
+    const char *values[] = {func, arg, accepted};
+    for (size_t i = 0; i < 3; i++) {
+        PyObject *value = PyUnicode_FromString(values[i]);
+        int failed =
+            value == NULL || PyObject_SetAttrString(error, names[i], value) < 0;
+        Py_XDECREF(value);
+        if (failed) {
+            goto done;
+        }
+    }
+    if (PyObject_SetAttrString(error, "received", received) < 0) {
+        goto done;
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+done:
+    Py_XDECREF(error);
     Py_DECREF(received);
     return NULL;
 }

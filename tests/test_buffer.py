@@ -857,7 +857,7 @@ def test_cuda_array_interface_import_and_export():
 
 class Producer:
     """The producer protocol ext/_core.c calls (the torch and cupy adapters give
-    _common.StreamOrder): records which consumer streams were made to wait.
+    _dlpack.StreamOrder): records which consumer streams were made to wait.
     """
 
     def __init__(self, ready_on=42, fails=False):

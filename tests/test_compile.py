@@ -1,5 +1,6 @@
 """unitensor code inside torch.compile(fullgraph=True): one graph, eager's values
-and gradients (the twins in unitensor/_backends/torch/compile.py)."""
+and gradients (the twins in unitensor/_compile.py, the bridge op in
+unitensor/_wrap/torch_ops.py)."""
 
 from __future__ import annotations
 

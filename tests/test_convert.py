@@ -7,6 +7,7 @@ from __future__ import annotations
 import array
 import datetime
 import gc
+import importlib.util
 import sys
 
 import numpy as np
@@ -210,6 +211,20 @@ def test_byteswapped_arrays_are_copied_to_native_order_and_reported():
         ut.asarray(a, copy=False)
 
 
+def test_from_dlpack_copy_false_never_copies_a_byteswapped_array():
+    """from_dlpack(copy=False) copied such an array, reporting it as asarray's
+    copy; it refuses now, with the standard's type for from_dlpack."""
+    a = np.arange(4, dtype=">i8")
+    with pytest.raises(BufferError, match=r"^from_dlpack\(\): copy: expected True "
+                       r"or None, since a copy is needed: the array is in non-native "
+                       r"byte order, got False$"):
+        ut.from_dlpack(a, copy=False)
+    with pytest.warns(ut.CopyWarning, match=r"^from_dlpack\(\): copied because "):
+        t = ut.from_dlpack(a)
+    np.testing.assert_array_equal(t.numpy(), [0, 1, 2, 3])
+    np.testing.assert_array_equal(ut.from_dlpack(a, copy=True).numpy(), [0, 1, 2, 3])
+
+
 @pytest.mark.parametrize("a", [np.zeros(2, "M8[s]"), np.zeros(2, "i4,f4"),
                                np.array(["x"]), np.zeros(2, object)])
 def test_unsupported_numpy_dtypes_raise_buffer_error(a):
@@ -317,3 +332,91 @@ def test_copy_true_always_gives_fresh_memory():
     assert t.numpy(copy=True) is not base
     assert not np.shares_memory(t.numpy(copy=True), base)
     assert isinstance(torch.zeros(1), torch.Tensor)
+
+
+class _ClaimsCuda:
+    """A foreign producer whose __dlpack_device__ says CUDA (a buggy or remote
+    one): unitensor must not ask a framework without CUDA for a stream."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def _cuda_count(name):
+    return ut._backends.get(name).cuda_devices()
+
+
+@pytest.mark.parametrize("name", [f for f in ("torch", "jax", "tensorflow")
+                                  if f in FRAMEWORKS])
+def test_a_cuda_device_the_framework_cannot_reach_is_a_value_error(name):
+    """torch's CPU build raised its raw AssertionError; TensorFlow placed the
+    array on its CPU, silently, where CUDA was asked for."""
+    if _cuda_count(name):
+        pytest.skip(f"{name} sees a CUDA device here")
+    x = ut.asarray(np.ones(3, np.float32)).to(name, copy=True)
+    with pytest.raises(ValueError, match=(
+            rf"^asarray\(\): device: expected a device {name} can reach here, got "
+            rf"cuda:0, and {name} sees no CUDA devices$")):
+        ut.asarray(x, device="cuda")
+    with pytest.raises(ValueError, match=r"^to_device\(\): device: .* got cuda:1"):
+        x.to_device("cuda:1")
+
+
+@pytest.mark.skipif("torch" not in FRAMEWORKS, reason="torch is not installed")
+@pytest.mark.parametrize("entry", ["asarray", "from_dlpack"])
+def test_a_producer_claiming_cuda_is_refused_without_asking_for_a_stream(entry):
+    if importlib.util.find_spec("cupy") is not None or _cuda_count("torch"):
+        pytest.skip("a framework here can reach CUDA memory")
+    arg = "obj" if entry == "asarray" else "x"
+    with pytest.raises(BufferError, match=(
+            rf"^{entry}\(\): {arg}: expected memory on a CUDA device torch can reach "
+            r"here, got memory on cuda:0, and torch sees no CUDA devices$")) as info:
+        getattr(ut, entry)(_ClaimsCuda(np.ones(3)))
+    assert info.value.__cause__ is None  # torch was not asked (its AssertionError)
+
+
+class _OnlyArrayMethod:
+    """An array-like that offers nothing but numpy's ``__array__`` (as h5py
+    datasets, PIL images and many users' classes do)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return self.a.copy()
+        return self.a
+
+
+def test_an_object_offering_only_array_is_wrapped_by_numpy_zero_copy():
+    a = np.arange(6.0).reshape(2, 3)
+    t = ut.asarray(_OnlyArrayMethod(a))
+    assert t.owner == "numpy"
+    assert pointer(t.numpy()) == pointer(a)  # __array__ gave a view: no copy
+    assert pointer(ut.asarray(_OnlyArrayMethod(a), copy=True).numpy()) != pointer(a)
+    assert ut.asarray(_OnlyArrayMethod(a), dtype=ut.float32).dtype == ut.float32
+    assert ut.asarray(_OnlyArrayMethod(a), copy=False).shape == (2, 3)
+
+
+def test_pandas_objects_are_wrapped_zero_copy_and_copy_false_is_honoured():
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([1.0, 2.0, 3.0])
+    t = ut.asarray(series)
+    assert t.owner == "numpy"
+    assert np.shares_memory(t.numpy(), series.to_numpy())
+    assert float(ut.sum(t)) == 6.0
+    assert not np.shares_memory(ut.asarray(series, copy=True).numpy(),
+                                series.to_numpy())
+    mixed = pd.DataFrame({"a": [1.0, 2.0], "b": [1, 2]})  # one array needs a copy
+    with pytest.raises(ValueError, match=r"^asarray\(\): copy: expected True or None, "
+                       r"since a copy is needed: the __array__ of an object of type "
+                       r"'pandas.DataFrame' makes one, got False$") as info:
+        ut.asarray(mixed, copy=False)
+    assert isinstance(info.value.__cause__, ValueError)  # numpy's, kept
+    np.testing.assert_array_equal(ut.asarray(mixed).numpy(), [[1.0, 1.0], [2.0, 2.0]])

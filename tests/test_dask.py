@@ -827,6 +827,19 @@ def test_setitem_refuses_what_dask_cannot_write_naming_the_key():
         x[np.array([], int)] = np.zeros((2, 3))
 
 
+def test_setitem_names_itself_in_a_key_getitem_refuses():
+    # the key's check is getitem's; its refusal restated as __setitem__'s, parts
+    # and all (read from the error's attributes, not its text)
+    x = ut.asarray(da.zeros((3, 4), chunks=2))
+    with pytest.raises(IndexError) as info:
+        x[0, 0, 0] = 1.0
+    assert str(info.value) == (
+        "__setitem__(): key: expected at most 2 indices (a mask counting its "
+        "dimensions, None and ... none) for an array of shape (3, 4), got 3: (int, "
+        "int, int)")
+    assert (info.value.func, info.value.arg) == ("__setitem__", "key")
+
+
 def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
     # dask ignores an axis x lacks, and a negative one, silently
     a = np.ones((4, 6))

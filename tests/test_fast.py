@@ -355,19 +355,6 @@ def test_jax_views_of_memory_with_a_producer_are_imported_each_time():
     assert y.jax().unsafe_buffer_pointer() == first.unsafe_buffer_pointer()
 
 
-def test_stream_order_orders_only_different_streams():
-    from unitensor._backends._common import StreamOrder
-    calls = []
-    order = StreamOrder(3, lambda device: 9, lambda *args: calls.append(args))
-    assert order.stream() == 9
-    order.wait(9)  # the consumer reads on the producer's stream: nothing to do
-    order.follow(9)
-    assert calls == []
-    order.wait(5)  # stream 5 waits for stream 9's work, on device 3
-    order.follow(7)  # stream 9 waits for stream 7's
-    assert calls == [(3, 9, 5), (3, 7, 9)]
-
-
 def test_view_fast_path_falls_back_for_anything_else():
     slow = Recorder()
     view = _fast.FastPath("view", slow, "not_loaded")

@@ -83,9 +83,9 @@ CASES = {
     "P-34": (lambda: ut.asarray({"a": 1}), TypeError,
              "asarray(): obj: expected an array from numpy, torch, jax, cupy, "
              "tensorflow or array_api_strict, a DLPack capsule, an object with "
-             "__dlpack__, __array_interface__, __cuda_array_interface__ or the "
-             "buffer protocol, a Python scalar or a nested sequence of numbers, got "
-             "an object of type 'dict'"),
+             "__dlpack__, __array_interface__, __cuda_array_interface__, the "
+             "buffer protocol or __array__, a Python scalar or a nested sequence of "
+             "numbers, got an object of type 'dict'"),
     "P-35": (lambda: ut.asarray([1.0]).to("pytorchh"), ValueError,
              "to(): framework: expected one of ('numpy', 'torch', 'jax', "
              "'tensorflow', 'cupy', 'dask', 'array_api_strict'), got 'pytorchh' of "
@@ -110,6 +110,17 @@ def test_catalogue_messages_are_pinned(case):
     with pytest.raises(kind) as info:
         action()
     assert str(info.value) == message
+    assert_carries_its_parts(info.value)
+
+
+def assert_carries_its_parts(error: BaseException) -> None:
+    """An error of ours carries its message's parts as data (Python's arg_error
+    and its C twin alike): code reads those, never the text."""
+    parts = {name: getattr(error, name, None)
+             for name in ("func", "arg", "accepted", "received")}
+    assert all(isinstance(part, str) for part in parts.values()), parts
+    assert str(error) == "{func}(): {arg}: expected {accepted}, got {received}".format(
+        **parts)
 
 
 class _BadInterface:
@@ -139,6 +150,7 @@ def test_c_importer_errors_name_the_public_function(case):
     with pytest.raises(kind) as info:
         action()
     assert str(info.value).startswith(start)
+    assert_carries_its_parts(info.value)
 
 
 def test_c_importers_take_the_name_to_report_and_check_it():
@@ -157,6 +169,34 @@ def test_c_importers_take_the_name_to_report_and_check_it():
     with pytest.raises(TypeError, match=r"^f\(\): a: expected an object with "
                                         r"__array_interface__"):
         _core.from_array_interface(1, func="f", arg="a")
+
+
+def test_a_conversion_s_refusal_is_renamed_from_its_parts_never_its_text():
+    from unitensor import _backends, _errors
+
+    # the names conversions report under: every framework's, and .tf() and .to()
+    assert _errors.CONVERSIONS == {*_backends.NAMES, "tf", "to"}
+    made = _errors.arg_error(ValueError, "jax", "dtype", "a dtype JAX holds (x64: "
+                             "jax(): off)", "float64")
+    assert _errors.is_ours(made)
+    renamed = _errors.renamed("zeros", made)
+    assert type(renamed) is ValueError
+    assert str(renamed) == ("zeros(): dtype: expected a dtype JAX holds (x64: "
+                            "jax(): off), got float64")
+    assert_carries_its_parts(renamed)
+    refused = _errors.conversion_refused("wrap", "args", made)
+    assert type(refused) is BufferError
+    assert str(refused) == ("wrap(): args: expected a dtype JAX holds (x64: "
+                            "jax(): off), got float64")
+    assert_carries_its_parts(refused)
+    # a function's own refusal is passed on
+    own = _errors.arg_error(ValueError, "sum", "axis", "an axis of x", "3")
+    assert _errors.renamed("mean", own) is None
+    assert _errors.conversion_refused("wrap", "args", own) is None
+    # a framework's message that reads like ours is the framework's
+    lookalike = ValueError("jax(): x: expected one thing, got another")
+    assert not _errors.is_ours(lookalike)
+    assert _errors.renamed("zeros", lookalike) is None
 
 
 # -- where a warning points: the user's line ------------------------------------

@@ -156,3 +156,13 @@ def test_main_job_table_has_no_tensorflow_info_lines():
     info = [line for line in out.stderr.splitlines() if " I tensorflow/" in line
             or line.startswith("I0000")]
     assert not info, info
+
+
+def test_conformance_runner_explains_its_options():
+    out = subprocess.run([sys.executable, "-m", "conformance", "--help"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    for option in ("--owners", "--examples", "--write", "--official"):
+        line = next(x for x in out.stdout.splitlines() if x.strip().startswith(option))
+        assert len(line.split(None, 2)) == 3, line  # option, metavar, then help
+    assert "repository's root" in out.stdout

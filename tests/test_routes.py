@@ -18,7 +18,7 @@ import torch
 
 import unitensor as ut
 from unitensor import _backends, _core
-from unitensor._backends import _common
+from unitensor._backends import _dlpack
 from unitensor._backends.torch import interop as torch_interop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,7 +47,7 @@ def layout(buf):
 @pytest.mark.parametrize("name", LAYOUTS)
 def test_exchange_import_describes_what_dlpack_describes(name):
     t = LAYOUTS[name]()
-    assert layout(_core.exchange_import(t)) == layout(_common.buffer_from_dlpack(t))
+    assert layout(_core.exchange_import(t)) == layout(_dlpack.buffer_from_dlpack(t))
     assert _core.exchange_import(t).source == "dlpack_versioned"
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import math as _math
 from typing import TYPE_CHECKING
 
-from . import fft, linalg
-from ._backends import torch as _backends_torch
+from . import _compile, fft, linalg
 from ._creation_functions import *  # noqa: F403
 from ._creation_functions import __all__ as _creation
 from ._data_type_functions import *  # noqa: F403
@@ -60,18 +59,14 @@ from ._tensor import Tensor
 from ._utility_functions import *  # noqa: F403
 from ._utility_functions import __all__ as _utility
 from ._wrap import wrap
+from ._wrap._parts import load_compiled as _load_compiled
 
 # isort: split
 from . import _operators  # noqa: F401 - installs Tensor's operators, once all exist
 
-if TYPE_CHECKING:  # the functions the star imports bring (define() makes them)
-    from collections.abc import Callable
-    from typing import Any
-
+if TYPE_CHECKING:  # loaded on first use (below); the group modules have stubs
     from . import dask as dask
     from . import memory
-
-    def __getattr__(name: str) -> Callable[..., Any]: ...
 else:
     def __getattr__(name: str) -> object:
         """``ut.memory`` and ``ut.dask``, imported on first use.
@@ -116,5 +111,6 @@ __all__ = [
 ]
 
 # torch.compile: once its tracer is imported, it is shown unitensor's C paths in
-# Python (_backends/torch/compile.py); nothing is imported here.
-_backends_torch.watch_compiler()
+# Python (_compile.py), then ut.wrap's bridged calls as ops of its graph
+# (_wrap/torch_ops.py); nothing is imported here.
+_compile.watch(_load_compiled)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from . import _backends, _core, _fast, _fastpath
-from ._backends._common import buffer_from_dlpack
+from ._backends._dlpack import buffer_from_dlpack
 from ._config import new_array_owner
-from ._device import CPU_READABLE, CUDA_READABLE, Device, parse
+from ._device import CPU_READABLE, CUDA_READABLE, Device
 from ._dtypes import DType, check_int
 from ._dtypes import parse as parse_dtype
 from ._errors import (
@@ -41,8 +41,8 @@ _BY_TYPE = _backends._by_type  # the per-type cache, read directly on the hot pa
 _LOADED = _backends._loaded
 _ACCEPTED = ("an array from numpy, torch, jax, cupy, tensorflow or array_api_strict, "
              "a DLPack capsule, an object with __dlpack__, __array_interface__, "
-             "__cuda_array_interface__ or the buffer protocol, a Python scalar or a "
-             "nested sequence of numbers")
+             "__cuda_array_interface__, the buffer protocol or __array__, a Python "
+             "scalar or a nested sequence of numbers")
 
 
 def _capsule_type() -> type:
@@ -100,7 +100,11 @@ def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,
         else:
             t = _from_foreign(obj, "asarray", "obj")
             if t is None:
-                return _from_python(obj, _dtype(dtype), device, copy)
+                if not hasattr(kind, "__array__") or isinstance(
+                        obj, (*_SCALARS, list, tuple)):
+                    return _from_python(obj, _dtype(dtype), device, copy)
+                t = _from_array_method(obj, copy)
+                copy = None if copy is True else copy  # made by the call, if asked
     if dtype is None and device is None and copy is None:
         return t
     return _adjust(t, _dtype(dtype), device, copy, "asarray")
@@ -144,11 +148,16 @@ def from_dlpack(x: Any, /, *, device: Any = None,
         type for ``from_dlpack``.
     """
     kind = type(x)
-    if issubclass(kind, _TensorBase) or (
-            _backends.for_type(kind) is not None and hasattr(x, "__dlpack__")):
-        t = asarray(x)  # a framework's array: its owner keeps it, as it is
+    backend = None if issubclass(kind, _TensorBase) else _backends.for_type(kind)
+    if backend is not None and hasattr(x, "__dlpack__"):
+        # a framework's array: its owner keeps it, as it is (copy=False refuses
+        # what only a copy can give, a swap of byte order, as a BufferError)
+        t = _from_native(backend, x, copy, "from_dlpack")
         return t if device is None and copy is None else _adjust(
             t, None, device, copy, "from_dlpack")
+    if backend is None and issubclass(kind, _TensorBase):
+        return x if device is None and copy is None else _adjust(
+            x, None, device, copy, "from_dlpack")
     if kind is _CAPSULE_TYPE:
         buf = _core.from_capsule(x, func="from_dlpack", arg="x")
     elif hasattr(x, "__dlpack__"):
@@ -286,7 +295,9 @@ def _import_dlpack(obj: Any, func: str, arg: str) -> _core.Buffer:
     device = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
     stream = None
     if device is not None and device[0] in CUDA_READABLE:
-        stream = _natural_cuda_owner(func).consumer_stream(device[1])
+        owner = _natural_cuda_owner(func)
+        _check_reachable(owner, device[1], func, arg)
+        stream = owner.consumer_stream(device[1])
     return buffer_from_dlpack(obj, func, arg, stream)
 
 
@@ -308,7 +319,8 @@ def check_memory(t: Tensor, func: str) -> None:
 
 
 # -- helpers ---------------------------------------------------------------------
-def _from_native(backend: Adapter, obj: Any, copy: bool | None) -> Tensor:
+def _from_native(backend: Adapter, obj: Any, copy: bool | None,
+                 func: str = "asarray") -> Tensor:
     native = backend.native(obj)
     try:
         backend.dtype(native)
@@ -316,7 +328,7 @@ def _from_native(backend: Adapter, obj: Any, copy: bool | None) -> Tensor:
         fixed = backend.fix_byte_order(native)
         if fixed is None:
             raise
-        copy_or_refuse("asarray", "copy", copy, "the array is in non-native byte order")
+        copy_or_refuse(func, "copy", copy, "the array is in non-native byte order")
         native = fixed
     return _make(backend, native)
 
@@ -387,8 +399,41 @@ def _natural_cuda_owner(func: str) -> Adapter:
                     "CUDA memory, and neither cupy nor torch is installed")
 
 
+def _check_reachable(owner: Adapter, index: int, func: str, arg: str) -> None:
+    """BufferError where ``owner`` cannot reach CUDA device ``index``: asked
+    before any stream or copy, which such a framework answers with its raw error
+    (torch's CPU build: an AssertionError).
+    """
+    count = owner.cuda_devices() or 0
+    if index >= count:
+        raise arg_error(BufferError, func, arg, f"memory on a CUDA device "
+                        f"{owner.NAME} can reach here",
+                        f"memory on cuda:{index}, and {owner.NAME} sees "
+                        f"{count or 'no'} CUDA device{'s' * (count != 1)}")
+
+
 def _cuda_device_of(pointer: int) -> int:
     return _natural_cuda_owner("asarray").cuda_device_of(pointer)
+
+
+def _from_array_method(obj: Any, copy: bool | None) -> Tensor:
+    """A numpy-owned Tensor for an object that offers only ``__array__``
+    (pandas, xarray, h5py, PIL images): numpy's own reading of it, over the
+    object's memory where ``__array__`` gives a view; ``copy=False`` where it
+    cannot is the standard's ValueError (numpy's, its cause).
+    """
+    import numpy as np  # a dependency; imported here, not by import unitensor
+
+    numpy = _backends.get("numpy", "asarray")
+    try:
+        native = np.asarray(obj, copy=copy)
+    except ValueError as exc:
+        if copy is not False:
+            raise
+        raise arg_error(ValueError, "asarray", "copy", "True or None, since a copy "
+                        f"is needed: the __array__ of {describe(obj)} makes one",
+                        "False") from exc
+    return _from_native(numpy, native, copy)
 
 
 def _from_python(obj: Any, dtype: DType | None, device: Any,
@@ -476,8 +521,9 @@ def to_device(t: Tensor, device: Any, stream: Any) -> Tensor:
     queued on it afterwards finds the result complete (it waits for the copy).
     """
     handle = _stream_handle(stream)
-    if handle is not None and CUDA_READABLE.isdisjoint(
-            (parse(device, "to_device").dlpack[0], t.device.dlpack[0])):
+    if handle is not None and CUDA_READABLE.isdisjoint((
+            _backends.parse_device(device, "to_device").dlpack[0],
+            t.device.dlpack[0])):
         raise arg_error(ValueError, "to_device", "stream",
                         "None for a move between CPU devices", describe(stream))
     moved = _adjust(t, None, device, None, "to_device")
@@ -507,6 +553,25 @@ def _stream_handle(stream: Any) -> int | None:
     return handle or 1
 
 
+def _to_device(backend: Adapter, native: Any, target: Device, func: str) -> Any:
+    """``native`` moved to ``target`` by its framework: a CUDA device it cannot
+    reach is a ValueError naming ``device``, asked before the framework is; its
+    other refusals mapped to the standard's types, the cause kept.
+    """
+    count = backend.cuda_devices() if target.kind == "cuda" else None
+    if count is not None and target.index >= count:  # TensorFlow: on its CPU
+        raise arg_error(ValueError, func, "device", f"a device {backend.NAME} can "
+                        "reach here", f"{target}, and {backend.NAME} sees "
+                        f"{count or 'no'} CUDA device{'s' * (count != 1)}")
+    try:
+        return backend.to_device(native, target)
+    except Exception as exc:
+        error = _refusal(func, backend, exc)
+        if error is None:
+            raise
+        raise error from exc
+
+
 def _adjust(t: Tensor, dtype: DType | None, device: Any,
             copy: bool | None, func: str) -> Tensor:
     """Apply asarray's dtype/device/copy arguments to ``t``."""
@@ -525,11 +590,11 @@ def _adjust(t: Tensor, dtype: DType | None, device: Any,
                 raise
             raise error from exc
     if device is not None:
-        target = parse(device, func)
+        target = _backends.parse_device(device, func)
         if target != backend.device(native):
             if copy is False:
                 raise copy_refused(func, "copy", f"the device changes to {target}")
-            native, changed = backend.to_device(native, target), True
+            native, changed = _to_device(backend, native, target, func), True
     if copy is True and not changed:
         native, changed = backend.copy(native), True
     return _make(backend, native) if changed else t

@@ -217,7 +217,8 @@ def _numpy_finfo(dtype: DType) -> Any:
 
 __all__ = _dispatch.define("data_types", globals())
 
-if TYPE_CHECKING:  # the functions define() makes at import, as type checkers see them
-    from collections.abc import Callable
+if TYPE_CHECKING:  # what define() makes at import, as type checkers see it
+    __all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
 
-    def __getattr__(name: str) -> Callable[..., Any]: ...
+    def astype(x: Any, dtype: Any, /, *, copy: Any = ...,
+               device: Any = ...) -> Tensor: ...

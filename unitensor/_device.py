@@ -1,10 +1,15 @@
-"""A framework-independent device: a kind ('cpu', 'cuda', ...) and an index."""
+"""A framework-independent device: a kind ('cpu', 'cuda', ...) and an index.
+
+The rule: this module knows DLPack's device types and unitensor's own spellings
+of a device (a ``Device``, 'cpu', 'cuda:1'), never a framework's: a framework's
+device object is read by that framework's adapter, which the callers ask
+through the registry (``_backends.parse_device``).
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
-from . import _backends
 from ._errors import arg_error, describe
 
 # DLPack device type codes (DLDeviceType, ext/dlpack.h) that the code names.
@@ -131,8 +136,9 @@ CPU: Final = Device("cpu")
 
 
 def parse(device: object, func: str) -> Device:
-    """Accept a Device, 'cpu', 'cuda', 'cuda:1', or a framework's device object
-    (which that framework's adapter translates).
+    """Accept a Device, 'cpu', 'cuda' or 'cuda:1'; refuse anything else (a
+    framework's device object reaches here only where its adapter did not read
+    it: ``_backends.parse_device``).
     """
     if isinstance(device, Device):
         return device
@@ -143,13 +149,6 @@ def parse(device: object, func: str) -> Device:
                 return Device(kind, int(index or 0))
             if int(index or 0) == 0:  # one CPU: 'cpu:7' names none
                 return CPU
-    else:
-        framework = _backends.framework_of(type(device))
-        if framework is not None:
-            try:
-                return _backends.get(framework, func).device_from_native(device)
-            except (AttributeError, TypeError, ValueError):
-                pass  # not one of its devices: refused below
     raise arg_error(ValueError, func, "device",
                     "a unitensor Device, 'cpu', 'cuda' or 'cuda:N', or a "
                     "framework's device object", describe(device))

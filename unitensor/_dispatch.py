@@ -1064,11 +1064,12 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
 
     One-array and elementwise two-array functions (every one named ``x`` or
     ``x1, x2`` by the standard) are small closures calling the general path. The
-    others are generated from source (like ``collections.namedtuple``), so their
-    real signature shows in ``inspect.signature`` and ``help()`` and a call costs
-    no ``*args`` packing; keyword arguments are passed on only when they differ
-    from the default, so each framework applies its own defaults. Each stands
-    behind its C fast path (``_fastpath.py``), which looks like it.
+    others are generated from one template (:data:`_TEMPLATE`, like
+    ``collections.namedtuple``), so their real signature shows in
+    ``inspect.signature`` and ``help()`` and a call costs no ``*args`` packing;
+    keyword arguments are passed on only when they differ from the default, so
+    each framework applies its own defaults. Each stands behind its C fast path
+    (``_fastpath.py``), which looks like it.
     """
     params = [p.strip() for p in row.signature.split(",")]
     positional_only = "/" in params
@@ -1091,78 +1092,7 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     elif row.signature == "x1, x2, /":
         func = _fastpath.binary_function(qualified, _binary(qualified), _as_tensors)
     else:
-        packed = positional + ([f"*{star}"] if star else [])
-        args = f"({', '.join(packed)},)" if packed else "()"
-        lines = ["    kw = {}"]
-        # (== only between values of the default's type: an array given there
-        # is passed on, to be refused by name, not compared elementwise)
-        lines += [f"    if {name} is not {default}: kw[{name!r}] = {name}"
-                  if default in ("None", "True", "False") else
-                  f"    if type({name}) is not {_type_name(default)} "
-                  f"or {name} != {default}: kw[{name!r}] = {name}"
-                  for name, default in keywords]
-        lines.append(f"    return _call({qualified!r}, {args}, kw)")
-        source = f"def {row.name}({row.signature}):\n" + "\n".join(lines) + "\n"
-        scope: dict[str, Any] = {"_call": call}
-        exec(source, scope)  # source built above from the table only
-        func = scope[row.name]
-        # The C path takes x and literal arguments only: where a later argument
-        # must be an array (tensordot's x2, take's indices), it would only ever
-        # take a call to refuse, past the check that refuses it.
-        if not any(position > 0 and kind == "array"
-                   for position, _, kind in _array_parameters(row)):
-            general = func
-            func = _fastpath.call_function(func, qualified, keywords,
-                                           len(positional) if star is None else None,
-                                           _as_tensors)
-            # An array or a number (where's x1/x2, isin's and searchsorted's x2):
-            # None, a str or a tuple are literals to the C path, which a learned
-            # call would hand to the framework; the general path refuses them.
-            operands = [name for position, name, kind in _array_parameters(row)
-                        if position > 0 and kind == "array or scalar"]
-            if operands:
-                passed = ", ".join([*positional,
-                                    *(f"{n}={n}" for n, _ in keywords)])
-                odd = " or ".join(f"type({name}) in _NOT_OPERANDS" for name in operands)
-                source = (f"def {row.name}({row.signature}):\n"
-                          f"    if {odd}:\n"
-                          f"        return _general({passed})\n"
-                          f"    return _fast({passed})\n")
-                scope = {"_fast": func, "_general": general,
-                         "_NOT_OPERANDS": _NOT_OPERANDS}
-                exec(source, scope)  # source built above from the table only
-                func = scope[row.name]
-        elements = ELEMENT_ARGUMENTS.get(qualified)
-        scalars = SCALAR_ARGUMENTS.get(qualified)
-        if elements is not None or scalars is not None:
-            # full(), arange(): Python ints must fit the result's dtype; clip(),
-            # isin(), searchsorted(): the array operand's. Checked before the fast
-            # path (inline, the test that skips the ints every integer dtype holds)
-            names = elements or scalars or ()
-            unusual = " or ".join(f"type({name}) is int and not 0 <= {name} <= "
-                                  f"{HELD_BY_ALL}" for name in names)
-            if qualified == "arange":
-                unusual = f"start is None or {unusual}"
-            values = ", ".join(f"{name}={name}" for name in names)
-            if elements is not None:
-                like = "x" if "x" in positional else "None"
-                check = f"_check_elements({qualified!r}, {like}, dtype, {values})"
-            else:
-                arrays = "".join(f"{n}, " for n in positional if n in ("x", "x1", "x2"))
-                check = f"_check_scalars({qualified!r}, ({arrays}), {values})"
-            passed = ", ".join([*positional, *(f"{n}={n}" for n, _ in keywords)])
-            source = (f"def {row.name}({row.signature}):\n"
-                      f"    if {unusual}:\n"
-                      f"        {check}\n"
-                      f"    return _fast({passed})\n")
-            if qualified == "diff":  # numpy and jax loop n times: 2**70 never ends
-                source = source.replace("    return", "    if type(n) is int and n > "
-                                        f"{HELD_BY_ALL}:\n        n = _diff_count(x, "
-                                        "axis, n, prepend, append)\n    return")
-            scope = {"_fast": func, "_check_elements": _check_elements,
-                     "_check_scalars": _check_scalars, "_diff_count": _diff_count}
-            exec(source, scope)  # source built above from the table only
-            func = scope[row.name]
+        func = _generated(row, qualified, positional, keywords, star)
     func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])
@@ -1171,6 +1101,93 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
                     f"cases are the standard's: {STANDARD_PAGE.format(qualified)}\n")
     return func
 
+
+# A generated function: ``_general``, the general path (keywords passed on only
+# where they differ from the default), and, where something is checked before the
+# C fast path, the function itself: the checks, then ``_fast`` (the C path in
+# front of ``_general``, or ``_general`` itself where there is none).
+_TEMPLATE = """\
+def _general({signature}):
+    kw = {{}}
+{keywords}
+    return _call({qualified!r}, {args}, kw)
+"""
+_FRONT = """\
+def {name}({signature}):
+{checks}
+    return _fast({passed})
+"""
+
+
+def _generated(row: Function, qualified: str, positional: list[str],
+               keywords: list[tuple[str, str]], star: str | None) -> Callable[..., Any]:
+    """The function of ``row`` other than the one- and two-array ones: made by one
+    ``exec`` of :data:`_TEMPLATE` (source built from the table only).
+    """
+    packed = positional + ([f"*{star}"] if star else [])
+    # (== only between values of the default's type: an array given there is
+    # passed on, to be refused by name, not compared elementwise)
+    lines = [f"    if {name} is not {default}: kw[{name!r}] = {name}"
+             if default in ("None", "True", "False") else
+             f"    if type({name}) is not {_type_name(default)} "
+             f"or {name} != {default}: kw[{name!r}] = {name}"
+             for name, default in keywords]
+    source = _TEMPLATE.format(signature=row.signature, qualified=qualified,
+                              keywords="\n".join(lines),
+                              args=f"({', '.join(packed)},)" if packed else "()")
+    passed = ", ".join([*positional, *(f"{n}={n}" for n, _ in keywords)])
+    checks = []
+    elements = ELEMENT_ARGUMENTS.get(qualified)
+    scalars = SCALAR_ARGUMENTS.get(qualified)
+    if elements is not None or scalars is not None:
+        # full(), arange(): Python ints must fit the result's dtype; clip(),
+        # isin(), searchsorted(): the array operand's. Checked before the fast
+        # path (inline, the test that skips the ints every integer dtype holds)
+        names = elements or scalars or ()
+        unusual = " or ".join(f"type({name}) is int and not 0 <= {name} <= "
+                              f"{HELD_BY_ALL}" for name in names)
+        if qualified == "arange":
+            unusual = f"start is None or {unusual}"
+        values = ", ".join(f"{name}={name}" for name in names)
+        if elements is not None:
+            like = "x" if "x" in positional else "None"
+            check = f"_check_elements({qualified!r}, {like}, dtype, {values})"
+        else:
+            arrays = "".join(f"{n}, " for n in positional if n in ("x", "x1", "x2"))
+            check = f"_check_scalars({qualified!r}, ({arrays}), {values})"
+        checks += [f"    if {unusual}:", f"        {check}"]
+    if qualified == "diff":  # numpy and jax loop n times: 2**70 never ends
+        checks += [f"    if type(n) is int and n > {HELD_BY_ALL}:",
+                   "        n = _diff_count(x, axis, n, prepend, append)"]
+    # The C path takes x and literal arguments only: where a later argument must
+    # be an array (tensordot's x2, take's indices), it would only ever take a
+    # call to refuse, past the check that refuses it.
+    fast_path = not any(position > 0 and kind == "array"
+                        for position, _, kind in _array_parameters(row))
+    # An array or a number (where's x1/x2, isin's and searchsorted's x2): None, a
+    # str or a tuple are literals to the C path, which a learned call would hand
+    # to the framework; the general path refuses them.
+    operands = [name for position, name, kind in _array_parameters(row)
+                if position > 0 and kind == "array or scalar"] if fast_path else []
+    if operands:
+        odd = " or ".join(f"type({name}) in _NOT_OPERANDS" for name in operands)
+        checks += [f"    if {odd}:", f"        return _general({passed})"]
+    if checks:
+        source += "\n\n" + _FRONT.format(name=row.name, signature=row.signature,
+                                         checks="\n".join(checks), passed=passed)
+    scope: dict[str, Any] = {
+        "_call": call, "_NOT_OPERANDS": _NOT_OPERANDS, "_diff_count": _diff_count,
+        "_check_elements": _check_elements, "_check_scalars": _check_scalars}
+    exec(source, scope)  # source built above from the table only
+    general = scope["_general"]
+    general.__name__ = general.__qualname__ = row.name
+    fast = general if not fast_path else _fastpath.call_function(
+        general, qualified, keywords, len(positional) if star is None else None,
+        _as_tensors)
+    if not checks:
+        return fast
+    scope["_fast"] = fast  # (read by the function at call time)
+    return scope[row.name]
 
 
 # Each function's page of the standard, by qualified name ('sum', 'linalg.qr').

@@ -2,12 +2,14 @@
 
 Every message reads ``"{func}(): {arg}: expected {accepted}, got {received}"``:
 the function that refused, the argument it refused, what it accepts, and what it
-was given. ``describe`` names a received object the same way everywhere.
+was given. ``describe`` names a received object the same way everywhere. The
+error carries those four parts as attributes too (``func``, ``arg``, ``accepted``,
+``received``; ext/_core.c's ``arg_error`` sets the same): code that recognises
+or renames a refusal reads them, never the text, which is for people.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 import warnings
 from types import FrameType
@@ -20,7 +22,14 @@ _E = TypeVar("_E", bound=Exception)
 STANDARD_TYPES: tuple[type[Exception], ...] = (
     TypeError, ValueError, IndexError, BufferError, NotImplementedError,
     OverflowError, ZeroDivisionError)
-_OURS = re.compile(r"[\w.]+\(\): [^:]+: expected .+, got ", re.DOTALL)
+# The names a conversion gives its refusals, made on the way to an owner for
+# another function (``renamed``): the frameworks' (an adapter names itself, and
+# so do the views ``.jax()``, ``.torch()``, ...) and the views ``.tf()`` and
+# ``.to()``. The frameworks' are ``_backends.NAMES``, which imports this module;
+# tests/test_messages.py checks that they agree.
+CONVERSIONS: frozenset[str] = frozenset({
+    "numpy", "torch", "jax", "tensorflow", "cupy", "dask", "array_api_strict",
+    "tf", "to"})
 
 
 class CopyWarning(UserWarning):
@@ -126,21 +135,40 @@ def describe(obj: object) -> str:
 
 def arg_error(exc: type[_E], func: str, arg: str, accepted: str,
               received: str) -> _E:
-    """Build ``exc`` with the project's one message format."""
-    return exc(f"{func}(): {arg}: expected {accepted}, got {received}")
+    """Build ``exc`` with the project's one message format, its parts as
+    attributes (``func``, ``arg``, ``accepted``, ``received``).
+    """
+    error = exc(f"{func}(): {arg}: expected {accepted}, got {received}")
+    # Exceptions take attributes at run time; mypy has no type for them.
+    error.func = func  # type: ignore[attr-defined]
+    error.arg = arg  # type: ignore[attr-defined]
+    error.accepted = accepted  # type: ignore[attr-defined]
+    error.received = received  # type: ignore[attr-defined]
+    return error
+
+
+def restated(exc: BaseException, kind: type[_E], func: str,
+             arg: str | None = None) -> _E:
+    """Our ``exc`` (``is_ours``) as ``func``'s refusal of ``arg`` (default: the
+    same argument), of type ``kind``: what it accepts and received unchanged.
+    """
+    return arg_error(kind, func, arg if arg is not None else _part(exc, "arg"),
+                     _part(exc, "accepted"), _part(exc, "received"))
+
+
+def _part(exc: BaseException, name: str) -> str:
+    return str(getattr(exc, name))
 
 
 def renamed(func: str, exc: Exception) -> Exception | None:
     """Our ``exc`` naming ``func`` where it names a conversion that ``func`` made
     on the way (to an owner: ``jax()`` for a dtype= JAX does not hold, ``dask()``
-    for a device; ``tf()``, ``to()``); None to pass it on (it names the user's
-    function already).
+    for a device; ``tf()``, ``to()``: ``CONVERSIONS``); None to pass it on (it
+    names the user's function already).
     """
-    from ._backends import NAMES  # (which imports this module)
-
-    head, _, rest = str(exc).partition("(): ")
-    conversion = head in NAMES or head in ("tf", "to")
-    return type(exc)(f"{func}(): {rest}") if conversion else None
+    if getattr(exc, "func", None) not in CONVERSIONS:
+        return None
+    return restated(exc, type(exc), func)
 
 
 def conversion_refused(func: str, arg: str, exc: Exception) -> BufferError | None:
@@ -149,15 +177,17 @@ def conversion_refused(func: str, arg: str, exc: Exception) -> BufferError | Non
     found on the data or, under a compiler, on its dtype; None where ``exc`` names
     no conversion.
     """
-    if renamed(func, exc) is None:
+    if getattr(exc, "func", None) not in CONVERSIONS:
         return None
-    detail = str(exc).partition("(): ")[2].partition(": ")[2]
-    return BufferError(f"{func}(): {arg}: {detail}")
+    return restated(exc, BufferError, func, arg)
 
 
 def is_ours(exc: BaseException) -> bool:
-    """Whether ``exc`` is an error unitensor made (so it passes on unchanged)."""
-    return type(exc) in STANDARD_TYPES and _OURS.match(str(exc)) is not None
+    """Whether ``exc`` is an error unitensor made (so it passes on unchanged):
+    of a standard type, and carrying the parts ``arg_error`` gives it.
+    """
+    return (type(exc) in STANDARD_TYPES and isinstance(getattr(exc, "func", None), str)
+            and isinstance(getattr(exc, "arg", None), str))
 
 
 def standard_type(exc: BaseException) -> type[Exception]:

@@ -15,7 +15,7 @@ immutable C structs):
 - ``unary``, ``binary``, ``call``, ``getitem``: backend -> ``Entry(func,
   array_type)``, the framework's function and its array type; a unary row may
   add ``real_func``/``complex_dtypes`` where ``func`` is a fix that only complex
-  inputs need (``_backends/_common.py``'s ``real_path``);
+  inputs need (``_backends/_fixes.py``'s ``real_path``);
 - ``view``: no table; the framework name (views read the Tensor's own cache and
   the target adapter's ``ROUTES``).
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING
 
 from . import _dispatch
 from ._errors import arg_error, describe
@@ -60,8 +59,5 @@ def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
 
 __all__ = _dispatch.define("manipulation", globals())
 
-if TYPE_CHECKING:  # the functions define() makes at import, as type checkers see them
-    from collections.abc import Callable
-    from typing import Any
-
-    def __getattr__(name: str) -> Callable[..., Any]: ...
+# Type checkers read _manipulation_functions.pyi, made from the same table
+# (tests/test_typing.py writes it and checks it).

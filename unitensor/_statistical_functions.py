@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import _dispatch
 
 __all__ = _dispatch.define("statistical", globals())
 
-if TYPE_CHECKING:  # the functions define() makes at import, as type checkers see them
-    from collections.abc import Callable
-    from typing import Any
-
-    def __getattr__(name: str) -> Callable[..., Any]: ...
+# Type checkers read _statistical_functions.pyi, made from the same table
+# (tests/test_typing.py writes it and checks it).

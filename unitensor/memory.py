@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from . import _device
+from . import _backends
 from ._backends._memory import (
     FRAMEWORKS,
     Flushed,
@@ -286,7 +286,7 @@ def stats(device: Device | str | object | None = None) -> dict[str, MemoryStats]
     dict
         Framework name -> :class:`MemoryStats`.
     """
-    where = None if device is None else _device.parse(device, "stats")
+    where = None if device is None else _backends.parse_device(device, "stats")
     return {name: part.stats(where) for name, part in _PARTS.items() if loaded(name)}
 
 

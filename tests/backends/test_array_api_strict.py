@@ -1,6 +1,6 @@
 """The array-api-strict adapter (unitensor/_backends/array_api_strict.py): numpy
 memory on the CPU and nowhere else, no float16 or bfloat16, and a fix of ``sign``
-(the fixes it shares with other owners are in tests/backends/test_common.py)."""
+(the fixes it shares with other owners are in tests/backends/test_fixes.py)."""
 
 from __future__ import annotations
 

@@ -28,6 +28,10 @@ def test_jax_float64_without_x64_is_refused_not_narrowed():
     t = ut.asarray(aligned_empty((4,), np.float64))
     with pytest.raises(BufferError, match="jax_enable_x64"):
         t.jax()
+    # in words a user reads: the dtype's name (not its DLPack code), and the cast
+    with pytest.raises(BufferError, match=r"or cast it first, ut.astype\(x, "
+                       r"ut.float32\); .*, got float64 data$"):
+        t.jax()
 
 
 # Every way a dtype reaches JAX: creation functions, the *_like ones, asarray of

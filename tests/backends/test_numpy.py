@@ -7,7 +7,7 @@ import numpy as np
 
 import unitensor as ut
 from unitensor import _backends
-from unitensor._backends import _common
+from unitensor._backends import _dlpack
 
 NUMPY = _backends.get("numpy")
 
@@ -33,7 +33,7 @@ def test_inplace_on_numpy_writes_the_shared_memory():
 def test_numpy_export_through_the_buffer_protocol_matches_dlpack():
     for a in (np.arange(12.0).reshape(3, 4)[:, 1::2], np.arange(3, dtype=np.int8),
               np.array(2.5), np.zeros((0, 2))):
-        assert layout(NUMPY.export(a)) == layout(_common.buffer_from_dlpack(a))
+        assert layout(NUMPY.export(a)) == layout(_dlpack.buffer_from_dlpack(a))
     readonly = np.arange(3.0)
     readonly.flags.writeable = False
     assert NUMPY.export(readonly).readonly

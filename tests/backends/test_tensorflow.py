@@ -16,7 +16,7 @@ from conftest import aligned_empty
 
 import unitensor as ut
 from unitensor import _backends
-from unitensor._backends import _common
+from unitensor._backends import _dlpack
 from unitensor._backends.numpy import interop as numpy_interop
 
 pytest.importorskip("tensorflow")
@@ -212,7 +212,7 @@ def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():
     a = aligned_empty((2, 3), np.float64)
     a[...] = np.arange(6.0).reshape(2, 3)
     t = tf_backend.ROUTES["numpy"](a)
-    assert _common.buffer_from_dlpack(t).data_ptr == a.ctypes.data
+    assert _dlpack.buffer_from_dlpack(t).data_ptr == a.ctypes.data
     assert tf_backend.ROUTES["numpy"](a.T) is None  # TF needs row-major
     bf16 = np.zeros(2, numpy_interop._BFLOAT16)  # no buffer-protocol name
     assert tf_backend.ROUTES["numpy"](bf16) is None
@@ -576,3 +576,78 @@ def test_complex_prod_multiplies_in_order_and_empty_unsigned_arange():
     with ut.owner("tensorflow"):
         assert ut.arange(-1, -2, 3, dtype=ut.uint64).shape == (0,)
         assert ut.arange(2, stop=-2, step=3, dtype=ut.uint8).shape == (0,)
+
+
+# Complex values whose truth the standard gives: True unless both parts are 0
+# (0.5j and -1j are true; TF's cast to bool reads the real part only).
+COMPLEX_TRUTH = [0.5j, -1j, 1, 0, complex("nan"), -0.0j, complex(0, math.inf)]
+COMPLEX_TRUE = [True, True, True, False, True, False, True]
+
+
+def _complex_tensor(dtype=np.complex128):
+    tf = pytest.importorskip("tensorflow")
+    return ut.asarray(tf.constant(np.array(COMPLEX_TRUTH, dtype)))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_astype_bool_is_true_unless_both_parts_are_zero(dtype):
+    x = _complex_tensor(dtype)
+    assert ut.astype(x, ut.bool).numpy().tolist() == COMPLEX_TRUE
+    assert ut.astype(x, ut.bool).owner == "tensorflow"
+    # a bool mask made from it selects the true elements
+    assert ut.sum(ut.astype(x, ut.bool)).numpy() == sum(COMPLEX_TRUE)
+
+
+def test_complex_asarray_with_dtype_bool_is_true_unless_both_parts_are_zero():
+    # the adapter's astype (conversions with a dtype), not the namespace's
+    x = _complex_tensor()
+    assert ut.asarray(x, dtype=ut.bool).numpy().tolist() == COMPLEX_TRUE
+    tf = pytest.importorskip("tensorflow")
+    assert ut.asarray(tf.constant(np.array(COMPLEX_TRUTH)), dtype=ut.bool
+                      ).numpy().tolist() == COMPLEX_TRUE
+
+
+def test_complex_casts_to_real_dtypes_and_predicates_match_numpy():
+    # the rest of the audit, as numpy's owner answers: casts to int and float
+    # take the real part (numpy's), nonzero, count_nonzero, any, all, bool() read
+    # both parts
+    x = _complex_tensor()
+    data = np.array(COMPLEX_TRUTH)
+    with np.errstate(all="ignore"):
+        for dtype in (ut.float64, ut.float32):
+            np.testing.assert_array_equal(ut.astype(x, dtype).numpy(),
+                                          data.real.astype(dtype.name))
+        finite = ut.asarray(x[:4])
+        assert ut.astype(finite, ut.int32).numpy().tolist() == [0, 0, 1, 0]
+    assert ut.nonzero(x)[0].numpy().tolist() == np.nonzero(data)[0].tolist()
+    assert ut.count_nonzero(x).numpy() == np.count_nonzero(data)
+    assert bool(ut.any(x[:2]))
+    assert bool(ut.all(x[:2]))
+    assert not bool(ut.all(x))
+    assert not bool(ut.any(x[3:4]))
+    assert not bool(ut.any(x[5:6]))
+    assert [bool(x[i]) for i in range(len(COMPLEX_TRUTH))] == COMPLEX_TRUE
+
+
+def test_complex_where_condition_is_true_unless_both_parts_are_zero():
+    tf = pytest.importorskip("tensorflow")
+    x = _complex_tensor()
+    ones = ut.asarray(tf.ones(len(COMPLEX_TRUTH), tf.float64))
+    want = np.where(np.array(COMPLEX_TRUE), 1.0, 0.0).tolist()
+    assert ut.where(x, ones, 0.0).numpy().tolist() == want
+    assert ut.where(x, ones, ut.zeros_like(ones)).numpy().tolist() == want
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor",
+                                  "logical_not"])
+def test_complex_logical_functions_read_both_parts(name):
+    # numpy's and jax's answer (TF's logical ops refused complex operands)
+    x = _complex_tensor()
+    data = np.array(COMPLEX_TRUTH)
+    y = ut.flip(x)
+    func = getattr(ut, name)
+    want = getattr(np, name)(*((data,) if name == "logical_not"
+                               else (data, np.flip(data))))
+    got = func(x) if name == "logical_not" else func(x, y)
+    assert got.owner == "tensorflow"
+    assert got.numpy().tolist() == want.tolist()

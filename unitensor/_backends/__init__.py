@@ -9,6 +9,9 @@ contract both fulfil is the checked protocol in ``_adapter.py``.
 
 A framework is recognised from ``type(obj).__module__`` alone, so that no
 framework is imported until the user hands us one of its arrays (or asks for one).
+Its other objects are read by its adapter, asked through this registry: a device
+object (``parse_device``), for callers above the backends (``_device`` knows no
+framework).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Final
 
+from .. import _device
+from .._device import Device
 from .._errors import arg_error, describe
 
 if TYPE_CHECKING:
@@ -76,3 +81,18 @@ def for_type(kind: type) -> Adapter | None:
         adapter = None  # a device, a dtype, ...: not an array
     _by_type[kind] = adapter
     return adapter
+
+
+def parse_device(device: object, func: str) -> Device:
+    """A ``device=`` argument as a Device: a framework's device object (a
+    ``torch.device``, a jax Device) as its adapter reads it
+    (``device_from_native``); a Device or a str, or a refusal, by ``_device.parse``.
+    """
+    if not isinstance(device, (Device, str)):
+        name = framework_of(type(device))
+        if name is not None:
+            try:
+                return get(name, func).device_from_native(device)
+            except (AttributeError, TypeError, ValueError):
+                pass  # not one of its devices: refused by _device.parse
+    return _device.parse(device, func)

@@ -21,7 +21,7 @@ from .. import _core
 from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error, describe, standard_type
-from ._common import dtype_in
+from ._dtype_tables import dtype_in
 from ._memory import MemoryStats, Request
 
 
@@ -129,9 +129,18 @@ class Interop(Protocol):
 
     def producer(self, device: int, /) -> Producer | None:
         """For a Buffer of the framework's CUDA memory on ``device``: whose work a
-        consumer's stream waits for (``_common.StreamOrder``); None where memory
+        consumer's stream waits for (``_dlpack.StreamOrder``); None where memory
         is ready once exported (the default: JAX's export waits until it is;
         TensorFlow's GPU tensors are not handled, docs/interop.md).
+        """
+
+    def cuda_devices(self) -> int | None:
+        """How many CUDA devices the framework can reach in this process: 0 where
+        it has no CUDA (a CPU build, no driver, no GPU); None for a framework
+        whose arrays never live in CUDA memory (the default: numpy, dask, ...).
+        Asked before any other CUDA question, which a framework without a device
+        answers with its raw error (torch's AssertionError), by starting CUDA,
+        or by placing the array on the CPU instead (TensorFlow).
         """
 
     def consumer_stream(self, device: int, /) -> int:
@@ -287,6 +296,10 @@ def _legacy_default_stream(device: int, /) -> int:
     return 1
 
 
+def _no_cuda() -> None:
+    return None
+
+
 def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
@@ -302,6 +315,7 @@ DEFAULTS: dict[str, object] = {
     "autodiff_state": _no_autodiff_state,
     "fix_byte_order": _no_byte_order_fix, "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
+    "cuda_devices": _no_cuda,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
     "error_type": standard_type,
 }

@@ -1,8 +1,8 @@
 """Running actions right after a module's own import, without importing it.
 
 ``ut.memory`` applies settings that only an API call can make once a framework is
-imported; the torch backend shows ``torch.compile``'s tracer unitensor's C paths
-once the tracer is imported. Both wait the same way: a finder that finds nothing
+imported; ``unitensor._compile`` shows ``torch.compile``'s tracer unitensor's C
+paths once the tracer is imported. Both wait the same way: a finder that finds nothing
 itself.
 """
 

@@ -9,7 +9,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType, from_dlpack_code
 from ..._errors import arg_error
-from .._common import buffer_from_dlpack, cpu_only_reason
+from .._dlpack import buffer_from_dlpack, cpu_only_reason
 
 NATIVE_DTYPES = {getattr(xs, n): d for n, d in DTYPES.items() if hasattr(xs, n)}
 _TO_STRICT = {d: k for k, d in NATIVE_DTYPES.items()}

@@ -12,7 +12,7 @@ from array_api_strict._array_object import Array
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._common import expm1_fixed, floor_divide_fixed, sign_fixed, tanh_fixed
+from .._fixes import expm1_fixed, floor_divide_fixed, sign_fixed, tanh_fixed
 from .interop import _TO_STRICT
 
 ARRAY = Array

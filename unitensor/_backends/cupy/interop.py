@@ -8,7 +8,7 @@ from ... import _core
 from ..._device import CUDA_READABLE, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, warn_read_only_alias
-from .._common import StreamOrder, buffer_from_dlpack
+from .._dlpack import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {cupy.dtype(n): d for n, d in DTYPES.items() if n != "bfloat16"}
 _TO_CUPY = {d: k for k, d in NATIVE_DTYPES.items()}
@@ -26,6 +26,13 @@ def export(x: cupy.ndarray) -> _core.Buffer:
     # (producer() below). cupy reads the current device's stream: x's device.
     with x.device:
         return buffer_from_dlpack(x, stream=-1)
+
+
+def cuda_devices() -> int:
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except cupy.cuda.runtime.CUDARuntimeError:  # no driver, or no device
+        return 0
 
 
 def consumer_stream(device: int) -> int:

@@ -31,7 +31,8 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, computing_failed
-from .._common import cpu_only_reason, numpy_dtype_table
+from .._dlpack import cpu_only_reason
+from .._dtype_tables import numpy_dtype_table
 from ..numpy import interop as numpy_interop
 
 NATIVE_DTYPES = numpy_dtype_table(np)

@@ -22,11 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import array_api_compat.dask.array as _compat
 import dask.array as da
 import numpy as np
 
 from ..._errors import arg_error, refused, standard_type
 from .shapes import needs_known_shape, shape_text, unknown
+
+# array-api-compat's dask namespace (untyped for mypy), imported here as in
+# namespace.py, which imports this module
+_COMPAT: Any = _compat
 
 
 def _whole(x: da.Array) -> bool:
@@ -205,8 +210,7 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False,
     the others by array-api-compat's dask namespace (sums and maxima, chunked).
     """
     if not (isinstance(ord, str) and ord == "nuc") and ord not in (2, -2):
-        from .namespace import compat
-        return compat.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
+        return _COMPAT.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
     _check("linalg.matrix_norm", "x", x)
     s = svdvals(x)
     result = (s.sum(axis=-1) if ord == "nuc" else

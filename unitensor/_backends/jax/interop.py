@@ -22,13 +22,10 @@ import numpy as np
 
 from ... import _core
 from ..._device import CPU, KDL_CPU, Device
-from ..._dtypes import DTYPES, DType
+from ..._dtypes import DTYPES, DType, from_dlpack_code
 from ..._errors import arg_error
-from .._common import (
-    ForImmutableConsumer,
-    immutable_buffer,
-    numpy_dtype_table,
-)
+from .._dlpack import ForImmutableConsumer, immutable_buffer
+from .._dtype_tables import numpy_dtype_table
 
 NATIVE_DTYPES = numpy_dtype_table(np)
 _TO_JAX = {d: k for k, d in NATIVE_DTYPES.items()}
@@ -36,6 +33,9 @@ _TO_JAX = {d: k for k, d in NATIVE_DTYPES.items()}
 _WIDE_DTYPES = frozenset(DTYPES[n] for n in ("int64", "uint64", "float64",
                                               "complex128"))
 _WIDE = frozenset(d.dlpack for d in _WIDE_DTYPES)  # as a Buffer names them
+# the 32-bit dtype a user casts each 64-bit one to, where x64 is not wanted
+_NARROW = {"int64": "int32", "uint64": "uint32", "float64": "float32",
+           "complex128": "complex64"}
 _ALIGNMENT = 64
 
 
@@ -125,8 +125,12 @@ def jax_dtype(dtype: DType) -> Any:
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if buf.dtype in _WIDE and _x64_disabled():
-        raise _x64_error(BufferError, "x", "jax.dlpack.from_dlpack would silently "
-                         "return a 32-bit copy", f"64-bit data, dtype code {buf.dtype}")
+        # the data's dtype by name (not its DLPack code), and the other way out:
+        # a 32-bit copy the user asks for, where x64 is not wanted
+        name = from_dlpack_code(buf.dtype).name
+        raise _x64_error(BufferError, "x", "or cast it first, ut.astype(x, ut."
+                         f"{_NARROW[name]}); jax.dlpack.from_dlpack would silently "
+                         "return a 32-bit copy", f"{name} data")
     if buf.device[0] == KDL_CPU:
         if not buf.c_contiguous:
             return "JAX on CPU accepts only row-major compact memory"
@@ -194,6 +198,13 @@ def copy(x: jax.Array) -> jax.Array:
 
 def astype(x: jax.Array, dtype: DType) -> jax.Array:
     return x.astype(jax_dtype(dtype))
+
+
+def cuda_devices() -> int:
+    try:
+        return len(jax.devices("gpu"))
+    except RuntimeError:  # "Unknown backend gpu": no CUDA plugin, or no device
+        return 0
 
 
 def to_device(x: jax.Array, device: Device) -> jax.Array:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
-from .._common import (
+from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     complex_special_cases_fixed,
     floor_divide_fixed,

@@ -12,7 +12,8 @@ from ..._device import CPU, Device
 from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
 from .. import _loaded
-from .._common import cpu_only_reason, numpy_dtype_table
+from .._dlpack import cpu_only_reason
+from .._dtype_tables import numpy_dtype_table
 
 NATIVE_DTYPES = numpy_dtype_table(np)
 _TO_NUMPY = {d: k for k, d in NATIVE_DTYPES.items()}

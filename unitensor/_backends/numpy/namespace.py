@@ -11,7 +11,7 @@ import numpy as np
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._common import expm1_fixed, floor_divide_fixed, tanh_fixed
+from .._fixes import expm1_fixed, floor_divide_fixed, tanh_fixed
 from .interop import numpy_dtype
 
 ARRAY = np.ndarray

@@ -26,7 +26,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
-from .._common import cpu_only_reason, immutable_buffer
+from .._dlpack import cpu_only_reason, immutable_buffer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -208,7 +208,16 @@ def copy(x: tf.Tensor) -> tf.Tensor:
 
 
 def astype(x: tf.Tensor, dtype: DType) -> tf.Tensor:
-    return tf.cast(x, _TO_TF[dtype])
+    native = _TO_TF[dtype]
+    if native == tf.bool and x.dtype.is_complex:
+        # true unless both parts are 0 (TF's cast reads the real part only)
+        return tf.math.not_equal(x, tf.zeros_like(x))
+    return tf.cast(x, native)
+
+
+def cuda_devices() -> int:
+    # physical devices: listing them does not initialise TensorFlow's context
+    return len(tf.config.list_physical_devices("GPU"))
 
 
 def to_device(x: tf.Tensor, device: Device) -> tf.Tensor:

@@ -171,7 +171,7 @@ def stats(device: Device | None, /) -> MemoryStats:
         device = Device("cuda", 0) if tf.config.list_logical_devices("GPU") else CPU
     name = _device_name(device)
     known = [d.name.rpartition("device:")[2] for d in tf.config.list_logical_devices()]
-    if name not in known:
+    if name is None or name not in known:
         return unknown(NAME, device, f"tensorflow has no device {device}")
     info = _memory_info(tf, name)
     if info is None:

@@ -23,7 +23,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, warn_read_only_alias
-from .._common import StreamOrder, buffer_from_dlpack
+from .._dlpack import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
@@ -178,6 +178,12 @@ def _exchange_import(x: torch.Tensor) -> _core.Buffer:
     # now: each consumer waits for torch's stream when it imports (producer()).
     with torch.cuda.device(x.device.index or 0):
         return buffer_from_dlpack(x, stream=-1)
+
+
+def cuda_devices() -> int:
+    # is_available() first: a CPU build has no device count to ask, and a CUDA
+    # build on a machine without a GPU answers 0 without starting CUDA
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
 def consumer_stream(device: int) -> int:

@@ -25,7 +25,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType, promote
 from ..._errors import standard_type
 from ..._standard import FUNCTIONS
-from .._common import (
+from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     complex_special_cases_fixed,
     floor_divide_fixed,

@@ -39,7 +39,7 @@ import tensorflow as tf
 from ...._device import Device
 from ...._dtypes import DType
 from ...._standard import FUNCTIONS
-from ..._common import COMPLEX_SPECIAL_CASES, complex_special_cases_fixed
+from ..._fixes import COMPLEX_SPECIAL_CASES, complex_special_cases_fixed
 from ...numpy import namespace as numpy_namespace
 from ..interop import _TO_TF, device_name, device_of_name, no_memory
 from . import (
@@ -155,7 +155,7 @@ _COMPLEX = frozenset({tf.complex64, tf.complex128})
 
 def _complex_special_cases(name: str) -> Callable[..., Any]:
     """``name`` with the standard's complex special cases (numpy's elements for
-    them, ``_common.complex_special_cases_fixed``); traced by ``tf.function``,
+    them, ``_fixes.complex_special_cases_fixed``); traced by ``tf.function``,
     the same with both branches in the graph.
     """
     native = getattr(NAMESPACE, name)

@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 from ...._errors import arg_error
-from ..._common import COMPLEX_SPECIAL_CASES
+from ..._fixes import COMPLEX_SPECIAL_CASES
 from ...numpy import interop as numpy_interop
 from ...numpy import namespace as numpy_namespace
 from ..interop import NATIVE_DTYPES, NO_MEMORY, _from_numpy, no_memory

@@ -2,7 +2,9 @@
 unitensor's own table).
 
 A conversion to the tensor's own dtype copies unless ``copy=False``; ``device``
-moves first.
+moves first. A conversion to bool is ``x != 0``, true unless both parts of a
+complex number are 0 (TF's cast reads the real part only); to another real dtype,
+a complex number's real part (numpy's).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ def astype(x: Tensor, dtype: Any, /, *, copy: bool = True,
             x = tf.identity(x)
     if x.dtype == dtype:
         return tf.identity(x) if copy else x
+    if dtype == tf.bool:  # both parts of a complex number (TF's cast: the real one)
+        return x != tf.zeros_like(x)
     if x.dtype.is_complex and not dtype.is_complex:
         x = tf.math.real(x)
-    if dtype == tf.bool:
-        return x != tf.zeros_like(x)
     return tf.cast(x, dtype)

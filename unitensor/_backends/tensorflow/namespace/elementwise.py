@@ -131,6 +131,25 @@ def _sign(x: Tensor) -> Tensor:
     return tf.where(x == 0, tf.zeros_like(x), result)  # no signed zero
 
 
+def _truth(x: Tensor) -> Tensor:
+    """``x`` as bools, as numpy reads a logical function's operands: true unless
+    0 (both parts of a complex number); TF's logical ops take bools only.
+    """
+    return x if x.dtype == tf.bool else x != tf.zeros_like(x)
+
+
+def _logical_not(x: Tensor) -> Tensor:
+    return tf.math.logical_not(_truth(x))
+
+
+def _logical(op: Callable[..., Tensor]) -> Callable[[Tensor, Tensor], Tensor]:
+    """TF's logical ``op`` on the truth of its operands (bools as they are)."""
+    def function(x1: Tensor, x2: Tensor) -> Tensor:
+        return op(_truth(x1), _truth(x2))
+    function.__name__ = op.__name__
+    return function
+
+
 def _bitwise_invert(x: Tensor) -> Tensor:
     return tf.math.logical_not(x) if x.dtype == tf.bool else tf.bitwise.invert(x)
 
@@ -153,7 +172,7 @@ _UNARY: dict[str, Callable[[Tensor], Tensor]] = {
     "expm1": _expm1, "floor": _integer_identity(tf.math.floor), "imag": _imag,
     "isfinite": _isfinite, "isinf": _isinf, "isnan": _isnan, "log": _log,
     "log1p": tf.math.log1p, "log2": _log_base(2.0), "log10": _log_base(10.0),
-    "logical_not": tf.math.logical_not, "negative": _negative, "positive": _same,
+    "logical_not": _logical_not, "negative": _negative, "positive": _same,
     "real": _real, "reciprocal": _reciprocal, "round": _integer_identity(_round),
     "sign": _sign, "signbit": _signbit, "sin": tf.math.sin, "sinh": tf.math.sinh,
     "square": tf.math.square, "sqrt": tf.math.sqrt, "tan": tf.math.tan,
@@ -377,9 +396,10 @@ _BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "greater_equal": _fast("GreaterEqual", tf.math.greater_equal), "hypot": _hypot,
     "less": _fast("Less", tf.math.less),
     "less_equal": _fast("LessEqual", tf.math.less_equal), "logaddexp": _logaddexp,
-    "logical_and": _fast("LogicalAnd", tf.math.logical_and),
-    "logical_or": _fast("LogicalOr", tf.math.logical_or),
-    "logical_xor": tf.math.logical_xor, "maximum": _extremum(tf.math.maximum),
+    # (bools through TF's C fast path; other operands, which it refuses, by truth)
+    "logical_and": _fast("LogicalAnd", _logical(tf.math.logical_and)),
+    "logical_or": _fast("LogicalOr", _logical(tf.math.logical_or)),
+    "logical_xor": _logical(tf.math.logical_xor), "maximum": _extremum(tf.math.maximum),
     "minimum": _extremum(tf.math.minimum),
     "multiply": _fast("Mul", tf.math.multiply),
     "nextafter": tf.math.nextafter, "not_equal": tf.math.not_equal, "pow": _pow,

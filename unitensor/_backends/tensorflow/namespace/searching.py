@@ -11,7 +11,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ..._common import refuse_empty_reduction
+from ..._fixes import refuse_empty_reduction
 from ._base import INDEX, Tensor, _axes, _common
 
 
@@ -37,6 +37,8 @@ argmin = _arg(tf.math.argmin)
 
 def where(condition: Tensor, x1: Any, x2: Any, /) -> Tensor:
     a, b = _common(x1, x2, "where")
+    if condition.dtype != tf.bool:  # its truth, as numpy's (TF takes bools only)
+        condition = condition != tf.zeros_like(condition)
     return tf.where(condition, a, b)
 
 

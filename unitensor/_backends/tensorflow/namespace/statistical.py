@@ -13,7 +13,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ..._common import refuse_empty_reduction
+from ..._fixes import refuse_empty_reduction
 from ..interop import no_memory
 from ._base import DEFAULT_INT, Tensor, _axes, _cast
 from .elementwise import _isfinite

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
@@ -37,13 +37,11 @@ from tensorflow.python.eager import forwardprop_util, record
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import control_flow_util
 
-from ... import _convert
-from ..._dtypes import DType
-from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, describe
-
-if TYPE_CHECKING:
-    from ..._wrap import Call
+from .. import _convert
+from .._dtypes import DType
+from .._dtypes import parse as parse_dtype
+from .._errors import arg_error, describe
+from ._bridge import Call
 
 _ZERO = tf.UnconnectedGradients.ZERO
 
@@ -164,7 +162,6 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
     found = c.body().eval_shape(c.run, specs)  # keeps the output's structure
     dtypes = [tf.as_dtype(d.name) for _, d in found]
     bridge, leaves, tree, positions = c.bridge, c.leaves, c.tree, c.positions
-    from ..._wrap import Call
 
     def eager(*ts: Any) -> list[Any]:
         # the graph's tensors, eager here: views in, body, views out

@@ -1,4 +1,4 @@
-"""The special-case fixes that adapters share (unitensor/_backends/_common.py),
+"""The special-case fixes that adapters share (unitensor/_backends/_fixes.py),
 checked in each owner that uses them."""
 
 from __future__ import annotations

@@ -1,110 +1,20 @@
-"""Helpers shared by several adapters (each used by two or more)."""
+"""Fixes of deviations from the standard that several frameworks share.
+
+The rule: a fix is written once against an Array API namespace ``xp`` (a
+module, whose arrays the fixes take as Any) and bound by each adapter that needs
+it, in its ``namespace.FIXES``; a fix never imports an adapter (numpy's
+reference functions are passed in, ``numpy.namespace.reference``). A fix that
+only complex inputs need says so (``real_path``, ``complex_dtypes``), so that the
+C fast path calls the framework's own function for the others.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import _core
-from .._device import CPU_READABLE
-from .._dtypes import DTYPES, DType
-from .._errors import arg_error, copy_or_refuse
-
-if TYPE_CHECKING:
-    import numpy  # imported where it is used: `import unitensor` imports no framework
-
-
-def buffer_from_dlpack(obj: Any, func: str = "from_capsule", arg: str = "capsule",
-                       stream: int | None = None) -> _core.Buffer:
-    """Import ``obj`` through ``__dlpack__``: versioned first, legacy as fallback.
-
-    Errors name ``func`` and ``arg`` (the public call, where a user's object).
-    ``stream``: for CUDA memory, the consumer's stream, which the producer makes
-    wait for its work (None: none asked, as on the CPU).
-    ``obj`` is Any, not a protocol: legacy producers take no ``max_version``.
-    """
-    try:
-        capsule = (obj.__dlpack__(max_version=_core.DLPACK_VERSION) if stream is None
-                   else obj.__dlpack__(stream=stream, max_version=_core.DLPACK_VERSION))
-    except TypeError:  # a producer from before DLPack 1.0 knows no max_version
-        capsule = (obj.__dlpack__() if stream is None
-                   else obj.__dlpack__(stream=stream))
-    return _core.from_capsule(capsule, func=func, arg=arg)
-
-
-class StreamOrder:
-    """One framework's current CUDA stream on one device, ordered against the
-    streams of others: what a Buffer of its CUDA memory holds as ``producer``
-    (torch and cupy; each gives its own ``current`` and ``order``).
-
-    Streams are ints as ``__dlpack__`` takes them: 1 the legacy default stream,
-    2 the per-thread default stream, else a ``cudaStream_t`` handle.
-    """
-
-    __slots__ = ("_current", "_order", "device")
-
-    def __init__(self, device: int, current: Callable[[int], int],
-                 order: Callable[[int, int, int], None]) -> None:
-        self.device = device
-        self._current = current  # current(device) -> the framework's stream now
-        self._order = order  # order(device, first, then): `then` waits for `first`
-
-    def stream(self) -> int:
-        """The framework's current stream: the memory is ready on it."""
-        return self._current(self.device)
-
-    def wait(self, stream: int) -> None:
-        """The consumer's ``stream`` waits for the work queued so far on the
-        framework's current stream (an event, not a host synchronisation).
-        """
-        current = self._current(self.device)
-        if stream != current:
-            self._order(self.device, current, stream)
-
-    def follow(self, stream: int) -> None:
-        """The framework's current stream waits for the work queued so far on
-        ``stream`` (a producer's, from ``__cuda_array_interface__``).
-        """
-        current = self._current(self.device)
-        if stream != current:
-            self._order(self.device, stream, current)
-
-
-def immutable_buffer(capsule: object) -> _core.Buffer:
-    """Import a capsule of an immutable framework (jax, tensorflow) read-only.
-
-    Their legacy capsules cannot carry the READ_ONLY flag, so it is set here.
-    """
-    buf = _core.from_capsule(capsule)
-    buf.mark_readonly()
-    return buf
-
-
-class ForImmutableConsumer:
-    """``buf`` as seen by a framework that never writes into imported memory.
-
-    JAX asks for legacy capsules (no ``max_version``), which cannot carry the
-    read-only flag, so a read-only Buffer refuses them; JAX arrays are immutable,
-    so lending them read-only memory is safe.
-    """
-
-    __slots__ = ("buf",)
-
-    def __init__(self, buf: _core.Buffer) -> None:
-        self.buf = buf
-
-    def __dlpack__(self, *, stream: int | None = None,
-                   max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None,
-                   copy: bool | None = None) -> object:
-        if max_version is None and dl_device is None and copy is None:
-            return self.buf.export_legacy(allow_readonly=True, stream=stream)
-        return self.buf.__dlpack__(stream=stream, max_version=max_version,
-                                   dl_device=dl_device, copy=copy)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return self.buf.__dlpack_device__()
+from .._errors import arg_error
 
 
 def refuse_empty_reduction(func: str, shape: tuple[Any, ...], axis: Any) -> None:
@@ -125,48 +35,6 @@ def refuse_empty_reduction(func: str, shape: tuple[Any, ...], axis: Any) -> None
                         f"shape {shown} reduced along axis {axis}")
 
 
-def dtype_in(table: Mapping[Any, DType], native_dtype: object,
-             framework: str) -> DType:
-    """unitensor's dtype for a framework's dtype, or a TypeError naming it."""
-    try:
-        return table[native_dtype]
-    except KeyError:
-        raise arg_error(TypeError, "asarray", "obj",
-                        f"an array of one of {', '.join(DTYPES)}",
-                        f"{framework} dtype {native_dtype}") from None
-
-
-def numpy_dtype_table(np: ModuleType) -> dict[numpy.dtype[Any], DType]:
-    """numpy dtype -> unitensor dtype (jax and array_api_strict use numpy's too);
-    ``np``: the numpy module.
-    """
-    table: dict[numpy.dtype[Any], DType] = {np.dtype(n): d for n, d in DTYPES.items()
-                                            if n != "bfloat16"}
-    bf16 = ml_dtypes_bfloat16()
-    if bf16 is not None:
-        table[bf16] = DTYPES["bfloat16"]
-    return table
-
-
-def ml_dtypes_bfloat16() -> numpy.dtype[Any] | None:
-    """numpy's bfloat16 comes from ml_dtypes, when it is installed."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        return None
-    import numpy as np
-    return np.dtype(ml_dtypes.bfloat16)
-
-
-def cpu_only_reason(buf: _core.Buffer, framework: str) -> str | None:
-    """Frameworks that only read CPU memory need a copy of anything else."""
-    if buf.device[0] in CPU_READABLE:
-        return None
-    return f"{framework} only reads CPU memory and the data is on another device"
-
-
-# -- fixes written once against a namespace, bound by each adapter that needs them --
-# ``xp``: an Array API namespace (a module), whose arrays the fixes take as Any.
 def floor_divide_fixed(xp: ModuleType,
                        numpy: ModuleType | None = None) -> Callable[..., Any]:
     """``floor_divide`` with the standard's infinities and signed zeros.
@@ -342,26 +210,3 @@ def complex_special_cases_fixed(xp: ModuleType, name: str,
     fixed.real_path = native  # type: ignore[attr-defined]
     fixed.complex_dtypes = complex_dtypes  # type: ignore[attr-defined]
     return fixed
-
-
-def copy_kept(ys: list[Any], framework: str, quiet: bool,
-              kept: Callable[[int], bool], memory: Callable[[Any], int]) -> list[Any]:
-    """``ys``, the outputs of a body in ``framework`` for a caller whose arrays
-    are immutable, with each one ``kept(i)`` says the body keeps, and every
-    other on the same memory (``memory(y)``: an id of its holder), replaced by
-    an aligned copy in ``framework`` (reported unless ``quiet``).
-    """
-    from .. import _convert  # (a cycle at import: _convert imports the backends)
-    # all decided before any is replaced: a kept output's sibling on its memory
-    # counts as a holder that goes with the call, which it is not
-    held = {memory(ys[i]) for i in range(len(ys)) if kept(i)}
-    for i in range(len(ys)):
-        if memory(ys[i]) in held:
-            copy_or_refuse("wrap", "func", True if quiet else None,
-                           "the body's output shares memory the body keeps (a "
-                           "global, a cached array, a writable input) or memory "
-                           f"{framework} did not allocate, which a later in-place "
-                           "update would change in the caller's immutable array",
-                           "func (an output of the body)")
-            ys[i] = _convert.view(_convert.asarray(ys[i]), framework, True, "wrap")
-    return ys

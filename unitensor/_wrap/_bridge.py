@@ -5,11 +5,13 @@ another.
 framework, ``target`` the framework the body is written in. The caller's arrays
 reach the body as zero-copy views (unitensor's conversions, with their copy rule)
 and the body's arrays come back as views. This module holds what every pair
-shares: the table of pairs, the argument trees, the conversions and the plain
-call. Each framework's part lives in its backend's ``autodiff`` module, as a
-caller (how it records a bridged call for transformation: torch an
-``autograd.Function``, jax a primitive) and as a body (its derivatives and
-batched form, and for torch the output shapes on meta tensors).
+shares: the table of pairs, the :class:`Bridge` and the :class:`Call` (with the
+argument trees of ``_trees`` and the conversions of ``_lend``) and the plain
+call. Each framework's part is its module in this package, found through
+``_parts.PARTS``: as a caller (how it records a bridged call for
+transformation: torch an ``autograd.Function``, jax a primitive) and as a body
+(its derivatives and batched form, and for torch the output shapes on meta
+tensors).
 
 Every call builds its own :class:`Call`; nothing is registered per wrapped
 function and no module-level state changes per call. A derivative is again a
@@ -20,44 +22,52 @@ differentiating a derivative takes the same path.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import itertools
 import sys
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final, TypeVar
 
-from . import _backends, _convert
-from ._errors import arg_error, conversion_refused, describe
+from .. import _backends
+from .._errors import arg_error, describe
+from ._lend import lend
+from ._parts import COMPILED_PARTS, IMMUTABLE, PARTS, Guarded, Unconverted, part
+from ._trees import FLAT, ONE, TUPLE, flatten, unflatten
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
-_DIFFERENTIABLE = ("torch", "jax", "tensorflow")
+# the frameworks that differentiate a bridged call (a caller and a body)
+_DIFFERENTIABLE = tuple(name for name, row in PARTS.items() if row.asks is not None)
 # frameworks without a differentiation bridge: plain callers and bodies only
-PLAIN: Final = ("numpy", "array_api_strict", "cupy")
+PLAIN: Final = tuple(name for name, row in PARTS.items() if row.asks is None)
 # (source, target) -> whether the bridge is differentiable: any two of torch, jax
 # and tensorflow are; a plain framework is the caller or the body of a plain call
 # with any other of the six.
 PAIRS: Final[dict[tuple[str, str], bool]] = {
     (a, b): a not in PLAIN and b not in PLAIN
     for a in _DIFFERENTIABLE + PLAIN for b in _DIFFERENTIABLE + PLAIN if a != b}
-# callers whose arrays are immutable: a body must not write into them
-_IMMUTABLE = ("jax", "tensorflow")
+# bodies whose part guards the caller's memory while they run (torch's
+# read_only), frameworks whose tracer must leave the bridge as it is (AutoGraph)
+_GUARDED: Final = frozenset(n for n, row in PARTS.items() if Guarded in row.also)
+_UNCONVERTED: Final = tuple(n for n, row in PARTS.items() if Unconverted in row.also)
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
                  "(compiled into the graph: a torch caller of a jax body)")
 # Bridges a torch caller calls, by a number that torch.compile's graph can name
-# (unitensor/_backends/torch/compile.py: the bridge as one opaque op).
+# (unitensor/_wrap/torch_ops.py: the bridge as one opaque op).
 BRIDGES: weakref.WeakValueDictionary[int, Bridge] = weakref.WeakValueDictionary()
 _numbers = itertools.count()
-# (bridge, args, kwargs) -> the result: set by _backends/torch/compile.py once
-# torch._dynamo is imported; called where torch.compile traces a bridge it
-# compiles into its graph (COMPILED: the pairs).
-compiled_call: Callable[[Bridge, tuple[Any, ...], dict[str, Any]], Any] | None = None
-COMPILED: Final = (("torch", "jax"),)
-_SUPPORTED = ("any two of torch, jax and tensorflow (differentiable); numpy, "
-              "array_api_strict or cupy with any other of these six (plain calls)")
+_COUNTS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _listed(names: tuple[str, ...], last: str) -> str:
+    return f"{', '.join(names[:-1])} {last} {names[-1]}" if len(names) > 1 else names[0]
+
+
+_SUPPORTED = (f"any two of {_listed(_DIFFERENTIABLE, 'and')} (differentiable); "
+              f"{_listed(PLAIN, 'or')} with any other of these "
+              f"{_COUNTS[len(PARTS) - 2]} (plain calls)")
 
 
 def wrap(source: str, target: str) -> Callable[[_F], _F]:
@@ -148,9 +158,10 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         @functools.wraps(func)
         def bridged(*args: Any, **kwargs: Any) -> Any:
             return bridge(*args, **kwargs)
-        if "tensorflow" in (source, target):  # tf.function's AutoGraph must
-            # not rewrite the bridge (nor the body's framework) into graph code
-            bridged = autodiff("tensorflow").unconverted(bridged)
+        for name in _UNCONVERTED:  # tf.function's AutoGraph must not
+            # rewrite the bridge (nor the body's framework) into graph code
+            if name in (source, target):
+                bridged = part(name).unconverted(bridged)
         return _opaque(bridged, func)  # type: ignore[return-value]  # func's signature
 
     return decorate
@@ -200,11 +211,11 @@ class Bridge:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
-            compiled = compiled_call
-            if (compiled is not None and (self.source, self.target) in COMPILED
-                    and sys.modules["torch"].compiler.is_compiling()):
+            # (found once torch.compile was shown unitensor's C paths)
+            compiled = COMPILED_PARTS.get((self.source, self.target))
+            if compiled is not None and sys.modules["torch"].compiler.is_compiling():
                 # traced by torch.compile: one opaque op of its graph
-                return compiled(self, args, kwargs)
+                return compiled.bridged_call(self, args, kwargs)
             # torch.compile is in use: it must not trace the bridge (nor the
             # body's framework): a graph break, or under fullgraph=True,
             # Dynamo's error giving this reason
@@ -227,14 +238,14 @@ class Bridge:
         kinds = self.types()[0]
         if not kwargs and all(isinstance(a, kinds) for a in args):
             # the common case, positional arrays only: no tree to walk
-            leaves, tree, positions = list(args), _FLAT, list(range(len(args)))
+            leaves, tree, positions = list(args), FLAT, list(range(len(args)))
         else:
             leaves, tree = flatten((args, kwargs))
             positions = [i for i, leaf in enumerate(leaves) if isinstance(leaf, kinds)]
         call = Call(self, leaves, tree, positions)
         if self.source in PLAIN:
             return call.plain()
-        return autodiff(self.source).call(call)
+        return part(self.source).call(call)
 
 
 class Call:
@@ -276,7 +287,7 @@ class Call:
         if len(arrays) != len(self.positions):
             raise ValueError(f"Call.run(): {len(arrays)} arrays for "
                              f"{len(self.positions)} array arguments")
-        if self.tree is _FLAT:  # positional arrays only
+        if self.tree is FLAT:  # positional arrays only
             args, kwargs = arrays, {}
         else:
             leaves = list(self.leaves)
@@ -284,12 +295,12 @@ class Call:
                 leaves[i] = array
             args, kwargs = unflatten(self.tree, leaves)
         bridge = self.bridge
-        protected = self.immutable(arrays) if bridge.target == "torch" else []
+        protected = self.immutable(arrays) if bridge.target in _GUARDED else []
         if protected:
             # torch cannot mark the caller's memory read-only: its writes are
             # refused while the body runs
             why = (f"{bridge.source}'s arrays are immutable"
-                   if bridge.source in _IMMUTABLE else
+                   if bridge.source in IMMUTABLE else
                    f"the caller's {bridge.source} array is read-only")
             with self.body().read_only(protected, why):
                 out = bridge.func(*args, **kwargs)
@@ -298,9 +309,9 @@ class Call:
         kinds = self.bridge.types()[1]
         # the common results without a tree walk: one array, a tuple of arrays
         if isinstance(out, kinds):
-            self.out, ys = _ONE, [out]
+            self.out, ys = ONE, [out]
         elif type(out) is tuple and all(isinstance(y, kinds) for y in out):
-            self.out, ys = _TUPLE, list(out)
+            self.out, ys = TUPLE, list(out)
         else:
             out_leaves, out_tree = flatten(out)
             positions = [i for i, leaf in enumerate(out_leaves)
@@ -310,7 +321,7 @@ class Call:
                 out_leaves[i] = None
             self.out = (out_leaves, out_tree, positions)
         del out  # ys alone holds the outputs now (torch's check counts holders)
-        if lent and bridge.source in _IMMUTABLE and bridge.target not in _IMMUTABLE:
+        if lent and bridge.source in IMMUTABLE and bridge.target not in IMMUTABLE:
             # the caller's array must never change: an output whose memory the
             # body also keeps (a parameter, a cache, a writable input) is
             # copied; the caller's immutable input given back is not (not
@@ -321,10 +332,10 @@ class Call:
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""
         assert self.out is not None, "the body has not run"
-        if self.out is _ONE:
+        if self.out is ONE:
             (array,) = arrays
             return array
-        if self.out is _TUPLE:
+        if self.out is TUPLE:
             return tuple(arrays)
         out_leaves, out_tree, positions = self.out
         leaves = list(out_leaves)
@@ -355,7 +366,7 @@ class Call:
         keeps such an array as it is).
         """
         source = self.bridge.source
-        if source in _IMMUTABLE:  # its own arrays, and numpy's a jax caller passes
+        if source in IMMUTABLE:  # its own arrays, and numpy's a jax caller passes
             return [a for a, x in zip(arrays, self.arrays(), strict=True)
                     if type(x).__module__ != "numpy" or not x.flags.writeable]
         readonly = _backends.get(source, "wrap").readonly
@@ -366,7 +377,7 @@ class Call:
         change (a jax or TF caller's arrays; numpy's a jax caller passes where
         no array of their memory is writable): given back, lent as they are.
         """
-        read_only = autodiff("numpy").read_only_memory
+        read_only = part("numpy").read_only_memory
         return [a for a, x in zip(arrays, self.arrays(), strict=True)
                 if type(x).__module__ != "numpy" or read_only(x)]
 
@@ -377,8 +388,8 @@ class Call:
         return [self.to_caller(y) for y in self.run([self.to_body(x) for x in xs])]
 
     def body(self) -> ModuleType:
-        """The ``autodiff`` module of the body's framework."""
-        return autodiff(self.bridge.target)
+        """The part of the body's framework (``_parts.part``)."""
+        return part(self.bridge.target)
 
     def pullback(self, arrays: list[Any]
                  ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
@@ -435,92 +446,3 @@ def _caller_arrays(source: str) -> tuple[type, ...]:
     if source == "jax":
         kinds = (*kinds, *_backends.get("numpy", "wrap").ARRAY_TYPES)
     return kinds
-
-
-def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args") -> Any:
-    """``array`` as ``framework``'s, through unitensor's conversions; a refusal
-    (a dtype JAX does not hold) and a copy's report name ``arg``, the array's
-    place in the call.
-    """
-    t = _convert.asarray(array)
-    try:
-        if not quiet:
-            return _convert.view(t, framework, None, "wrap", arg)
-        try:
-            return _convert.view(t, framework, False, "wrap")
-        except BufferError:
-            return _convert.view(t, framework, True, "wrap")
-    except BufferError as exc:
-        refused = conversion_refused("wrap", arg, exc)
-        if refused is None:
-            raise
-        raise refused from exc
-    except TypeError as exc:
-        symbolic = _convert.no_memory(t)
-        if symbolic is None:
-            raise
-        # a plain caller's call (numpy's) runs its body eagerly: inside a
-        # trace of the body's framework its arrays have no values
-        raise arg_error(NotImplementedError, "wrap", arg, "arrays with values (a "
-                        "bridged call runs its body eagerly: call it outside "
-                        "tf.function and jax transformations, or from a caller "
-                        "that traces it: tensorflow, jax)", symbolic) from exc
-
-
-@functools.cache  # asked several times a call: import_module costs ~1 µs each
-def autodiff(framework: str) -> ModuleType:
-    """The ``autodiff`` module of ``framework``'s backend (its part of wrap)."""
-    return importlib.import_module(f"{__package__}._backends.{framework}.autodiff")
-
-
-# -- argument trees: nested tuples, lists and dicts -----------------------------
-# A tree is described by nested tuples: None for a leaf, (type, children) for a
-# tuple, list or named tuple, (dict, keys, children) for a dict. Only these exact
-# containers are walked; anything else (a dict subclass, a dataclass) is a leaf.
-# The common cases skip the walk (a few µs of a small call): _FLAT is the tree of
-# arguments that are the caller's arrays, positional only; _ONE and _TUPLE the
-# structure (Call.out) of a body's result that is one array or a tuple of arrays.
-_FLAT: Final = ("flat",)
-_ONE: Final[tuple[list[Any], Any, list[int]]] = ([None], None, [0])
-_TUPLE: Final[tuple[list[Any], Any, list[int]]] = ([], "tuple", [])
-
-
-def flatten(tree: Any) -> tuple[list[Any], Any]:
-    """The leaves of ``tree`` in order, and its description."""
-    leaves: list[Any] = []
-    return leaves, _walk(tree, leaves)
-
-
-def _walk(node: Any, leaves: list[Any]) -> Any:
-    # (module functions, not recursive closures: those would be reference
-    # cycles holding the leaves, the caller's arrays, until the next collection)
-    kind = type(node)
-    if kind is tuple or kind is list or (issubclass(kind, tuple) and (
-            hasattr(kind, "_fields") or hasattr(kind, "n_sequence_fields"))):
-        # (named tuples; structseqs: torch.return_types, os.stat_result)
-        return (kind, [_walk(child, leaves) for child in node])
-    if kind is dict:
-        return (dict, list(node), [_walk(child, leaves) for child in node.values()])
-    leaves.append(node)
-    return None
-
-
-def unflatten(tree: Any, leaves: list[Any]) -> Any:
-    """The tree ``flatten`` described, with ``leaves`` in order."""
-    return _build(tree, iter(leaves))
-
-
-def _build(node: Any, items: Iterator[Any]) -> Any:
-    if node is None:
-        return next(items)
-    if node[0] is dict:
-        return dict(zip(node[1], (_build(c, items) for c in node[2]), strict=True))
-    kind, children = node
-    values = [_build(c, items) for c in children]
-    if kind is tuple or kind is list:
-        return kind(values)
-    if hasattr(kind, "n_sequence_fields"):
-        # a structseq (torch.return_types.sort, ...) comes back a tuple: no
-        # caller's framework takes the body's framework's type as a tree
-        return tuple(values)
-    return kind(*values)  # a named tuple

@@ -1,100 +1,35 @@
-"""unitensor inside ``torch.compile``: what Dynamo is shown in place of C.
+"""A torch caller's bridged call as one op of torch's graphs.
 
-Dynamo compiles by tracing Python bytecode; a call into C it does not know is
-a graph break (and an error under ``fullgraph=True``). unitensor's hot paths are
-C (``ext/_fast.c``): the ``FastPath`` callables (every elementwise function, the
-generated functions, ``x[key]``, the operators, ``.torch()``) and
-``make_tensor``, which makes every Tensor. Here each gets a Python twin of the
-same behaviour, registered with :func:`torch.compiler.substitute_in_graph`:
-Dynamo traces the twin, eager code still runs the C.
-
-- ``FastPath.__call__`` and ``FastPath.__get__``: the Python function the fast
-  path stands for (``slow``), which gives the same answer by construction
-  (ext/_fast.c's contract); so the general path, ``_dispatch``, is traced.
-- ``make_tensor``: ``object.__new__(Tensor)`` and the three fields assigned,
-  which Dynamo can model (and replay, should a Tensor leave the graph).
-- ``_fastpath.learn``: nothing (its tables are for eager calls; their rows are
-  C structs Dynamo cannot make).
-
-And ``wrap(source="torch", target="jax")`` is one opaque op of the graph
-(``unitensor::bridge``, a ``torch.library.custom_op``): its shapes from the
-body's ``eval_shape`` (``jax.eval_shape``: no data, no computation), its
+Under ``torch.compile``, ``wrap(source="torch", target="jax")`` is one opaque op
+of the graph (``unitensor::bridge``, a ``torch.library.custom_op``): its shapes
+from the body's ``eval_shape`` (``jax.eval_shape``: no data, no computation), its
 backward a second op (``unitensor::bridge_vjp``) running the body's
 vector-Jacobian product as the eager bridge does. The op names its call by a
 number: the bridge and the arguments that are not tensors (constants of the
-graph) are kept in ``_calls`` under it (``bridged_call``). make_fx
-(``torch.func.linearize``) and FakeTensorMode record the same op, for any body
-(``fx_call``, from autodiff.py).
+graph) are kept in ``_calls`` under it (``bridged_call``, the ``Compiled``
+contract of ``_parts``). make_fx (``torch.func.linearize``) and FakeTensorMode
+record the same op, for any body (``fx_call``, from the torch part).
 
-Registered once, when ``torch._dynamo`` is first imported (``register``): a
-program that never compiles never imports it (it costs seconds).
+Imported once ``torch._dynamo`` is (``_parts.load_compiled``, which
+``unitensor/__init__.py`` hands to ``_compile.watch``), or by the torch part
+where a tracer of torch's dispatch runs: a program that never compiles never
+imports it (it costs seconds).
 """
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import torch
-from torch.compiler import assume_constant_result, substitute_in_graph
+from torch.compiler import assume_constant_result
 
-from ... import _backends, _fast, _fastpath, _wrap
-from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, describe
-from ..._tensor import Tensor
-from .interop import torch_dtype
-
-_registered = False
+from .._backends.torch.interop import torch_dtype
+from .._dtypes import parse as parse_dtype
+from .._errors import arg_error, describe
+from ._bridge import BRIDGES, Call
+from ._trees import TUPLE, flatten
 
 
-def register() -> None:
-    """Register the twins with Dynamo (once; later calls do nothing).
-
-    Where unitensor's general path itself does what Dynamo cannot trace (an
-    ``owner()`` block open inside the compiled function, a conversion to
-    another framework), Dynamo says so: a graph break, an error under
-    ``fullgraph=True`` (docs/namespace.md, "Under compilers").
-    """
-    global _registered
-    if _registered:
-        return
-    _registered = True
-    # What a traced call must find loaded: an import is no part of a graph.
-    for kind in (torch.Tensor, torch.nn.Parameter):
-        _backends.for_type(kind)
-
-    @substitute_in_graph(_fast.make_tensor, skip_signature_check=True)
-    def make_tensor(backend: Any, native: Any, aliases: Any = None, /) -> Tensor:
-        t = object.__new__(Tensor)
-        t._backend = backend
-        t._native = native
-        t._aliases = aliases
-        return t
-
-    # The general path a FastPath stands for: the same answer, by its contract.
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return self.slow(*args, **kwargs)
-    substitute_in_graph(_fast.FastPath.__call__, skip_signature_check=True)(call)
-
-    # Read when traced (constant-folded: the count of open owner() blocks then),
-    # so that no context variable need be traced where none is open.
-    @substitute_in_graph(_fast.owner_blocks, can_constant_fold_through=True)
-    def owner_blocks() -> int:
-        return _fast.owner_blocks()
-
-    def get(self: Any, obj: Any, owner: Any = None, /) -> Any:
-        # fastpath_get's behaviour: a FastPath on Tensor (t.torch()) binds t.
-        return self if obj is None else functools.partial(self, obj)
-    _fast.show_get(get)
-
-    @substitute_in_graph(_fastpath.learn, skip_signature_check=True)
-    def learn(name: str, backend: Any, func: Any) -> None:
-        return None
-
-    _wrap.compiled_call = bridged_call
-
-
-# -- wrap(): a bridged call as one opaque op ---------------------------------------
 class _Traced:
     """One bridged call as torch.compile traced it: the bridge, the flattened
     arguments with None where the tensors go (``positions``), their tree, and,
@@ -115,7 +50,7 @@ class _Traced:
         leaves = list(self.leaves)
         for i, x in zip(self.positions, xs, strict=True):
             leaves[i] = x
-        return _wrap.Call(self.bridge, leaves, self.tree, self.positions)
+        return Call(self.bridge, leaves, self.tree, self.positions)
 
 
 # number -> _Traced; (bridge number, tree, constants) -> number. Kept for the
@@ -152,7 +87,7 @@ def _call_number(bridge: int, tree: Any, constants: tuple[Any, ...]) -> int:
         positions = [i for i, c in enumerate(constants) if c is _TENSOR]
         leaves = [None if c is _TENSOR else c for c in constants]
         number = _numbers[key] = len(_calls)
-        _calls[number] = _Traced(_wrap.BRIDGES[bridge], leaves, tree, positions)
+        _calls[number] = _Traced(BRIDGES[bridge], leaves, tree, positions)
     return number
 
 
@@ -194,7 +129,7 @@ _TENSOR = "<unitensor: a tensor of the bridged call>"  # a constant standing for
 
 def bridged_call(bridge: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """What torch.compile traces for a bridged call: the op on its tensors."""
-    leaves, tree = _wrap.flatten((args, kwargs))
+    leaves, tree = flatten((args, kwargs))
     xs = [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
     constants = tuple(_TENSOR if isinstance(leaf, torch.Tensor) else leaf
                       for leaf in leaves)
@@ -216,17 +151,17 @@ def _own(ys: list[Any], xs: list[torch.Tensor]) -> list[torch.Tensor]:
             else y for y in ys]
 
 
-def _structure(c: _wrap.Call, n: int) -> tuple[list[Any], Any, list[int]]:
+def _structure(c: Call, n: int) -> tuple[list[Any], Any, list[int]]:
     """The structure of ``c``'s output (``n`` arrays) as a tree, also where it
     is a tuple of arrays (``Call.run`` marks that without a tree).
     """
     assert c.out is not None, "the body has run"
-    if c.out is _wrap._TUPLE:
+    if c.out is TUPLE:
         return [None] * n, (tuple, [None] * n), list(range(n))
     return c.out
 
 
-def fx_call(c: _wrap.Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
+def fx_call(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
     """The body's outputs for ``xs`` (``c``'s tensors) as the op, where a
     tracer of torch's dispatch runs (make_fx: ``torch.func.linearize``,
     ``torch.export``; a FakeTensorMode): it records the op, where the body's

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._common import copy_kept
+from ._lend import copy_kept
 
 
 def _counts(arrays: list[Any], i: int) -> tuple[int, Any, int]:

@@ -1,6 +1,6 @@
 """array_api_strict's part of ``wrap()``: a plain body. Its Arrays hold numpy
 memory, so an output whose memory the body keeps is told as numpy's part tells
-it (unitensor/_backends/numpy/autodiff.py), through the Array's numpy array.
+it (unitensor/_wrap/numpy.py), through the Array's numpy array.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 
 from array_api_strict._array_object import Array
 
-from .._common import copy_kept
-from ..numpy.autodiff import FRESH, root
-from ..numpy.autodiff import kept as numpy_kept
+from ._lend import copy_kept
+from .numpy import FRESH, root
+from .numpy import kept as numpy_kept
 
 
 def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
@@ -27,7 +27,7 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
 
 
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
-    """As numpy's :func:`~unitensor._backends.numpy.autodiff.unshared`."""
+    """As numpy's :func:`~unitensor._wrap.numpy.unshared`."""
     inputs = {id(root(x._array)) for x in xs if isinstance(x, Array)}
     return copy_kept(ys, "array_api_strict", quiet, lambda i: kept(ys, i, inputs),
                      lambda y: id(root(y._array)))

@@ -26,13 +26,13 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.autograd import forward_ad
 
-from ..._dtypes import DType
-from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, copy_or_refuse
-from .interop import torch_dtype
+from .._backends.torch.interop import torch_dtype
+from .._dtypes import DType
+from .._dtypes import parse as parse_dtype
+from .._errors import arg_error, copy_or_refuse
 
 if TYPE_CHECKING:
-    from ..._wrap import Call
+    from ._bridge import Call
 
 
 # -- torch as the caller ---------------------------------------------------------
@@ -100,9 +100,9 @@ def _dispatch_traced() -> bool:
 
 
 def _op(c: Call, xs: list[torch.Tensor]) -> list[torch.Tensor]:
-    """The body's outputs as the op ``unitensor::bridge`` (compile.py)."""
-    from . import compile  # imports torch._dynamo (seconds): only here
-    return compile.fx_call(c, xs)
+    """The body's outputs as the op ``unitensor::bridge`` (torch_ops.py)."""
+    from . import torch_ops  # imports torch._dynamo (seconds): only here
+    return torch_ops.fx_call(c, xs)
 
 
 class _Bridged(torch.autograd.Function):

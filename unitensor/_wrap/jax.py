@@ -25,12 +25,12 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from ..._dtypes import parse as parse_dtype
-from ..._errors import arg_error, conversion_refused, describe
-from .interop import jax_dtype
+from .._backends.jax.interop import jax_dtype
+from .._dtypes import parse as parse_dtype
+from .._errors import arg_error, conversion_refused, describe
 
 if TYPE_CHECKING:
-    from ..._wrap import Call
+    from ._bridge import Call
 
 buffer_callback: Callable[..., Any] | None
 try:  # jax >= 0.6.1: XLA's buffers lent to the callback, outputs written in place

@@ -14,8 +14,8 @@ from typing import Any
 
 import cupy
 
-from .._common import copy_kept
-from ..numpy.autodiff import FRESH  # a Python count: the list and the argument
+from ._lend import copy_kept
+from .numpy import FRESH  # a Python count: the list and the argument
 
 
 def _root(a: cupy.ndarray) -> cupy.ndarray:
@@ -34,7 +34,7 @@ def kept(ys: list[Any], i: int, inputs: set[int]) -> bool:
 
 
 def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
-    """As numpy's :func:`~unitensor._backends.numpy.autodiff.unshared`."""
+    """As numpy's :func:`~unitensor._wrap.numpy.unshared`."""
     inputs = {id(_root(x)) for x in xs if isinstance(x, cupy.ndarray)}
     return copy_kept(ys, "cupy", quiet, lambda i: kept(ys, i, inputs),
                      lambda y: id(_root(y)))
