@@ -1887,13 +1887,23 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
-/* Whether any of obj's methods named in `names` answers True: 1, 0, or -1 with
- * an error. */
+/* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
+ * an error. A refusal is the name of obj's method (called with no argument) or
+ * attribute (read: torch's requires_grad), or a callable (called with obj). */
 static int
 any_method_true(PyObject *obj, PyObject *names)
 {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
-        PyObject *answer = PyObject_CallMethodNoArgs(obj, PyTuple_GET_ITEM(names, i));
+        PyObject *name = PyTuple_GET_ITEM(names, i), *answer;
+        if (PyUnicode_Check(name)) {
+            answer = PyObject_GetAttr(obj, name);
+            if (answer != NULL && PyCallable_Check(answer)) {
+                Py_SETREF(answer, PyObject_CallNoArgs(answer));
+            }
+        }
+        else {
+            answer = PyObject_CallOneArg(name, obj);
+        }
         int yes = answer == NULL ? -1 : PyObject_IsTrue(answer);
         Py_XDECREF(answer);
         if (yes != 0) {
@@ -1907,9 +1917,10 @@ any_method_true(PyObject *obj, PyObject *names)
  * whole of torch's route to numpy in one C call (a Python function doing the
  * same costs twice as much as Tensor.numpy()). None, with nothing kept, where
  * the route does not apply and the general path must decide: obj's type does
- * not declare an exchange API, one of obj's `refusals` methods answers True
- * (asked of complex data too: `complex_refusals`) - torch's lazy neg and conj
- * bits, which the exchange ignores - the framework cannot export it, or the
+ * not declare an exchange API, one of the `refusals` answers True (asked of
+ * complex data too: `complex_refusals`) - torch's lazy neg and conj bits, which
+ * the exchange ignores, a tensor that requires grad or memory lent read-only,
+ * which the general path refuses or marks - the framework cannot export it, or the
  * memory is not on the CPU or has no buffer-protocol format (what make reads it
  * through). */
 static PyObject *
@@ -2430,8 +2441,9 @@ static PyMethodDef module_methods[] = {
      METH_FASTCALL,
      "exchange_host_view(make, refusals, complex_refusals, obj)\nmake(Buffer) over "
      "obj's CPU memory through its type's DLPack C exchange API; None where obj's "
-     "type has none, a method named in refusals (complex_refusals, for complex "
-     "data) answers True, or make cannot read the memory."},
+     "type has none, a refusal (complex_refusals, for complex data: a method's or "
+     "attribute's name, or a callable taking obj) answers True, or make cannot "
+     "read the memory."},
     {"from_buffer", (PyCFunction)(void (*)(void))from_buffer,
      METH_FASTCALL | METH_KEYWORDS,
      "from_buffer(obj, *, func='from_buffer', arg='obj')\nWrap obj's buffer-protocol "

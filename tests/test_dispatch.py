@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import COMPUTING, FRAMEWORKS
+from conftest import COMPUTING, FRAMEWORKS, aligned_empty
 
 import unitensor as ut
 
@@ -84,8 +84,9 @@ def test_default_owner_can_be_set_and_read():
     ut.set_default_owner("torch")
     try:
         assert ut.arange(3).owner == "torch"
+        # float64 on the CPU, as every owner (torch's own default is float32)
         assert ut.__array_namespace_info__().default_dtypes()["real floating"] == (
-            ut.float32)
+            ut.float64)
     finally:
         ut.set_default_owner("numpy")
     with pytest.raises(ValueError, match=r"set_default_owner\(\): framework"):
@@ -352,3 +353,78 @@ def test_matrix_rank_and_pinv_take_rtol_as_an_array(framework):
             inverse = ut.linalg.pinv(x, rtol=rtol)
             assert inverse.owner == framework
             assert inverse.numpy()[0].tolist() == np.diag([1.0, 0.0, 0.0]).tolist()
+
+
+# -- item: an operand carrying autodiff state decides the owner -------------------
+def _aligned(values):
+    # 64-byte aligned numpy memory: JAX and TF alias it without a CopyWarning
+    out = aligned_empty((len(values),), np.float32)
+    out[:] = values
+    return out
+
+
+def test_a_torch_operand_that_requires_grad_decides_the_owner():
+    torch = pytest.importorskip("torch")
+    jnp = pytest.importorskip("jax.numpy")
+    p = torch.ones(3, requires_grad=True)
+    for left in (ut.asarray(jnp.ones(3)), ut.asarray(np.ones(3, np.float32))):
+        r = ut.add(left, ut.asarray(p))
+        assert r.owner == "torch"
+        ut.sum(r * r).torch().backward()  # the graph reaches p
+        np.testing.assert_allclose(p.grad.numpy(), [4.0] * 3)
+        p.grad = None
+    # operands in a sequence, and framework arrays passed directly, count too
+    assert ut.stack([ut.asarray(np.ones(3, np.float32)), p]).owner == "torch"
+    # none carries any: the left-most still decides
+    assert ut.add(ut.asarray(np.ones(3, np.float32)),
+                  ut.asarray(torch.ones(3))).owner == "numpy"
+
+
+# torch.jit.script (torch._decomp.decompositions_for_jvp, loaded by make_dual):
+# torch's own warning
+@pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_a_forward_mode_or_torch_func_operand_decides_the_owner():
+    torch = pytest.importorskip("torch")
+    import torch.autograd.forward_ad as fwAD
+    left = ut.asarray(np.ones(3, np.float32))
+    with fwAD.dual_level():
+        d = fwAD.make_dual(torch.ones(3), torch.full((3,), 2.0))
+        r = ut.multiply(left * 3.0, ut.asarray(d))
+        assert r.owner == "torch"
+        np.testing.assert_allclose(fwAD.unpack_dual(r.torch()).tangent.numpy(),
+                                   [6.0] * 3)
+    grad = torch.func.grad(lambda a: ut.sum(ut.multiply(left, ut.asarray(a))).torch())
+    np.testing.assert_allclose(grad(torch.full((3,), 2.0)).numpy(), [1.0] * 3)
+
+
+def test_a_jax_tracer_decides_the_owner():
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    plain = ut.asarray(_aligned([1.0, 2.0, 3.0]))
+    grad = jax.grad(lambda a: ut.sum(ut.multiply(plain, ut.asarray(a))).jax())
+    np.testing.assert_allclose(grad(jnp.ones(3)), [1.0, 2.0, 3.0])
+
+
+def test_a_tensorflow_operand_a_tape_watches_decides_the_owner():
+    tf = pytest.importorskip("tensorflow")
+    x = tf.ones(3)
+    plain = ut.asarray(_aligned([1.0, 2.0, 3.0]))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = ut.sum(ut.multiply(plain, ut.asarray(x)))
+    assert y.owner == "tensorflow"
+    np.testing.assert_allclose(tape.gradient(y.tf(), x).numpy(), [1.0, 2.0, 3.0])
+    # unwatched (outside the tape), the left-most decides as before
+    assert ut.multiply(plain, ut.asarray(x)).owner == "numpy"
+
+
+def test_autodiff_state_of_two_frameworks_is_refused_naming_wrap():
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    p = torch.ones(3, requires_grad=True)
+    with pytest.raises(TypeError, match=r"^multiply\(\): arrays: expected operands "
+                       r"carrying autodiff state of one framework .*ut\.wrap.*got a "
+                       r"torch tensor that requires grad .* and a jax tracer"):
+        jax.grad(lambda a: ut.sum(ut.asarray(p) * ut.asarray(a)).jax())(
+            jax.numpy.ones(3))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import COMPUTING, LAZY
 
 import unitensor as ut
 
@@ -18,8 +19,7 @@ def test_promotion_follows_the_standard_table():
     assert ut.result_type(ut.float32, 1j) is ut.complex64
     with pytest.raises(TypeError, match=r"uint64 and int64|int64 and uint64"):
         ut.result_type(ut.int64, ut.uint64)
-    with pytest.raises(TypeError):
-        ut.result_type(ut.int32, ut.float32)  # mixed kinds: not in the standard
+    assert not ut.can_cast(ut.int32, ut.float32)  # the standard's table only
     assert ut.can_cast(ut.int8, ut.int16)
     assert not ut.can_cast(ut.int16, ut.int8)
     assert not ut.can_cast(ut.bool, ut.int8)
@@ -53,3 +53,115 @@ def test_python_ints_must_fit_an_integer_dtype():
     with pytest.raises(OverflowError, match=r"int64's range \[-9223372036854775808, "
                        r"9223372036854775807\], got 9223372036854775808 "):
         ut.result_type(ut.int64, 2**63)
+
+
+# -- one rule where the standard is silent, the same on every owner -------------
+# (docs/namespace.md, "Where the standard is silent"). Each test runs the same
+# program on every owner and compares with the numpy owner's values.
+OWNERS = [*COMPUTING, *LAZY]
+
+
+@pytest.fixture(params=OWNERS)
+def owner(request):
+    if request.param == "jax":
+        request.getfixturevalue("x64")  # the float64 of the rules below
+    return request.param
+
+
+def _on(owner, values, dtype):
+    return ut.asarray(np.asarray(values, dtype=dtype)).to(owner, copy=True)
+
+
+def _values(t):
+    return t.numpy(copy=True).tolist()
+
+
+def test_numpy_float64_and_complex128_scalars_are_weak_python_scalars(owner):
+    def program(o):
+        x = _on(o, [1.0, 2.0, 3.0], np.float32)
+        out = [x + np.float64(1.5), np.float64(2.0) * x, x * np.complex128(1j)]
+        x[x > 1.5] = np.float64(0.0)  # scikit-learn's f1/precision/recall write
+        x += np.float64(0.25)
+        out.append(x)
+        return out
+
+    got, want = program(owner), program("numpy")
+    assert [t.dtype for t in got] == [ut.float32, ut.float32, ut.complex64,
+                                      ut.float32]
+    assert [t.owner for t in got] == [owner] * 4
+    assert [_values(t) for t in got] == [_values(t) for t in want]
+
+
+def test_mixed_kinds_promote_to_the_higher_kind_on_every_owner(owner):
+    assert ut.result_type(ut.int32, ut.float32) is ut.float32
+    assert ut.result_type(ut.int64, ut.float16) is ut.float16
+    assert ut.result_type(ut.uint8, ut.complex64) is ut.complex64
+    assert ut.result_type(ut.bool, ut.int8) is ut.int8
+
+    def program(o):
+        i = _on(o, [[1, 2], [3, 4]], np.int32)
+        f = _on(o, [[0.5, 1.5], [2.5, 16777217.0]], np.float32)
+        b = _on(o, [[True, False], [False, True]], np.bool_)
+        out = [i * f, f - i, ut.matmul(i, f), ut.where(b, i, f),
+               ut.concat([i, f]), ut.add(b, _on(o, [[1, 2], [3, 4]], np.int8)),
+               i < f, ut.tensordot(f, i, axes=1)]
+        g = ut.asarray(f, copy=True)
+        g += i  # float32 += int32: keeps float32
+        out.append(g)
+        return out
+
+    got, want = program(owner), program("numpy")
+    assert [t.dtype for t in got] == [ut.float32] * 5 + [ut.int8, ut.bool] + [
+        ut.float32] * 2
+    assert [t.owner for t in got] == [owner] * len(got)
+    assert [_values(t) for t in got] == [_values(t) for t in want]
+    i = _on(owner, [1, 2], np.int32)
+    with pytest.raises(TypeError):  # int32 += float32 would change the dtype
+        i += _on(owner, [0.5, 0.5], np.float32)
+
+
+def test_python_data_is_cast_as_numpy_casts_it_on_every_owner(owner):
+    def program():
+        with ut.owner(owner):
+            return [ut.asarray([1, 0, 2], dtype=ut.bool),
+                    ut.asarray([1000.0, -2.7, 2.7], dtype=ut.int32),
+                    ut.asarray([True, False], dtype=ut.float32),
+                    ut.asarray(3.9, dtype=ut.int16),
+                    ut.asarray([[0.0, 2.5]], dtype=ut.bool)]
+
+    got = program()
+    assert [t.owner for t in got] == [owner] * len(got)
+    assert [_values(t) for t in got] == [[True, False, True], [1000, -2, 2],
+                                         [1.0, 0.0], 3, [[False, True]]]
+
+
+def test_python_scalars_written_follow_the_in_place_rule_on_every_owner(owner):
+    n = _on(owner, [1, 2, 3], np.int32)
+    with pytest.raises(TypeError, match=r"^__setitem__\(\): value: expected a "
+                       r"Python scalar of a kind int32 holds"):
+        n[0] = 1.1  # numpy and torch truncate, jax warns, TF refused: one rule
+    f = _on(owner, [1.0, 2.0], np.float64)
+    with pytest.raises(TypeError, match="kind float64 holds"):
+        f[0] = 1j
+    b = _on(owner, [False, False], np.bool_)
+    b[0] = 1  # an int into bool: nonzero is True, as numpy, torch and jax
+    n[1] = True
+    f[1] = 3  # an int into float
+    assert (_values(b), _values(n), _values(f)) == ([True, False], [1, 1, 3],
+                                                     [1.0, 3.0])
+
+
+def test_default_floating_dtype_is_float64_on_the_cpu_on_every_owner(owner):
+    with ut.owner(owner):
+        made = [ut.zeros((2, 2)), ut.ones(2), ut.eye(2), ut.full(2, 1.5),
+                ut.linspace(0, 1, 3), ut.arange(0.0, 1.0, 0.5), ut.asarray([1.5]),
+                ut.fft.fftfreq(4)]
+        info = ut.__array_namespace_info__().default_dtypes()
+        assert [t.dtype for t in made] == [ut.float64] * len(made)
+        assert info["real floating"] is ut.float64
+        assert info["complex floating"] is ut.complex128
+        assert ut.asarray([1j]).dtype is ut.complex128
+        assert ut.full(2, 1).dtype is info["integral"]
+        m = ut.zeros((2, 2))  # scikit-learn's CalibratedClassifierCV
+        m += _on(owner, [[0.5, 1.0], [1.5, 2.0]], np.float64)
+    assert _values(m) == [[0.5, 1.0], [1.5, 2.0]]

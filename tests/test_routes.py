@@ -83,7 +83,7 @@ def test_torch_route_to_numpy_shares_what_tensor_numpy_shares(name):
 @requires_exchange
 def test_torch_route_to_numpy_keeps_the_memory_and_frees_it_once():
     gc.collect()  # no earlier garbage may run a deleter in between
-    t = torch.zeros(3, requires_grad=True)  # shared, detached: as DLPack does
+    t = torch.zeros(3)
     before = _core.stats()["imported_deleters_run"]
     a = NUMPY.ROUTES["torch"](t)
     a[0] = 5.0
@@ -104,6 +104,8 @@ def test_torch_route_to_numpy_declines_what_the_general_path_must_decide():
     assert route(c.conj().imag) is None  # the neg bit: any dtype
     assert route(torch.zeros(2, dtype=torch.bfloat16)) is None  # no numpy name
     assert route(np.zeros(2)) is None  # no exchange API on the type
+    # a graph numpy would drop: the general path refuses it, as torch does
+    assert route(torch.zeros(2, requires_grad=True)) is None
     assert _core.stats()["imported_deleters_run"] == before + 2  # declined after import
     with pytest.warns(ut.CopyWarning):  # so the general path resolves the bit
         assert ut.asarray(c.conj()).numpy().tolist() == [1 - 2j, 3 + 4j]
@@ -113,7 +115,7 @@ def test_torch_route_to_numpy_declines_what_the_general_path_must_decide():
 def test_torch_subclasses_take_the_python_protocol():
     """A subclass inherits __dlpack_c_exchange_api__ but may have changed what its
     data means (its own __dlpack__): only a type's own declaration counts."""
-    p = torch.nn.Parameter(torch.arange(3.0))
+    p = torch.nn.Parameter(torch.arange(3.0), requires_grad=False)
     assert NUMPY.ROUTES["torch"](p) is None
     with pytest.raises(TypeError, match="obj: expected an array type declaring"):
         _core.exchange_import(p)

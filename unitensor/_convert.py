@@ -265,6 +265,22 @@ def shared(t: Tensor) -> _Aliases:
     return aliases
 
 
+def check_no_graph(t: Tensor, func: str) -> None:
+    """Refuse a numpy array of memory in an autodiff graph (a torch tensor that
+    requires grad) to the user (``.numpy()``, ``np.asarray``, ``.to("numpy")``):
+    numpy would drop the graph silently, and torch's own ``.numpy()`` refuses it
+    so (numpy's route from torch declines such tensors, so they reach the Python
+    method). ``.detach()`` first says the graph may go. ``ut.wrap``'s bridges,
+    which carry the graph themselves, convert past this check.
+    """
+    state = t._backend.autodiff_state(t._native)
+    if state is not None and no_memory(t) is None:  # (a tracer: no memory, said so)
+        raise arg_error(ValueError, func, "self", "an array outside any autodiff "
+                        "graph (a numpy array of it would drop the graph silently: "
+                        "take x.detach() first, as torch's own .numpy() advises)",
+                        state)
+
+
 def buffer_of(t: Tensor, func: str = "__dlpack__") -> _core.Buffer:
     """The Buffer over ``t``'s memory, exported from its owner on first need;
     ``TypeError`` naming ``func`` where ``t`` has none (a symbolic tensor).

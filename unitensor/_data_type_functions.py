@@ -3,8 +3,11 @@
 ``result_type``, ``can_cast`` and ``isdtype`` are answered by unitensor itself
 from the standard's promotion table (frameworks disagree: numpy promotes
 int64 + uint64 to float64, torch lacks most unsigned promotions), so they give
-one answer whoever owns the data. ``finfo``/``iinfo`` accept Tensors and dtypes
-alike. ``astype`` runs in the owner, like every operation.
+one answer whoever owns the data. ``result_type`` adds unitensor's rule for mixed
+kinds (``_dtypes.promote``: int32 with float32 is float32, as every owner computes
+it); ``can_cast`` keeps to the standard's table (no int to float).
+``finfo``/``iinfo`` accept Tensors and dtypes alike. ``astype`` runs in the
+owner, like every operation.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ def can_cast(from_: DType | Tensor, to: DType, /) -> bool:
     source = _dtype_of(from_, "can_cast", "from_")
     target = _dtype_of(to, "can_cast", "to")
     try:
-        return promote(source, target) is target
+        return promote(source, target, mixed=False) is target
     except TypeError:
         return False
 

@@ -4,6 +4,10 @@ The rule, in order:
 
 1. inside ``with unitensor.owner(name):``, that framework;
 2. otherwise the owner of the left-most Tensor (or framework array) operand;
+   where operands have several owners, of the left-most one carrying autodiff
+   state (``autodiff_state`` of its adapter: a torch tensor that requires grad,
+   a jax tracer, a TF tensor a tape watches), whose graph a conversion would
+   drop; two frameworks' autodiff state is a TypeError naming ``ut.wrap``;
 3. with no array operand (creation functions), the framework of the ``device``
    argument: a Tensor's device knows its owner (``device=x.device`` creates
    where ``x`` lives), and a framework's device object names its framework;
@@ -38,7 +42,15 @@ from typing import TYPE_CHECKING, Any
 from . import _backends, _config, _convert, _fastpath, _views
 from ._device import Device
 from ._device import parse as parse_device
-from ._dtypes import HELD_BY_ALL, DType, check_int, holds, promote, with_scalar
+from ._dtypes import (
+    HELD_BY_ALL,
+    KIND_RANK,
+    DType,
+    check_int,
+    holds,
+    promote,
+    with_scalar,
+)
 from ._dtypes import parse as parse_dtype
 from ._errors import (
     arg_error,
@@ -137,12 +149,42 @@ def _compute(backend: Adapter) -> Adapter:
     return backend if backend.namespace() is not None else _backends.get("numpy")
 
 
-def _choose(args: tuple[Any, ...],
-            kwargs: dict[str, Any]) -> tuple[Adapter, Tensor | None]:
+def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
+            func: str = "asarray") -> tuple[Adapter, Tensor | None]:
     """The backend that runs the call, and the Tensor that decided it (if any)."""
     # The C count first: no owner() block open anywhere, no context to read
     # (and none for a compiler tracing this to read: _backends/torch/compile.py).
     forced = _forced.get() if owner_blocks() else None
+    first: Tensor | None = None
+    for value in (*args, *kwargs.values()):
+        kind = type(value)
+        items = value if kind is list or kind is tuple else (value,)
+        for item in items:
+            backend: Adapter | None = (item._backend if type(item) is Tensor
+                                       else _native_backend(item))
+            if backend is None:
+                continue
+            if first is None:
+                if forced is not None:
+                    return _compute(forced), _convert.asarray(item)
+                first = item if type(item) is Tensor else _convert.asarray(item)
+            elif backend is not first._backend:  # owners mix: only such calls pay
+                return _by_autodiff(first, args, kwargs, func)
+    if first is not None:
+        return _compute(first._backend), first
+    return _compute(_config.new_array_owner(kwargs.get("device"))), None
+
+
+def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 func: str) -> tuple[Adapter, Tensor]:
+    """Operands of several owners: the left-most one carrying autodiff state (a
+    torch tensor that requires grad, a jax tracer, a TF tensor a tape watches)
+    decides, since converting it to another framework would drop its graph
+    silently; where none carries any, the left-most array (``first``). Operands
+    carrying the state of two frameworks are refused: only ``ut.wrap`` carries
+    gradients from one framework to another.
+    """
+    carrying: list[tuple[Tensor, str]] = []
     for value in (*args, *kwargs.values()):
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)
@@ -151,8 +193,19 @@ def _choose(args: tuple[Any, ...],
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
-            return _compute(forced or item._backend), item
-    return _compute(_config.new_array_owner(kwargs.get("device"))), None
+            state = item._backend.autodiff_state(item._native)
+            if state is not None:
+                carrying.append((item, state))
+    if not carrying:
+        return _compute(first._backend), first
+    decider, state = carrying[0]
+    for other, other_state in carrying[1:]:
+        if other._backend is not decider._backend:
+            raise arg_error(TypeError, func, "arrays", "operands carrying autodiff "
+                            "state of one framework (no framework differentiates "
+                            "another's operations: bridge them with ut.wrap, "
+                            "docs/wrap.md)", f"{state} and {other_state}")
+    return _compute(decider._backend), decider
 
 
 def _native_backend(value: Any) -> Adapter | None:
@@ -266,12 +319,15 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         # device object (jax takes no str); a str names no owner
         kwargs["device"] = parse_device(kwargs["device"], name)
     try:
-        backend, anchor = _choose(args, kwargs)
+        backend, anchor = _choose(args, kwargs, name)
     except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
         error = _wrapping_refused(name, exc, args, kwargs)
         if error is None:
             raise
         raise error from exc
+    positions = _PROMOTED.get(name)
+    if positions is not None:  # operands promoted together: one kind first
+        args = _one_kind(name, args, positions)
     func = implementation(backend, name)
     try:
         native_args = [_operand(a, backend, name, anchor) for a in args]
@@ -298,6 +354,47 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 
 
+def _one_kind(name: str, args: tuple[Any, ...],
+              positions: tuple[int, ...]) -> tuple[Any, ...]:
+    """``args`` with the operands at ``positions`` (a list there: its items) of a
+    lower kind cast to the dtype of mixed-kind promotion (``_dtypes.promote``:
+    int32 with float32 is float32), by their own framework, so that every owner
+    computes the one rule (numpy's table would give float64, array_api_strict
+    refuses). Operands of one kind, the standard's table, are left to the owner.
+    """
+    found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
+    for position in positions:
+        if position >= len(args):
+            continue
+        value = args[position]
+        in_sequence = type(value) in (list, tuple)
+        items = value if in_sequence else (value,)
+        for i, item in enumerate(items):
+            if type(item) is not Tensor:
+                if _native_backend(item) is None:
+                    continue
+                item = _convert.asarray(item)
+            found.append((position, i if in_sequence else None, item))
+    ranks = {KIND_RANK[t.dtype.kind] for _, _, t in found}
+    if len(ranks) < 2 or min(ranks) >= 2:  # one kind, or floating with complex
+        return args
+    target = found[0][2].dtype
+    for _, _, t in found[1:]:
+        target = promote(target, t.dtype, name)
+    rank = KIND_RANK[target.kind]
+    new = list(args)
+    for position, index, t in found:
+        if KIND_RANK[t.dtype.kind] < rank:
+            cast = _make(t._backend, t._backend.astype(t._native, target))
+            if index is None:
+                new[position] = cast
+            else:
+                items = list(new[position])
+                items[index] = cast
+                new[position] = type(args[position])(items)
+    return tuple(new)
+
+
 def binary(name: str, x1: Any, x2: Any) -> Any:
     """The general path of a two-operand function (the generated function holds
     the fast path for two Tensors of one owner and dtype): a Tensor and a Python
@@ -320,7 +417,29 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
                 result = _FAILED
             if result is not _FAILED:
                 return _as_tensors(backend, result, name)
+    # numpy's float64 and complex128 scalars are Python floats and complexes
+    # (subclasses): taken as the Python scalars they are, weak, as torch and
+    # array_api_strict take them (numpy's own rule would make float32 + np.float64(1)
+    # float64). Only calls past the shortcut above look.
+    if kind2 is not Tensor and kind2 not in _PYTHON_SCALARS and isinstance(x2, _NUMBER):
+        return binary(name, x1, _weak(x2))
+    if kind1 is not Tensor and kind1 not in _PYTHON_SCALARS and isinstance(x1, _NUMBER):
+        return binary(name, _weak(x1), x2)
     return call(name, (x1, x2), {})
+
+
+_NUMBER = (bool, int, float, complex)
+
+
+def _weak(value: bool | int | float | complex) -> bool | int | float | complex:
+    """An instance of a subclass of a Python scalar type (np.float64, np.complex128,
+    an IntEnum) as the Python scalar it is.
+    """
+    if isinstance(value, complex):
+        return complex(value)
+    if isinstance(value, float):
+        return float(value)
+    return int(value)  # an int subclass (bool has none)
 
 
 _FAILED = object()  # binary()'s direct call raised
@@ -475,6 +594,13 @@ _TAKE_SCALARS = frozenset(name for name, params in _ARRAY_PARAMETERS.items()
                           if any(kind == "array or scalar" for _, _, kind in params))
 _SCALAR_PARAMETERS = {_qualified(row): found for row in FUNCTIONS
                       if any(found := _scalar_parameters(row))}
+# The functions whose array operands the standard promotes together, and where
+# they are: x1 and x2 of the elementwise and linear algebra functions, where's
+# x1 and x2 (not its condition), concat's and stack's arrays.
+_PROMOTED: dict[str, tuple[int, ...]] = {_qualified(row): (0, 1) for row in FUNCTIONS
+             if row.signature.startswith("x1, x2")
+             and row.group in ("elementwise", "linear_algebra", "linalg")}
+_PROMOTED |= {"where": (1, 2), "concat": (0,), "stack": (0,)}
 
 
 def _refusal(func: str, backend: Adapter, exc: Exception, args: tuple[Any, ...],
@@ -720,11 +846,17 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     it cannot express, a functional update of the base (_views.py).
     """
     _check_writable(x, "__setitem__")
-    if type(value) not in _VALUES and not _is_array(value):
+    kind = type(value)
+    if kind not in _VALUES and isinstance(value, _NUMBER) and kind is not Tensor:
+        value = _weak(value)  # np.float64(0.0): the Python float it is
+        kind = type(value)
+    if kind not in _VALUES and not _is_array(value):
         raise arg_error(TypeError, "__setitem__", "value", _AN_ARRAY + ", a Python "
                         "scalar or a list of them", describe(value))
     backend = x._backend
-    if type(value) is list or type(value) is tuple:  # torch takes no lists
+    if kind in _PYTHON_SCALARS:
+        value = _scalar_value(x.dtype, value)
+    elif kind is list or kind is tuple:  # torch takes no lists
         value = backend.from_python(value, x.dtype)
     elif type(value) not in _PYTHON_SCALARS and not (
             type(value) is Tensor and value.dtype is x.dtype):  # inline: common
@@ -742,7 +874,8 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
         try:
             return backend.setitem(native, native_key, native_value)
         except Exception as exc:
-            error = _refusal("__setitem__", backend, exc, (x, value), {})
+            error = (_autodiff_write(x, "__setitem__")
+                     or _refusal("__setitem__", backend, exc, (x, value), {}))
             if error is None:
                 raise
             raise error from exc
@@ -753,6 +886,44 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
     updated = update(native)
     if updated is not native:
         _rebind(x, updated, "__setitem__")
+
+
+def _scalar_value(dtype: DType, value: bool | int | float | complex,
+                  ) -> bool | int | float | complex:
+    """A Python scalar written into an array of ``dtype``, by one rule on every
+    owner: the in-place operators' and the array values' (a value whose kind the
+    dtype does not hold is a TypeError: a float into an integer or bool array,
+    a complex into a real one, where numpy and torch truncate, jax warns and
+    TensorFlow refuses); an int must fit an integer dtype (OverflowError); bools
+    and ints are numbers of the dtype's kind (``mask[0] = 1``, ``n[0] = True``).
+    """
+    kind = dtype.kind
+    if type(value) is bool or type(value) is int:
+        if kind == "bool":
+            return bool(value)
+        if type(value) is int:
+            check_int(dtype, value, "__setitem__", "value")
+        return int(value)
+    if kind in ("bool", "signed integer", "unsigned integer") or (
+            type(value) is complex and kind == "real floating"):
+        raise arg_error(TypeError, "__setitem__", "value", "a Python scalar of a "
+                        f"kind {dtype.name} holds (the in-place operators' rule)",
+                        describe(value))
+    return value
+
+
+def _autodiff_write(x: Tensor, func: str) -> Exception | None:
+    """The error for a write the owner refused into an array of its autodiff
+    graph (torch refuses in-place writes into a leaf that requires grad, with a
+    RuntimeError of its own); None for any other array. Only failures ask.
+    """
+    state = x._backend.autodiff_state(x._native)
+    if state is None:
+        return None
+    return arg_error(ValueError, func, "self", "an array its framework lets be "
+                     "written in place (torch refuses writes into a leaf tensor "
+                     "that requires grad: write into x.detach(), or under "
+                     "torch.no_grad())", state)
 
 
 def _promoted_value(x: Tensor, value: Any) -> Any:
@@ -789,7 +960,14 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
     """
     func = f"__{native_op.__name__}__"  # operator.__iadd__ is named 'iadd'
     _check_writable(x, func)
+    kind = type(other)
+    if kind is not Tensor and kind not in _PYTHON_SCALARS and isinstance(other,
+                                                                          _NUMBER):
+        other = _weak(other)  # np.float64(2.0): the Python float it is
     _check_keeps_dtype_and_shape(x, other, func)
+    if type(other) is Tensor and KIND_RANK[other.dtype.kind] < KIND_RANK[
+            x.dtype.kind]:  # float32 += int32: the operand cast first (as binary)
+        other = _make(other._backend, other._backend.astype(other._native, x.dtype))
     backend = x._backend
     if backend.namespace() is None:  # a framework computing in numpy
         _rebind(x, binary(name, x, other)._native, func, _compute(backend))
@@ -827,7 +1005,13 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             _check_result(x, result, func)
         except TypeError as error:
             raise error from failure
-        return backend.setitem(native, ..., result._native)
+        try:
+            return backend.setitem(native, ..., result._native)
+        except Exception as exc:
+            refusal = _autodiff_write(x, func)
+            if refusal is None:
+                raise
+            raise refusal from exc
     if backend.IMMUTABLE or x._view is not None:  # through the base (_views.py)
         _views.write(x, func, update, _rebind)
         return

@@ -93,11 +93,31 @@ _COMPLEX_OF_FLOAT = {"float16": "complex64", "bfloat16": "complex64",
                      "float32": "complex64", "float64": "complex128"}
 
 
-def promote(a: DType, b: DType, func: str = "result_type") -> DType:
-    """The standard's promotion of two dtypes; TypeError where it defines none."""
+# The kinds in the order mixed-kind promotion reads them: an operand of a lower
+# kind takes the dtype of the higher-kind operand (int32 * float32 is float32).
+KIND_RANK: Final[dict[str, int]] = {
+    "bool": 0, "signed integer": 1, "unsigned integer": 1, "real floating": 2,
+    "complex floating": 3}
+
+
+def promote(a: DType, b: DType, func: str = "result_type", *,
+            mixed: bool = True) -> DType:
+    """The standard's promotion of two dtypes, and unitensor's rule for mixed
+    kinds, which the standard leaves open: a bool or integer dtype with a
+    floating (real or complex) one, and bool with an integer one, give the
+    dtype of the higher kind (``int32`` with ``float32``: ``float32``;
+    ``int64`` with ``float16``: ``float16``), as torch and jax compute them
+    (numpy's own table would widen to float64; every owner computes this rule,
+    ``_dispatch`` casting the lower-kind operand first). TypeError where no rule
+    applies (``int64`` with ``uint64``), and for mixed kinds where ``mixed`` is
+    False (``can_cast``: the standard's table only, as numpy's safe casting).
+    """
     if a is b:
         return a
     ka, kb = a.kind, b.kind
+    ra, rb = KIND_RANK[ka], KIND_RANK[kb]
+    if mixed and ra != rb and (ra < 2 or rb < 2):  # bool/integer with a higher kind
+        return a if ra > rb else b
     if ka == kb:
         if ka in ("signed integer", "unsigned integer", "complex floating"):
             return a if a.itemsize > b.itemsize else b

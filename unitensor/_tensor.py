@@ -129,6 +129,8 @@ class Tensor(_fast.TensorBase):
         Tensor
             The same values, owned by ``framework``.
         """
+        if framework == "numpy" and self._backend.NAME != "numpy":
+            _convert.check_no_graph(self, "to")
         native = _convert.view(self, framework, copy, "to")
         if native is self._native:
             return self
@@ -152,6 +154,9 @@ class Tensor(_fast.TensorBase):
         numpy.ndarray
             Made once and cached: ``t.numpy() is t.numpy()``.
         """
+        # (the C fast path returns a cached view, or numpy's route's, which
+        # declines a tensor that requires grad: such a tensor comes here)
+        _convert.check_no_graph(self, "numpy")
         return _convert.view(self, "numpy", copy, "numpy")
 
     def torch(self, *, copy: bool | None = None) -> torch.Tensor:

@@ -123,3 +123,33 @@ def test_memory_module_fulfils_the_memory_contract(name):
                 _positional(declared)), (name, member)
     assert not [v for v in vars(module).values() if isinstance(v, types.ModuleType)
                 and v.__name__.partition(".")[0] in _backends._facts[name].MODULES]
+
+
+@pytest.mark.parametrize("name", INSTALLED)
+def test_autodiff_state_is_reported_by_the_frameworks_that_carry_it(name):
+    """``autodiff_state``: None for a plain array of every framework; words for a
+    torch tensor that requires grad, a jax tracer, a TF tensor a tape watches."""
+    import numpy as np
+
+    import unitensor as ut
+    adapter = _backends.get(name)
+    plain = ut.asarray(np.ones(3, np.float32)).to(name, copy=True).native
+    assert adapter.autodiff_state(plain) is None
+    states = []
+    if name == "torch":
+        import torch
+        states.append(adapter.autodiff_state(torch.ones(2, requires_grad=True)))
+        states.append(adapter.autodiff_state(torch.ones(2, requires_grad=True) * 2))
+    elif name == "jax":
+        import jax
+        jax.grad(lambda a: states.append(adapter.autodiff_state(a)) or a.sum())(
+            jax.numpy.ones(2))
+    elif name == "tensorflow":
+        import tensorflow as tf
+        with tf.GradientTape() as tape:
+            tape.watch(plain)
+            states.append(adapter.autodiff_state(plain))
+            states.append(adapter.autodiff_state(plain * 2))
+    else:  # numpy, dask, array_api_strict: no autodiff of their own
+        assert adapter.autodiff_state is _adapter.DEFAULTS["autodiff_state"]
+    assert all(isinstance(s, str) and s for s in states)

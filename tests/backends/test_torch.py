@@ -6,6 +6,8 @@ tests/test_routes.py."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -20,11 +22,79 @@ NUMPY = _backends.get("numpy")
 
 
 def test_torch_tensors_that_require_grad_are_shared_detached():
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("jax")
     w = torch.ones(3, requires_grad=True)
-    a = ut.asarray(w).numpy()
-    assert a.__array_interface__["data"][0] == w.data_ptr()
+    a = ut.asarray(w).jax()  # what a jax function reads: the same memory
+    assert a.unsafe_buffer_pointer() == w.data_ptr()
     assert w.requires_grad  # the user's tensor keeps its graph
+
+
+def test_numpy_of_a_tensor_that_requires_grad_is_refused_as_torch_refuses_it():
+    # torch's own .numpy() refuses (numpy would drop the graph): so do
+    # .numpy(), np.asarray() and .to("numpy"), with torch's advice
+    w = torch.ones(3, requires_grad=True)
+    t = ut.asarray(w)
+    for convert in (lambda: t.numpy(), lambda: np.asarray(t), lambda: t.to("numpy"),
+                    lambda: ut.asarray(w * 2).numpy(copy=True)):
+        with pytest.raises(ValueError, match=r"self: expected an array outside any "
+                           r"autodiff graph .*x\.detach\(\) first.*got a torch "
+                           r"tensor that requires grad"):
+            convert()
+    a = ut.asarray(w.detach()).numpy()  # said so: shared
+    assert a.ctypes.data == w.data_ptr()
+
+
+def _iadd(t):
+    t += 1
+
+
+def _setitem(t):
+    t[0] = 2.0
+
+
+def _imul(t):
+    t *= 2.0
+
+
+@pytest.mark.parametrize("write", [_iadd, _setitem, _imul])
+def test_a_write_into_a_leaf_that_requires_grad_names_the_leaf_and_detach(write):
+    w = torch.ones(3, requires_grad=True)
+    t = ut.asarray(w)
+    with pytest.raises(ValueError, match=r"self: expected an array its framework "
+                       r"lets be written in place \(torch refuses writes into a "
+                       r"leaf .*x\.detach\(\).*got a torch tensor that requires "
+                       r"grad \(a leaf of torch's graph\)") as info:
+        write(t)
+    assert isinstance(info.value.__cause__, RuntimeError)  # torch's own, as cause
+    assert w.tolist() == [1.0, 1.0, 1.0]
+    u = ut.asarray(w.detach())
+    u += 1  # the way the message gives
+    assert w.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_memory_lent_read_only_stays_read_only_when_it_comes_back():
+    jnp = pytest.importorskip("jax.numpy")
+    import gc
+    j = ut.asarray(jnp.arange(4.0))
+    with warnings.catch_warnings():  # once per process: whichever test is first
+        warnings.simplefilter("ignore", ut.AliasWarning)
+        lent = j.torch()
+    back = ut.asarray(lent)
+    assert back.owner == "torch"
+    assert back.readonly
+    assert ut.asarray(lent[1:]).readonly  # a view of it: the same storage
+    with pytest.raises(ValueError, match="read-only memory"):
+        back[0] = 1.0
+    with pytest.raises(ValueError, match="read-only memory"):
+        back += 1.0
+    assert not back.numpy().flags.writeable
+    assert float(j[0]) == 0.0
+    # unrelated memory is never taken for it, even where the lent memory is gone
+    del j, lent, back
+    gc.collect()
+    for _ in range(200):
+        assert not ut.asarray(torch.zeros(4, dtype=torch.float32)).readonly
+        assert not ut.asarray(torch.ones(4)).readonly
 
 
 def test_torch_lazy_conjugates_are_resolved_by_a_reported_copy():

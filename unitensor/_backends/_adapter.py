@@ -91,6 +91,14 @@ class Interop(Protocol):
     def export(self, x: Any, /) -> _core.Buffer:
         """A Buffer over ``x``'s memory, zero-copy."""
 
+    def autodiff_state(self, x: Any, /) -> str | None:
+        """The autodiff state ``x`` carries, in words ('a torch tensor that
+        requires grad'), or None where it carries none: a converted copy or view
+        of such an array would drop the graph, so the owner rule lets it decide
+        the owner (``_dispatch._choose``). Asked only of operands of calls that
+        mix owners, and where a conversion or a write fails. Default: None.
+        """
+
     def no_memory(self, x: Any, /) -> str | None:
         """Why ``x`` has no memory to export or read (a symbolic tensor traced by
         ``tf.function``), or None. Default: None.
@@ -289,6 +297,10 @@ def _has_memory(x: Any, /) -> None:
     return None
 
 
+def _no_autodiff_state(x: Any, /) -> None:
+    return None
+
+
 def _no_byte_order_fix(x: Any, /) -> None:
     return None
 
@@ -333,7 +345,7 @@ DEFAULTS: dict[str, object] = {
     "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "pickled": _as_is,
-    "written": _nothing_follows,
+    "written": _nothing_follows, "autodiff_state": _no_autodiff_state,
     "cuda_device_of": _no_cuda_pointer_lookup,
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "cuda_devices": _no_cuda,

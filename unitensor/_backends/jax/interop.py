@@ -82,6 +82,15 @@ def no_memory(x: jax.Array) -> str | None:
     return None
 
 
+def autodiff_state(x: jax.Array) -> str | None:
+    """A tracer carries a jax transformation's state (``grad``, ``jvp``, ``jit``,
+    ``vmap``): only jax can compute on it.
+    """
+    if isinstance(x, jax.core.Tracer):
+        return f"a jax tracer ({type(x).__name__})"
+    return None
+
+
 def export(x: jax.Array) -> _core.Buffer:
     # Without a stream, JAX's export waits until the array is computed; a JAX
     # array never changes after, so its Buffer needs no producer.

@@ -11,6 +11,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
+from .. import _loaded
 from .._dlpack import cpu_only_reason
 from .._dtype_tables import numpy_dtype_table
 
@@ -111,14 +112,25 @@ def _from_tensorflow(x: Any) -> np.ndarray | None:  # x: a tf.Tensor
     return array
 
 
+def _lent_to_torch(x: Any) -> bool:
+    """Whether the torch tensor ``x`` is over memory unitensor lent read-only
+    (torch's adapter keeps that table; it is loaded, since ``x`` is a Tensor's).
+    """
+    return _loaded["torch"].readonly(x)
+
+
 # torch's route, whole in C: its DLPack C exchange API (half the cost of
 # Tensor.numpy()) and numpy's buffer-protocol import. The general path (torch's
 # DLPack export, which resolves them) takes what it declines: torch builds
 # without the exchange API, lazy neg and conj bits (which the exchange does not
 # see; only complex tensors have the conj bit), GPU memory, dtypes numpy cannot
 # name (bfloat16).
+# A tensor that requires grad (numpy would drop its graph: the general path
+# refuses it, as torch's own .numpy() does), and one over memory unitensor lent
+# torch read-only (the general path marks the Buffer read-only), are declined too.
 ROUTES = {"torch": functools.partial(_core.exchange_host_view, np.asarray,
-                                     ("is_neg",), ("is_conj",)),
+                                     ("is_neg", "requires_grad", _lent_to_torch),
+                                     ("is_conj",)),
           "tensorflow": _from_tensorflow}
 
 

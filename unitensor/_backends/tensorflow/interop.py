@@ -22,6 +22,8 @@ from . import _triton_first  # noqa: F401  (triton before TensorFlow)
 
 # isort: split
 import tensorflow as tf
+from tensorflow.python import pywrap_tfe as _pywrap_tfe
+from tensorflow.python.eager import record as _record
 
 from ... import _core
 from ..._device import CPU, Device
@@ -127,6 +129,22 @@ def device_of_name(name: str) -> Device:
         return Device("cuda", int(index or 0))
     raise arg_error(ValueError, "asarray", "obj", "a tensor on CPU or GPU",
                     f"a tensor on {name!r}")
+
+
+def autodiff_state(x: tf.Tensor) -> str | None:
+    """Whether an active ``tf.GradientTape`` watches ``x`` (or a tensor computed
+    from a watched one), or a ``ForwardAccumulator`` holds a tangent for it: TF's
+    tapes record only TF's ops, so a computation elsewhere drops the gradient.
+    Asked through TF's recording module (its tape bookkeeping, which
+    ``tf.GradientTape`` itself uses); outside any tape both answers are no.
+    """
+    if not _record.could_possibly_record():  # no tape or accumulator is active
+        return None
+    if _record.should_record_backprop([x]):
+        return "a tf.Tensor watched by a tf.GradientTape"
+    if _pywrap_tfe.TFE_Py_PackJVPs([x])[0]:
+        return "a tf.Tensor with a tangent of a tf.autodiff.ForwardAccumulator"
+    return None
 
 
 def readonly(x: tf.Tensor) -> bool:
@@ -267,15 +285,17 @@ def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
         array = np.asarray(obj)
         if array.dtype.kind in "biufc":
             return tf.constant(array)
-    if dtype is not None and type(obj) in (float, complex):
+    if dtype is not None and type(obj) in (float, complex) and dtype.kind.endswith(
+            "floating"):
         return constant(obj, _TO_TF[dtype])
     try:
         return tf.convert_to_tensor(obj, dtype=None if dtype is None else _TO_TF[dtype])
     except (TypeError, ValueError):
-        import numpy as np
-        array = np.asarray(obj)
-        if dtype is None or array.dtype != np.bool_:
+        if dtype is None:
             raise
-        # TF refuses bools for a numeric dtype ("Cannot convert False to
-        # EagerTensor of dtype uint8"); the standard's asarray takes them
-        return tf.constant(array.astype(_TO_TF[dtype].as_numpy_dtype))
+        import numpy as np
+        # TF refuses what the other owners cast ("Cannot convert [1, 0] to
+        # EagerTensor of dtype bool", bools for a numeric dtype, floats for an
+        # integer one): Python data converts as numpy converts it, on every owner
+        # (docs/namespace.md)
+        return tf.constant(np.asarray(obj, dtype=_TO_TF[dtype].as_numpy_dtype))

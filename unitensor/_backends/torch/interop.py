@@ -3,7 +3,9 @@
 Quirks handled here:
 - torch has no read-only tensors: read-only memory is aliased all the same, as
   ``torch.from_dlpack`` does (zero-copy is the contract), with one AliasWarning
-  per process; unitensor still knows the memory is read-only.
+  per process; unitensor still knows the memory is read-only, also when such a
+  tensor (or a view of it) comes back: ``readonly`` finds its storage among those
+  unitensor lent read-only.
 - torch tensors cannot have negative strides, and importing such a DLPack tensor
   can abort the process (pytorch#188023): copied before torch sees it.
 - tensors that require grad, or carry a lazy conj/neg bit, refuse ``__dlpack__``:
@@ -21,6 +23,8 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.autograd.forward_ad as _forward_ad
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
@@ -45,6 +49,21 @@ def device(x: torch.Tensor) -> Device:
                     f"a tensor on {dev}")
 
 
+def autodiff_state(x: torch.Tensor) -> str | None:
+    """Whether ``x`` is in torch's graph: it requires grad, is a torch.func
+    transform's wrapper (``grad``, ``jacrev``, ``vmap``), or a forward-mode dual
+    tensor (which does not require grad, but carries a tangent).
+    """
+    if x.requires_grad:
+        return "a torch tensor that requires grad" + (
+            " (a leaf of torch's graph)" if x.is_leaf else "")
+    if torch._C._functorch.is_functorch_wrapped_tensor(x):
+        return "a tensor of a torch.func transformation"
+    if _forward_ad.unpack_dual(x).tangent is not None:
+        return "a forward-mode dual torch tensor (it carries a tangent)"
+    return None
+
+
 def export(x: torch.Tensor) -> _core.Buffer:
     if (x.layout is not torch.strided or x.is_nested
             or x.device.type not in ("cpu", "cuda")):
@@ -54,12 +73,17 @@ def export(x: torch.Tensor) -> _core.Buffer:
                         f"a {kind} tensor on {x.device.type}")
     if x.requires_grad:
         x = x.detach()  # same memory; the graph stays with the original tensor
+    lent = readonly(x)
     if x.is_conj() or x.is_neg():
         copy_or_refuse("asarray", "obj", None,
                        "torch keeps a lazy conjugate/negation bit that DLPack "
                        "cannot carry")
         x = x.resolve_conj().resolve_neg()
-    return _exchange_import(x)
+        lent = False  # a copy of its own
+    buf = _exchange_import(x)
+    if lent:  # memory unitensor lent read-only, come back: read-only again
+        buf.mark_readonly()
+    return buf
 
 
 def _from_numpy(x: np.ndarray) -> torch.Tensor | None:
@@ -101,7 +125,44 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
 def alias(buf: _core.Buffer) -> torch.Tensor:
     if _EXCHANGE and buf.device[0] == KDL_CPU and not buf.readonly:
         return _core.exchange_export(buf, torch.Tensor)  # 2.5x cheaper
-    return torch.from_dlpack(buf)
+    x = torch.from_dlpack(buf)
+    if buf.readonly:
+        _lend_read_only(x)
+    return x
+
+
+# The storages of the tensors unitensor made over read-only memory (torch cannot
+# mark them): its address -> torch's weak reference to it. That weak reference
+# keeps the storage's own record allocated (not its memory) until it is dropped,
+# so no other storage can have that address while the entry lives: a tensor of
+# unrelated memory is never taken for lent memory, even after the lent one died.
+_LENT_READ_ONLY: dict[int, StorageWeakRef] = {}
+_swept_at = 64  # the table's size that triggers the next sweep of dead entries
+
+
+def _lend_read_only(x: torch.Tensor) -> None:
+    global _swept_at
+    storage = x.untyped_storage()
+    _LENT_READ_ONLY[storage._cdata] = StorageWeakRef(storage)
+    if len(_LENT_READ_ONLY) >= _swept_at:
+        for key in [k for k, ref in _LENT_READ_ONLY.items() if ref.expired()]:
+            del _LENT_READ_ONLY[key]
+        _swept_at = 2 * len(_LENT_READ_ONLY) + 64
+
+
+def readonly(x: torch.Tensor) -> bool:
+    """Whether ``x``'s memory is memory unitensor lent read-only (its storage,
+    which views of ``x`` share): torch itself has no read-only tensors.
+    """
+    if not _LENT_READ_ONLY:  # nothing was ever lent: the common case, free
+        return False
+    if torch.compiler.is_compiling():  # Dynamo's fake tensors have no real
+        return False  # storage to look up (and reading one would break the graph)
+    try:
+        ref = _LENT_READ_ONLY.get(x.untyped_storage()._cdata)
+    except (RuntimeError, NotImplementedError):  # sparse, nested: no storage
+        return False
+    return ref is not None and not ref.expired()
 
 
 # torch >= 2.13 publishes the DLPack 1.3 C exchange API: the C extension imports
@@ -254,4 +315,25 @@ def to_device(x: torch.Tensor, device: Device) -> torch.Tensor:
 
 
 def from_python(obj: object, dtype: DType | None) -> torch.Tensor:
-    return torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
+    """Python data; without ``dtype``, floats make float64 and complex numbers
+    complex128 on the CPU, as on every owner (torch's own inference: float32 and
+    complex64, its default dtype; see namespace.py's creation functions).
+    """
+    x = torch.asarray(obj, dtype=None if dtype is None else torch_dtype(dtype))
+    if dtype is None and x.dtype in _NARROW_DEFAULTS and x.device.type == "cpu" and (
+            _python_numbers_only(obj)):
+        x = torch.asarray(obj, dtype=_NARROW_DEFAULTS[x.dtype])
+    return x
+
+
+# torch's default dtypes for Python floats and complex numbers -> unitensor's
+_NARROW_DEFAULTS = {torch.float32: torch.float64, torch.complex64: torch.complex128}
+
+
+def _python_numbers_only(obj: object) -> bool:
+    """Whether ``obj`` is Python numbers (nested in lists and tuples) only: a
+    torch tensor inside keeps its own dtype.
+    """
+    if isinstance(obj, (list, tuple)):
+        return all(_python_numbers_only(item) for item in obj)
+    return isinstance(obj, (bool, int, float, complex))

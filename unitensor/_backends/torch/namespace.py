@@ -322,6 +322,90 @@ FIXES.update({name: _complex_via_numpy(name, FIXES.get(name) or getattr(
                                        "unique_inverse", "unique_values")})
 
 
+# -- the default floating dtype: float64 on the CPU, as every other owner's ----------
+# torch's own default is float32 (torch.get_default_dtype(), global state that
+# unitensor never changes): a library's `m = xp.zeros((2, 2)); m += x64` would be
+# refused on torch and work elsewhere. On the CPU, creation functions that make a
+# floating array without a dtype make float64 (complex128); on accelerators
+# torch's own default stays (docs/namespace.md, the rule per device).
+def _on_cpu(device: Any) -> bool:
+    return (device is None and torch.get_default_device().type == "cpu") or (
+        device is not None and torch.device(device).type == "cpu")
+
+
+def _wide_default(func: Callable[..., Any],
+                  kind: Callable[..., str | None]) -> Callable[..., Any]:
+    """``func`` (a creation function) with float64 or complex128 where it would
+    make torch's default float dtype: ``kind(*args, **kw)`` says which kind of
+    array the call makes ('real', 'complex' or None for another).
+    """
+    def create(*args: Any, **kw: Any) -> Any:
+        if kw.get("dtype") is None and _on_cpu(kw.get("device")):
+            made = kind(*args, **kw)
+            if made is not None:
+                kw["dtype"] = torch.float64 if made == "real" else torch.complex128
+        return func(*args, **kw)
+    create.__name__ = getattr(func, "__name__", "create")
+    return create
+
+
+def _always_real(*args: Any, **kw: Any) -> str:
+    return "real"
+
+
+def _of_values(*values: Any) -> str | None:
+    """The kind of array Python numbers make: complex, real (a float), or None."""
+    if any(isinstance(v, complex) for v in values):
+        return "complex"
+    if any(isinstance(v, float) for v in values):
+        return "real"
+    return None
+
+
+def _fill_kind(shape: Any, fill_value: Any, **kw: Any) -> str | None:
+    return _of_values(fill_value)
+
+
+def _arange_kind(start: Any, /, stop: Any = None, step: Any = 1,
+                 **kw: Any) -> str | None:
+    return _of_values(start, stop, step)
+
+
+def _linspace_kind(start: Any, stop: Any, /, *args: Any, **kw: Any) -> str:
+    return "complex" if _of_values(start, stop) == "complex" else "real"
+
+
+FIXES.update({name: _wide_default(getattr(compat_torch, name), _always_real)
+              for name in ("zeros", "ones", "empty", "eye")})
+FIXES.update(full=_wide_default(compat_torch.full, _fill_kind),
+             arange=_wide_default(compat_torch.arange, _arange_kind),
+             linspace=_wide_default(compat_torch.linspace, _linspace_kind))
+FIXES.update({f"fft.{name}": _wide_default(getattr(compat_fft, name), _always_real)
+              for name in ("fftfreq", "rfftfreq")})
+
+
+class _Info:
+    """array-api-compat's inspection namespace for torch, with the defaults the
+    creation functions above use (float64 and complex128 on the CPU).
+    """
+
+    def __init__(self) -> None:
+        self._compat = compat_torch.__array_namespace_info__()
+
+    def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
+        found = dict(self._compat.default_dtypes(device=device))
+        if _on_cpu(device):
+            found.update({"real floating": torch.float64,
+                          "complex floating": torch.complex128})
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._compat, name)
+
+
+FIXES["__array_namespace_info__"] = _Info
+
+
 def namespace() -> object:
     return compat_torch
 
