@@ -320,14 +320,14 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         kwargs["device"] = parse_device(kwargs["device"], name)
     try:
         backend, anchor = _choose(args, kwargs, name)
+        positions = _PROMOTED.get(name)
+        if positions is not None:  # operands promoted together: one kind first
+            args = _one_kind(name, args, positions)
     except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
         error = _wrapping_refused(name, exc, args, kwargs)
         if error is None:
             raise
         raise error from exc
-    positions = _PROMOTED.get(name)
-    if positions is not None:  # operands promoted together: one kind first
-        args = _one_kind(name, args, positions)
     func = implementation(backend, name)
     try:
         native_args = [_operand(a, backend, name, anchor) for a in args]
