@@ -153,7 +153,7 @@ def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
             func: str = "asarray") -> tuple[Adapter, Tensor | None]:
     """The backend that runs the call, and the Tensor that decided it (if any)."""
     # The C count first: no owner() block open anywhere, no context to read
-    # (and none for a compiler tracing this to read: _backends/torch/compile.py).
+    # (and none for a compiler tracing this to read: unitensor/_compile.py).
     forced = _forced.get() if owner_blocks() else None
     first: Tensor | None = None
     for value in (*args, *kwargs.values()):
