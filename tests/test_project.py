@@ -72,6 +72,7 @@ def test_main_job_runs():
             assert f"{name}: ran in {name} " in out.stdout
 
 
+@pytest.mark.slow  # mkdocstrings imports the package and its frameworks (~20 s)
 @pytest.mark.skipif(shutil.which("mkdocs", path=os.path.dirname(sys.executable))
                     is None, reason="mkdocs is not installed (test extra)")
 def test_docs_build_with_warnings_as_errors(tmp_path):
