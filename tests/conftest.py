@@ -8,17 +8,18 @@ import importlib.util
 import logging
 import os
 
-import numpy as np
 import pytest
 
 # This process loads TensorFlow and then torch._dynamo (test_compile.py), as a user
 # of both does: where triton is installed (PyPI's torch wheels bring it), it must be
 # imported before TensorFlow, whose LLVM it clashes with ("LLVM ERROR: inconsistency
 # in registered CommandLine options", the process aborts). docs/interop.md tells
-# users the same; tests/test_triton_first.py checks unitensor keeps the rule itself.
+# users the same; tests/project/test_triton_first.py checks unitensor keeps the
+# rule itself.
 if importlib.util.find_spec("triton") is not None:
     import triton  # noqa: F401
 
+from owners import FRAMEWORKS
 
 
 class _FormattedAtOnce(logging.Filter):
@@ -41,38 +42,13 @@ logging.getLogger("tensorflow").addFilter(_FormattedAtOnce())
 # tests/test_clients.py runs on Tensors (and scikit-learn's array_api_dispatch needs).
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
-FRAMEWORKS = [name for name in ("numpy", "torch", "jax", "tensorflow",
-                                "array_api_strict")
-              if importlib.util.find_spec(name) is not None]
-# The owners that compute their own data (every one: TensorFlow's in TF since its
-# namespace in unitensor/_backends/tensorflow/namespace/).
-COMPUTING = [f for f in ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
-             if f in FRAMEWORKS]
-# Owners whose arrays are graphs computed on demand (dask): not in the lists above,
-# whose tests expect memory (zero-copy matrices, pointers); tests/test_dask.py
-# holds them to the rest, and the conformance suite runs them as any owner.
-LAZY = [f for f in ("dask",) if importlib.util.find_spec(f) is not None]
-
-
-def has_cuda() -> bool:
-    """A CUDA device that cupy can use (the GPU machine), else False."""
-    if importlib.util.find_spec("cupy") is None:
-        return False
-    try:
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # no driver, no device: CUDA tests are skipped
-        return False
-
-
-needs_cuda = pytest.mark.skipif(not has_cuda(), reason="needs cupy and a CUDA GPU")
 
 
 def _preloaded() -> list[str]:
     """The frameworks to import before the first test (all installed ones).
 
     UNITENSOR_TEST_PRELOAD (comma-separated names) narrows the list: the ASan run of
-    tests/test_asan.py leaves TensorFlow out, as its selection of tests does.
+    tests/ext/test_asan.py leaves TensorFlow out, as its selection of tests does.
     """
     names = os.environ.get("UNITENSOR_TEST_PRELOAD")
     if names is None:
@@ -142,12 +118,3 @@ def x64():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
     return jax
-
-
-def aligned_empty(shape, dtype, alignment=64, offset=0):
-    """A numpy array whose data starts ``offset`` bytes past an aligned address."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    raw = np.empty(nbytes + alignment + offset, np.uint8)
-    start = (-raw.ctypes.data) % alignment + offset
-    return raw[start:start + nbytes].view(dtype).reshape(shape)

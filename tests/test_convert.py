@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import FRAMEWORKS
 from frameworks import make, pointer, to_numpy
+from owners import FRAMEWORKS
 
 import unitensor as ut
 
@@ -264,8 +264,8 @@ def test_cuda_producer_without_cuda_is_buffer_error():
     # A foreign producer of CUDA memory on a machine without a CUDA device: the
     # stream to order it on is never asked for (torch's CPU build asserted, its
     # CUDA build without a GPU raised RuntimeError); the refusal is a BufferError.
-    from conftest import has_cuda
     from forge import forge
+    from owners import has_cuda
     torch = sys.modules.get("torch")  # preloaded by conftest where installed
     if has_cuda() or (torch is not None and torch.cuda.is_available()):
         pytest.skip("this machine has CUDA")

@@ -10,7 +10,8 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import COMPUTING, FRAMEWORKS, aligned_empty
+from frameworks import aligned_empty
+from owners import COMPUTING, FRAMEWORKS
 
 import unitensor as ut
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import COMPUTING, LAZY
+from owners import COMPUTING, LAZY
 
 import unitensor as ut
 

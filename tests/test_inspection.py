@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import COMPUTING
+from owners import COMPUTING
 
 import unitensor as ut
 

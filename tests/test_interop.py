@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import FRAMEWORKS, aligned_empty
-from frameworks import ALL_DTYPES, make, pointer, to_numpy, values
+from frameworks import ALL_DTYPES, aligned_empty, make, pointer, to_numpy, values
+from owners import FRAMEWORKS
 
 import unitensor as ut
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import aligned_empty
+from frameworks import aligned_empty
 
 import unitensor as ut
 

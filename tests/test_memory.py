@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FRAMEWORKS
+from owners import FRAMEWORKS
 
 import unitensor as ut
 from unitensor._backends import _memory

@@ -83,10 +83,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
-from conftest import FRAMEWORKS, LAZY
 from frameworks import make
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from owners import FRAMEWORKS, LAZY
 
 import unitensor as ut
 from unitensor._standard import FUNCTIONS, NAMED_RESULTS

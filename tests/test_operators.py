@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import COMPUTING, aligned_empty
+from frameworks import aligned_empty
+from owners import COMPUTING
 
 import unitensor as ut
 

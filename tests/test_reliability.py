@@ -1,10 +1,10 @@
 """The bad-input and lifetime catalogue (docs/reliability.md), case by case.
 
 Each test is named after its case (P-01 ... P-38). Forged capsules come from
-tests/forge.py; after every test the autouse fixture checks that no forged deleter
-ran twice and that nothing forged is left alive. The leak cases (P-26, P-33) run
+tests/helpers/forge.py; after every test the autouse fixture checks that no forged
+deleter ran twice and that nothing forged is left alive. The leak cases (P-26, P-33) run
 here at 100,000 iterations; the threads case (P-27) runs here and, at the Buffer
-level, in tests/test_buffer.py.
+level, in tests/ext/test_buffer.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-from conftest import aligned_empty
 from forge import (
     IS_COPIED,
     READ_ONLY,
@@ -29,6 +28,7 @@ from forge import (
     forge,
     versioned_tensor,
 )
+from frameworks import aligned_empty
 
 import unitensor as ut
 from unitensor import _core
@@ -293,7 +293,7 @@ def test_p19_byteswapped_is_copied_to_native_order_others_refused():
 
 # -- 4.4 Devices ------------------------------------------------------------------
 def test_p20_cuda_capsule_on_a_cpu_machine():
-    from conftest import has_cuda
+    from owners import has_cuda
     if has_cuda():
         pytest.skip("this machine has CUDA")
     calls = counters.deleter_calls

@@ -11,4 +11,4 @@ from ._convert import from_dlpack as from_dlpack
 __all__ = _dispatch.define("creation", globals())
 
 # Type checkers read _creation_functions.pyi, made from the same table
-# (tests/test_typing.py writes it and checks it).
+# (tests/project/test_typing.py writes it and checks it).

@@ -7,4 +7,4 @@ from . import _dispatch
 __all__ = _dispatch.define("elementwise", globals())
 
 # Type checkers read _elementwise_functions.pyi, made from the same table
-# (tests/test_typing.py writes it and checks it).
+# (tests/project/test_typing.py writes it and checks it).

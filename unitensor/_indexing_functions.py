@@ -7,4 +7,4 @@ from . import _dispatch
 __all__ = _dispatch.define("indexing", globals())
 
 # Type checkers read _indexing_functions.pyi, made from the same table
-# (tests/test_typing.py writes it and checks it).
+# (tests/project/test_typing.py writes it and checks it).

@@ -60,4 +60,4 @@ def broadcast_shapes(*shapes: tuple[int | None, ...]) -> tuple[int | None, ...]:
 __all__ = _dispatch.define("manipulation", globals())
 
 # Type checkers read _manipulation_functions.pyi, made from the same table
-# (tests/test_typing.py writes it and checks it).
+# (tests/project/test_typing.py writes it and checks it).

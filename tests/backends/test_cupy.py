@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import needs_cuda
+from owners import needs_cuda
 
 import unitensor as ut
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import COMPUTING
+from owners import COMPUTING
 
 import unitensor as ut
 

@@ -11,8 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import aligned_empty
-from frameworks import pointer
+from frameworks import aligned_empty, pointer
 
 import unitensor as ut
 from unitensor import _backends

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import aligned_empty
+from frameworks import aligned_empty
 
 import unitensor as ut
 from unitensor import _backends
@@ -31,8 +31,8 @@ def test_unaligned_memory_never_reaches_tensorflow_uncopied():
     pytest.importorskip("tensorflow")
     code = (
         "import sys, warnings, numpy as np, unitensor as ut\n"
-        "sys.path.insert(0, 'tests')\n"
-        "from conftest import aligned_empty\n"
+        "sys.path.insert(0, 'tests/helpers')\n"
+        "from frameworks import aligned_empty\n"
         "warnings.simplefilter('ignore', ut.CopyWarning)\n"
         "for offset in range(0, 64, 8):\n"
         "    a = aligned_empty((6,), np.float32, offset=offset)\n"

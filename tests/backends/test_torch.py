@@ -2,7 +2,7 @@
 bits, tensors that require grad, the unsigned dtypes torch computes badly or not at
 all, its special-case fixes, and its fallbacks without the DLPack C exchange API.
 The exchange API itself (ext/_core.c) and the routes built on it are tested in
-tests/test_routes.py."""
+tests/ext/test_routes.py."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ crosses, through ``_convert``'s copy rule). Each framework's part is one module
 of that framework is first called, and ``torch_ops`` holds a torch caller's call
 as one op of ``torch.compile``'s and make_fx's graphs. ``_parts`` states what a
 part provides (``typing.Protocol`` classes, checked member by member by
-tests/test_wrap_parts.py) and finds the parts through one table, ``PARTS``.
+tests/wrap/test_wrap_parts.py) and finds the parts through one table, ``PARTS``.
 
 A new differentiable framework is one row of ``_parts.PARTS`` (its module, what
 it asks of a body as a caller, what the bridge asks of it alone) and one file,

@@ -16,7 +16,7 @@ a part must provide follows from its row alone (:func:`contracts`):
   caller's memory, TensorFlow's AutoGraph escape, numpy's read-only chains).
 
 :func:`part` imports a part and refuses one that lacks a member its contracts
-declare; ``tests/test_wrap_parts.py`` checks each part against them, member by
+declare; ``tests/wrap/test_wrap_parts.py`` checks each part against them, member by
 member and signature by signature, as ``tests/backends/test_adapter.py`` does
 for the adapters (``_backends/_adapter.py``).
 """

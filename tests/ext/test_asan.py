@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def runtime(name: str) -> str | None:
@@ -67,8 +67,9 @@ def test_core_and_catalogue_are_clean_under_asan_and_ubsan(sanitized_package):
     # RSS-based leak checks measure ASan's quarantine, not unitensor: left out.
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "test_buffer.py", "test_convert.py", "test_reliability.py", "test_fast.py",
-         "test_routes.py",  # the C exchange routes; jaxlib and TF stay outside ASan
+         "ext/test_buffer.py", "test_convert.py", "test_reliability.py",
+         "ext/test_fast.py",
+         "ext/test_routes.py",  # the C exchange routes; jaxlib and TF stay outside ASan
          "backends/test_numpy.py", "backends/test_torch.py",
          "-k", "not p26 and not p32 and not p33 and not jax and not tensorflow"],
         env=env, capture_output=True, text=True, cwd=ROOT / "tests", timeout=900)

@@ -9,20 +9,16 @@ the buffer protocol) are tested with the adapter, in tests/backends/."""
 from __future__ import annotations
 
 import gc
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from forge import counters, forge
 
 import unitensor as ut
 from unitensor import _backends, _core
 from unitensor._backends import _dlpack
 from unitensor._backends.torch import interop as torch_interop
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from forge import counters, forge
 
 TORCH = _backends.get("torch")
 NUMPY = _backends.get("numpy")

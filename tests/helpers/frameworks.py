@@ -99,3 +99,12 @@ def values(dtype_name: str, shape=(3, 4)) -> np.ndarray:
 
 
 ALL_DTYPES = list(ut._dtypes.DTYPES)
+
+
+def aligned_empty(shape, dtype, alignment=64, offset=0):
+    """A numpy array whose data starts ``offset`` bytes past an aligned address."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + alignment + offset, np.uint8)
+    start = (-raw.ctypes.data) % alignment + offset
+    return raw[start:start + nbytes].view(dtype).reshape(shape)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-from conftest import has_cuda
+from owners import has_cuda
 
 import unitensor as ut
 from unitensor._convert import buffer_of

@@ -314,7 +314,7 @@ def test_view_fast_path_returns_the_cached_view_or_the_owners_array():
 
 
 def test_cached_views_of_ordered_memory_go_through_the_stream_order(monkeypatch):
-    # CUDA memory sets Aliases.ordered (tests/test_cuda_streams.py); on the CPU the
+    # CUDA memory sets Aliases.ordered (tests/ext/test_cuda_streams.py); on the CPU the
     # flag is set by hand, and _convert._order records instead of ordering streams.
     from unitensor import _convert
     ordered = []

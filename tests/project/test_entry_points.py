@@ -15,7 +15,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import FRAMEWORKS
+from owners import FRAMEWORKS
 
 pytestmark = pytest.mark.slow  # a fresh interpreter per entry point
 

@@ -1,6 +1,6 @@
 """ut.wrap: a function written in one framework, called and differentiated from
 another (first slice of #14: torch->jax, jax->torch; CPU). Plain calls (numpy,
-array_api_strict, cupy): tests/test_wrap_plain.py.
+array_api_strict, cupy): tests/wrap/test_wrap_plain.py.
 
 Gradients are checked against the same function written natively in the caller's
 framework, and against finite differences (torch.autograd.gradcheck and
@@ -18,7 +18,7 @@ import weakref
 
 import numpy as np
 import pytest
-from conftest import aligned_empty
+from frameworks import aligned_empty
 
 import unitensor as ut
 

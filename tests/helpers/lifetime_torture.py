@@ -1,7 +1,7 @@
 """Lifetime torture for valgrind: every way a Buffer's memory can be shared and dropped.
 
-Run directly (``python tests/lifetime_torture.py``) or under valgrind by
-tests/test_valgrind.py. Uses numpy and unitensor only, so that it runs on a bare
+Run directly (``python tests/helpers/lifetime_torture.py``) or under valgrind by
+tests/ext/test_valgrind.py. Uses numpy and unitensor only, so that it runs on a bare
 interpreter. Exits non-zero if any value is wrong or any deleter did not run
 exactly once.
 """

@@ -11,8 +11,8 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import aligned_empty, needs_cuda
-from frameworks import pointer, to_numpy
+from frameworks import aligned_empty, pointer, to_numpy
+from owners import needs_cuda
 
 import unitensor as ut
 

@@ -23,7 +23,7 @@ import pytest
 from unitensor import _backends
 from unitensor._wrap import _bridge, _parts
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = [name for name in _parts.PARTS if name != "cupy"
              and importlib.util.find_spec(name) is not None]
 

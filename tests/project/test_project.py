@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_commands() -> list[str]:
@@ -113,7 +113,9 @@ def test_architecture_map_names_files_that_exist():
     text = (ROOT / "docs" / "architecture.md").read_text()
     tables = text[text.index("## The map"):text.index("## ext/")]
     named = set(re.findall(r"`([\w./]+\.(?:py|c|h))`", tables))
-    homes = [ROOT, ROOT / "unitensor", ROOT / "tests", ROOT / "tests" / "backends",
+    homes = [ROOT, ROOT / "unitensor", ROOT / "tests",
+             *(ROOT / "tests" / room for room in ("backends", "ext", "wrap", "project",
+                                                  "helpers")),
              ROOT / "unitensor" / "_backends",
              ROOT / "unitensor" / "_backends" / "numpy"]
     missing = sorted(n for n in named if not any((h / n).exists() for h in homes))

@@ -1,4 +1,5 @@
-"""tests/lifetime_torture.py under valgrind memcheck: no invalid reads, writes or frees.
+"""tests/helpers/lifetime_torture.py under valgrind memcheck: no invalid reads,
+writes or frees.
 
 Uses Debian's /usr/bin/python3.11 (a plain build that valgrind understands) with
 PYTHONMALLOC=malloc, in a virtual environment cached under /tmp that holds numpy,
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PYTHON = Path("/usr/bin/python3.11")
 VENV = Path("/tmp/unitensor-valgrind-venv")
 
@@ -59,8 +60,8 @@ def test_lifetime_torture_is_clean_under_valgrind(tmp_path):
     env = {**os.environ, "PYTHONMALLOC": "malloc", "PYTHONPATH": str(package.parent)}
     out = subprocess.run(
         ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=no",
-         f"--suppressions={ROOT / 'tests' / 'valgrind.supp'}", "-q",
-         str(python), str(ROOT / "tests" / "lifetime_torture.py"), "10"],
+         f"--suppressions={ROOT / 'tests' / 'helpers' / 'valgrind.supp'}", "-q",
+         str(python), str(ROOT / "tests" / "helpers" / "lifetime_torture.py"), "10"],
         env=env, capture_output=True, text=True, timeout=600)
     report = out.stdout[-3000:] + out.stderr[-6000:]
     assert "Invalid" not in out.stderr, report
