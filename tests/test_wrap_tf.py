@@ -731,3 +731,25 @@ def test_p48_a_body_reading_values_runs_inside_tf_function_with_output_shapes():
     y, n = tf.function(ut.wrap("tensorflow", "torch", output_shapes=given)(body))(x)
     np.testing.assert_array_equal(y.numpy(), [6.0, 12.0, 18.0])
     assert int(n) == 1
+
+
+def _storage_filled(x):
+    x.untyped_storage().fill_(7)  # the body's own copy of the storage
+    return x * 1
+
+
+def _numpy_written(x):
+    np.from_dlpack(x)[0] = 9.0  # a read-only import
+    return x * 1
+
+
+@pytest.mark.parametrize("body", [_storage_filled, _numpy_written])
+def test_p45_a_torch_body_never_writes_into_a_tf_input_around_the_guard(body):
+    x = tf.constant([0.0, 1.0, 2.0, 3.0])
+    f = ut.wrap("tensorflow", "torch")(body)
+    if body is _numpy_written:
+        with pytest.raises(ValueError, match="read-only"):
+            f(x)
+    else:
+        np.testing.assert_array_equal(f(x).numpy(), [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 2.0, 3.0])
