@@ -12,7 +12,8 @@ composition of ``torch.func`` transformations.
 As the body, a torch function's derivatives are ``torch.func.jvp``,
 ``torch.func.vjp`` (``torch.autograd.grad`` outside torch transformations) and
 ``torch.func.vmap``, and its output shapes (which ``jax.jit`` needs before it
-runs) come from one run on meta tensors.
+runs) come from one run on meta tensors (unless wrap's ``output_shapes`` gives
+them).
 """
 
 from __future__ import annotations
@@ -400,8 +401,11 @@ def kept_inputs(xs: list[Any]) -> list[int]:
 # TensorFlow caller's arrays, a torch function mode refuses, before they write, the
 # calls that write in place: the in-place methods (``add_``, ``copy_``, ...), the
 # in-place operators and ``__setitem__``, ``out=``, ``inplace=True`` and the
-# running statistics that normalisation updates. A numpy array of that memory
-# (``.numpy()``) comes back read-only. A write that goes around these (a kernel
+# running statistics that normalisation updates, and an operator of torch.ops by
+# the arguments its schema marks written. A numpy array of that memory
+# (``.numpy()``) comes back read-only, a DLPack export is marked read-only (a
+# legacy capsule, which cannot say so, is a copy's), and a storage is a copy:
+# its writes reach no torch function. A write that goes around these (a kernel
 # the mode does not see) is found after the body, by torch's version counters;
 # the caller's array then holds it.
 # In-place methods that change only the tensor object, not its memory.
