@@ -78,6 +78,11 @@ w, b = lin.weight.detach().numpy(), lin.bias.detach().numpy()
 slope = 1.0 - np.tanh(np.ones((4, 3)) @ w.T + b) ** 2
 np.testing.assert_allclose(grad, slope @ w)
 np.testing.assert_allclose(tangent, slope * (np.ones((4, 3)) @ w.T))
+
+# a body no shape pass can run (it reads values), its shapes given: no pass
+h = ut.wrap("tensorflow", "torch", output_shapes=tf.TensorSpec((4, 3), tf.float64))(
+    lambda v: v * v.sum().item())
+np.testing.assert_allclose(tf.function(h)(x).numpy(), np.full((4, 3), 12.0))
 if TRITON:
     assert "torch._dynamo" not in sys.modules, "unitensor imported torch._dynamo"
 """

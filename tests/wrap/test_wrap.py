@@ -13,6 +13,7 @@ import gc
 import inspect
 import os
 import threading
+import types
 import warnings
 import weakref
 
@@ -516,6 +517,22 @@ def test_torch_compile_of_a_body_returning_a_tuple_of_arrays():
     x = torch.tensor([0.5, 1.0, 2.0])
     got = torch.compile(body, fullgraph=True, backend="eager")(x)
     torch.testing.assert_close(got, (torch.sin(x), x * 2))
+    torch._dynamo.reset()
+
+
+@pytest.mark.slow  # six traces of torch.compile (~10 s with its first import)
+@pytest.mark.parametrize("values", [(2, 3, 4), (2.0, 3.0, 4.5)], ids=["int", "float"])
+def test_torch_compile_retraces_for_a_changed_number(values):
+    # Dynamo makes a number symbolic once it changed (automatic dynamic
+    # shapes): the third value reached the op as a SymInt (Unsupported, or a
+    # TypeError of the fake tensor); a new value is a new trace instead
+    torch._dynamo.reset()
+    body = ut.wrap("torch", "jax")(lambda v, s, k=1.0: v * s + k)
+    compiled = torch.compile(lambda v, s: body(v, s, k=s * 2) + 1, fullgraph=True,
+                             backend="eager")
+    x = torch.arange(3.0)
+    for s in values:
+        torch.testing.assert_close(compiled(x, s), x * s + s * 2 + 1)
     torch._dynamo.reset()
 
 
@@ -1062,6 +1079,7 @@ _WRITES = {
     "nn.init": lambda x: torch.nn.init.uniform_(x),
     "copy_": lambda x: x.copy_(x * 2),
     "foreach": lambda x: torch._foreach_add_([x], 1),
+    "torch.ops": lambda x: torch.ops.aten.add_.Tensor(x, 1),
     "running statistics": lambda x: torch.nn.functional.batch_norm(
         x.reshape(2, 2), x[:2], x[2:], training=True),
     "embedding max_norm": lambda x: torch.nn.functional.embedding(
@@ -1106,11 +1124,153 @@ def test_a_torch_body_s_numpy_view_of_a_jax_input_is_read_only():
     np.testing.assert_array_equal(x, [0.0, 1.0, 2.0, 3.0])
 
 
+def _unseen_write(x):
+    with torch._C.DisableTorchFunction():  # the mode sees nothing in here
+        x.add_(1)
+    return x * 1
+
+
 def test_a_write_the_mode_cannot_see_is_found_after_the_body():
-    # torch.ops bypasses torch function modes: the version counter tells
-    f = ut.wrap("jax", "torch")(lambda x: torch.ops.aten.add_.Tensor(x, 1))
+    # the version counter tells
+    f = ut.wrap("jax", "torch")(_unseen_write)
     with pytest.raises(ValueError, match=_WRITTEN + r"found after the body ran"):
         f(jnp.arange(4.0))
+
+
+# -- P-45: the routes around the guard -------------------------------------------
+_REFUSED, _COPY = "refused", "a copy"
+# route into the memory of a jax input -> what the body meets: a refusal before
+# the write, or a copy (the write lands there, never in the jax array)
+_AROUND = {
+    "storage copy_": (lambda x: x.untyped_storage().copy_(
+        torch.full_like(x, 9.0).untyped_storage()), _COPY),
+    "storage fill_": (lambda x: x.untyped_storage().fill_(7), _COPY),
+    "storage item": (lambda x: x.untyped_storage().__setitem__(0, 7), _COPY),
+    "a tensor set_ on its storage": (
+        lambda x: torch.empty(0).set_(x.untyped_storage()).fill_(7.0), _COPY),
+    "a legacy capsule": (
+        lambda x: torch.utils.dlpack.from_dlpack(x.__dlpack__()).add_(1), _COPY),
+    "np.from_dlpack": (lambda x: np.from_dlpack(x).__setitem__(0, 9.0), "read-only"),
+    "torch.from_dlpack": (lambda x: torch.from_dlpack(x).add_(1), _REFUSED),
+    "torch.ops in place": (lambda x: torch.ops.aten.add_.Tensor(x, 1), _REFUSED),
+    "torch.ops out=": (lambda x: torch.ops.aten.add.out(x, 1, out=x), _REFUSED),
+    "torch.ops packet": (lambda x: torch.ops.aten.index_put_(
+        x, (torch.tensor([0]),), torch.tensor(9.0)), _REFUSED),
+    ".data": (lambda x: x.data.add_(1), _REFUSED),
+    ".detach()": (lambda x: x.detach().mul_(2), _REFUSED),
+    ".view()": (lambda x: x.view(2, 2).add_(1), _REFUSED),
+    ".as_strided()": (lambda x: x.as_strided((2,), (2,)).add_(1), _REFUSED),
+    "set_ to it": (lambda x: torch.empty(0).set_(x).add_(1), _REFUSED),
+}
+# under jax.jit too (the body on XLA's buffers; output_shapes: no meta pass,
+# on which DLPack and storages fail)
+_AROUND_JIT = ("storage copy_", "np.from_dlpack", "torch.from_dlpack",
+               "torch.ops in place", "a legacy capsule")
+
+
+def _around(route):
+    def body(x):
+        _AROUND[route][0](x)
+        return x * 1
+    return body
+
+
+@pytest.mark.parametrize(("route", "jit"), [(r, False) for r in _AROUND] + [
+    (r, True) for r in _AROUND_JIT])
+def test_p45_a_torch_body_never_writes_into_a_jax_input_around_the_guard(
+        route, jit):
+    if jit:
+        f = jax.jit(ut.wrap("jax", "torch", output_shapes=jax.ShapeDtypeStruct(
+            (4,), jnp.float32))(_around(route)))
+    else:
+        f = ut.wrap("jax", "torch")(_around(route))
+    x = jnp.arange(4.0)
+    outcome = _AROUND[route][1]
+    if outcome == _COPY:  # the write went to a copy: the body reads x as it was
+        np.testing.assert_array_equal(f(x), [0.0, 1.0, 2.0, 3.0])
+    else:
+        match = "read-only" if outcome == "read-only" else "wrote into one in place"
+        with pytest.raises(jax.errors.JaxRuntimeError if jit else ValueError,
+                           match=match):
+            jax.block_until_ready(f(x))
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0, 3.0])
+
+
+# -- P-46: under jax.jit, the outputs are what JAX traced the call with --------------
+def _shape_of_the_run(x):
+    return x * 2 if x.is_meta else x[:1] * 2  # (the shape pass: meta tensors)
+
+
+def _dtype_of_the_run(x):
+    return x * 2 if x.is_meta else (x * 2).to(torch.int32)
+
+
+@pytest.mark.parametrize("body", [_shape_of_the_run, _dtype_of_the_run])
+def test_p46_under_jax_jit_an_output_unlike_the_shape_pass_is_refused(body):
+    # XLA's output buffer has the traced shape: a copy into it would broadcast
+    # (x[:1] * 2 came back as [0, 0, 0]) or cast silently
+    f = jax.jit(ut.wrap("jax", "torch")(body))
+    with pytest.raises(jax.errors.JaxRuntimeError,
+                       match=r"func \(an output of the body\): expected an array of "
+                             r"shape \(3,\) and dtype float32 at output 0"):
+        jax.block_until_ready(f(jnp.arange(3.0)))
+
+
+def test_p46_outputs_unlike_the_given_output_shapes_are_refused():
+    given = jax.ShapeDtypeStruct((2,), jnp.float32)
+    f = ut.wrap("jax", "torch", output_shapes=given)(lambda x: x * 2)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"got shape \(3,\)"):
+        jax.block_until_ready(jax.jit(f)(jnp.arange(3.0)))
+    np.testing.assert_array_equal(f(jnp.arange(3.0)), [0.0, 2.0, 4.0])  # eagerly:
+    # the body's own outputs (output_shapes stand in for a shape pass only)
+
+
+def test_p46_a_64_bit_numpy_result_under_jax_jit_is_refused_as_eagerly():
+    # a numpy array among the body's results is a constant of JAX's trace,
+    # which JAX narrows to int32 with x64 disabled ([0, 1, 2] here)
+    assert not jax.config.jax_enable_x64
+    f = ut.wrap("jax", "torch")(lambda x: (x * 2, np.arange(3) + 2 ** 40))
+    _, exact = f(jnp.arange(3.0))  # eagerly: as it is
+    assert exact.dtype == np.int64
+    assert exact[0] == 2 ** 40
+    with pytest.raises(BufferError, match=r"func \(an output of the body\): "
+                                          r"expected a dtype JAX holds with x64"):
+        jax.jit(f)(jnp.arange(3.0))
+    g = ut.wrap("jax", "torch")(lambda x: (x * 2, np.arange(3, dtype=np.int32)))
+    np.testing.assert_array_equal(jax.jit(g)(jnp.arange(3.0))[1], [0, 1, 2])
+
+
+# -- output_shapes: no shape pass -----------------------------------------------------
+def _reads_values(x):
+    n = int(x[0].item())  # meta tensors have no values: no shape pass can run
+    return {"y": x * x.sum().item(), "n": torch.tensor(n + 1, dtype=torch.int32)}
+
+
+_READS_GIVEN = {"y": jax.ShapeDtypeStruct((3,), jnp.float32),
+                "n": jax.ShapeDtypeStruct((), jnp.int32)}
+
+
+def test_a_body_reading_values_runs_under_jax_jit_with_output_shapes():
+    x = jnp.arange(1.0, 4.0)
+    with pytest.raises(RuntimeError, match="output_shapes"):  # the meta pass's note
+        jax.jit(ut.wrap("jax", "torch")(_reads_values))(x)
+    f = ut.wrap("jax", "torch", output_shapes=_READS_GIVEN)(_reads_values)
+    out = jax.jit(f)(x)
+    np.testing.assert_array_equal(out["y"], [6.0, 12.0, 18.0])
+    assert int(out["n"]) == 2
+    # its derivative too (.item() a constant of torch's autograd)
+    np.testing.assert_array_equal(
+        jax.jit(jax.grad(lambda v: f(v)["y"].sum()))(x), [6.0, 6.0, 6.0])
+
+
+def test_output_shapes_are_read_once_and_refused_naming_the_argument():
+    with pytest.raises(TypeError, match=r"wrap\(\): output_shapes: expected the "
+                                        r"body's output with an object having"):
+        ut.wrap("jax", "torch", output_shapes=3)
+    with pytest.raises(TypeError, match=r"output_shapes: expected static shapes"):
+        # (a shape TensorFlow leaves unknown, as tf.TensorSpec((None,)) has)
+        ut.wrap("jax", "torch", output_shapes=[types.SimpleNamespace(
+            shape=(None,), dtype=np.float32)])
 
 
 def test_a_torch_body_may_read_reshape_and_write_its_own_tensors():

@@ -694,3 +694,62 @@ def test_torch_body_writing_into_an_immutable_input_is_refused_before_it_writes(
         m = np.array([1, 2])
         body(x, m)
         np.testing.assert_array_equal(m, [2, 3])
+
+
+# -- P-48: no shape pass where it can crash the process; output_shapes= -------------
+def test_p48_the_shape_pass_runs_on_zeros_where_torch_dynamo_would_abort():
+    """Where the user imported TensorFlow before triton (installed, as every
+    CUDA torch wheel brings it), importing torch._dynamo aborts the process,
+    and meta and fake tensors import it: the pass then runs on zeros. (The
+    torch here has no triton: the decision is asked for each import state.)"""
+    from unitensor._backends._triton import dynamo_would_abort
+    from unitensor._wrap import torch as part
+    assert dynamo_would_abort({"tensorflow", "torch"}, triton_installed=True)
+    for modules in ({"torch"}, {"tensorflow", "triton"},
+                    {"tensorflow", "torch._dynamo"}):
+        assert not dynamo_would_abort(modules, triton_installed=True), modules
+    assert not dynamo_would_abort({"tensorflow", "torch"}, triton_installed=False)
+    seen = []
+
+    def run(xs):
+        seen.append(xs[0].is_meta)
+        return [xs[0].sum(), xs[0][:1]]
+    want = [((), ut.float32), ((1,), ut.float32)]
+    assert part._shapes(run, [((3,), ut.float32)], True) == want  # zeros
+    assert part._shapes(run, [((3,), ut.float32)], False) == want  # meta
+    assert seen == [False, True]
+
+
+def test_p48_a_body_reading_values_runs_inside_tf_function_with_output_shapes():
+    def body(x):
+        return x * x.sum().item(), torch.tensor(int(x[0].item()), dtype=torch.int32)
+
+    x = tf.constant([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="output_shapes"):  # the meta pass's note
+        tf.function(ut.wrap("tensorflow", "torch")(body))(x)
+    given = (tf.TensorSpec((3,), tf.float32), tf.TensorSpec((), tf.int32))
+    y, n = tf.function(ut.wrap("tensorflow", "torch", output_shapes=given)(body))(x)
+    np.testing.assert_array_equal(y.numpy(), [6.0, 12.0, 18.0])
+    assert int(n) == 1
+
+
+def _storage_filled(x):
+    x.untyped_storage().fill_(7)  # the body's own copy of the storage
+    return x * 1
+
+
+def _numpy_written(x):
+    np.from_dlpack(x)[0] = 9.0  # a read-only import
+    return x * 1
+
+
+@pytest.mark.parametrize("body", [_storage_filled, _numpy_written])
+def test_p45_a_torch_body_never_writes_into_a_tf_input_around_the_guard(body):
+    x = tf.constant([0.0, 1.0, 2.0, 3.0])
+    f = ut.wrap("tensorflow", "torch")(body)
+    if body is _numpy_written:
+        with pytest.raises(ValueError, match="read-only"):
+            f(x)
+    else:
+        np.testing.assert_array_equal(f(x).numpy(), [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 2.0, 3.0])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Container
 
 _DYNAMO = "torch._dynamo"
 
@@ -43,13 +44,20 @@ def before_tensorflow() -> None:
         import triton  # noqa: F401  (its LLVM options registered before TF's)
 
 
-def dynamo_would_abort() -> bool:
+def dynamo_would_abort(modules: Container[str] | None = None,
+                       triton_installed: bool | None = None) -> bool:
     """Whether importing ``torch._dynamo`` now would abort the process: the
     user imported TensorFlow before triton, which is installed and not
     imported yet (nor ``torch._dynamo``, which would have imported it).
+    ``modules`` (the names imported) and ``triton_installed`` default to this
+    process's state; given, the decision is told for that state.
     """
-    return ("tensorflow" in sys.modules and _DYNAMO not in sys.modules
-            and "triton" not in sys.modules and _installed("triton"))
+    if modules is None:
+        modules = sys.modules
+    return ("tensorflow" in modules and _DYNAMO not in modules
+            and "triton" not in modules
+            and (_installed("triton") if triton_installed is None
+                 else triton_installed))
 
 
 def refuse_dynamo(func: str, arg: str, what: str) -> ImportError:

@@ -31,6 +31,7 @@ from types import ModuleType
 from typing import Any, Final, TypeVar
 
 from .. import _backends
+from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, describe
 from ._lend import lend
 from ._parts import COMPILED_PARTS, IMMUTABLE, PARTS, Guarded, Unconverted, part
@@ -70,7 +71,8 @@ _SUPPORTED = (f"any two of {_listed(_DIFFERENTIABLE, 'and')} (differentiable); "
               f"{_COUNTS[len(PARTS) - 2]} (plain calls)")
 
 
-def wrap(source: str, target: str) -> Callable[[_F], _F]:
+def wrap(source: str, target: str, *, output_shapes: Any = None
+         ) -> Callable[[_F], _F]:
     """Make a function written in ``target`` callable from ``source``.
 
     The caller's arrays reach the body as zero-copy views of the caller's
@@ -94,6 +96,16 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         'tensorflow', 'numpy', 'array_api_strict' or 'cupy').
     target : str
         The framework the body is written in (one of the same, not ``source``).
+    output_shapes : optional
+        The body's output, as shapes and dtypes: its structure (nested tuples,
+        lists and dicts) with an object having ``.shape`` and ``.dtype`` for
+        each array (``jax.ShapeDtypeStruct``, ``tf.TensorSpec``, an array of
+        any framework). Where given, ``jax.jit``, ``tf.function`` and
+        ``torch.compile`` take the shapes from it, and the body is not run
+        abstractly (on torch meta tensors, in ``jax.eval_shape``, traced
+        into a TensorFlow graph) to find them: a body that reads values
+        (``.item()``) can then be traced. Under ``jax.jit`` the body's
+        outputs are checked against them.
 
     Returns
     -------
@@ -108,7 +120,8 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
     Raises
     ------
     TypeError
-        ``source`` or ``target`` is not a str.
+        ``source`` or ``target`` is not a str; ``output_shapes`` has a leaf
+        without a static ``.shape`` of ints or with a dtype unitensor lacks.
     ValueError
         ``source`` or ``target`` names no framework unitensor knows.
     NotImplementedError
@@ -149,11 +162,13 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         raise arg_error(NotImplementedError, "wrap", "source, target",
                         f"a pair bridged so far: {_SUPPORTED}",
                         f"source={source!r}, target={target!r}")
+    given = None if output_shapes is None else _given_shapes(output_shapes)
 
     def decorate(func: _F) -> _F:
         if not callable(func):
             raise arg_error(TypeError, "wrap", "func", "a callable", describe(func))
         bridge = Bridge(func, source, target)
+        bridge.given = given
 
         @functools.wraps(func)
         def bridged(*args: Any, **kwargs: Any) -> Any:
@@ -165,6 +180,34 @@ def wrap(source: str, target: str) -> Callable[[_F], _F]:
         return _opaque(bridged, func)  # type: ignore[return-value]  # func's signature
 
     return decorate
+
+
+#: the output shapes a user gave: (the output's structure, as Call.out holds
+#: it; the shapes and dtypes of its arrays)
+Given = tuple[tuple[list[Any], Any, list[int]], list[tuple[tuple[int, ...], Any]]]
+
+
+def _given_shapes(output_shapes: Any) -> Given:
+    """``output_shapes`` read once: the structure of the body's output and the
+    (shape, dtype) of each of its arrays (leaves with ``.shape`` and ``.dtype``).
+    """
+    leaves, tree = flatten(output_shapes)
+    positions = [i for i, leaf in enumerate(leaves)
+                 if hasattr(leaf, "shape") and hasattr(leaf, "dtype")]
+    if not positions:
+        raise arg_error(TypeError, "wrap", "output_shapes", "the body's output "
+                        "with an object having .shape and .dtype for each array "
+                        "(jax.ShapeDtypeStruct, tf.TensorSpec, an array)",
+                        describe(output_shapes))
+    specs = []
+    for i in positions:
+        shape = tuple(leaves[i].shape)
+        if not all(type(n) is int and n >= 0 for n in shape):  # (TF: None)
+            raise arg_error(TypeError, "wrap", "output_shapes", "static shapes "
+                            "(tuples of ints)", f"a shape {shape}")
+        specs.append((shape, parse_dtype(leaves[i].dtype, "wrap", "output_shapes")))
+        leaves[i] = None
+    return (leaves, tree, positions), specs
 
 
 def _opaque(bridged: Callable[..., Any], func: Callable[..., Any]
@@ -190,8 +233,8 @@ class Bridge:
     other framework cannot alias them.
     """
 
-    __slots__ = ("__weakref__", "_eager", "_types", "differentiable", "func", "key",
-                 "quiet", "source", "target")
+    __slots__ = ("__weakref__", "_eager", "_types", "differentiable", "func", "given",
+                 "key", "quiet", "source", "target")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -200,6 +243,8 @@ class Bridge:
         self.target = target
         self.quiet = quiet
         self.differentiable = PAIRS[source, target]
+        # the output shapes the user gave (wrap's output_shapes), read
+        self.given: Given | None = None
         # _call hidden from torch.compile, made on the first call that needs it
         self._eager: Callable[..., Any] | None = None
         self.key = next(_numbers)
@@ -328,6 +373,19 @@ class Call:
             # ``lent``: copied anyway, into XLA's buffers under jax.jit)
             ys = self.body().unshared(ys, self.unchangeable(arrays), bridge.quiet)
         return ys
+
+    def shapes(self, specs: list[tuple[tuple[int, ...], Any]]
+               ) -> list[tuple[tuple[int, ...], Any]]:
+        """The shapes and dtypes of the body's outputs for arrays of ``specs``
+        (jax.jit, tf.function and torch.compile need them before the body
+        runs), its output's structure kept in ``out``: those the user gave
+        (``output_shapes``), else the body framework's ``eval_shape``.
+        """
+        given = self.bridge.given
+        if given is None:
+            return self.body().eval_shape(self.run, specs)
+        self.out, found = given
+        return found
 
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""

@@ -14,6 +14,7 @@ batched form ``jax.vmap``.
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable
 from types import ModuleType
@@ -70,7 +71,19 @@ def call(c: Call) -> Any:
     outs = _bridge_p.bind(*xs, fn=fn)
     if c.out is None:  # the body has not run (an abstract evaluation was cached)
         fn.out_avals()
+    _refuse_narrowed(c.out)
     return c.result(list(outs))
+
+
+def _refuse_narrowed(out: Any) -> None:
+    """A numpy array among the body's other outputs (a torch body's
+    ``x.numpy()``) is a constant of JAX's trace, which JAX narrows to 32 bits
+    with x64 disabled: refused, as the body's own 64-bit arrays are (eagerly it
+    comes back as it is, exact).
+    """
+    for leaf in out[0]:  # (None where the body's arrays were)
+        if isinstance(leaf, (np.ndarray, np.generic)):
+            _held(parse_dtype(leaf.dtype, "wrap"), "func (an output of the body)")
 
 
 def _traced(xs: Any) -> bool:
@@ -144,7 +157,7 @@ class _Body(_Fn):
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         specs = [(a.shape, parse_dtype(a.dtype, "wrap")) for a in self.in_avals]
-        found = self.root.body().eval_shape(self.run, specs)
+        found = self.root.shapes(specs)
         return tuple(jax.core.ShapedArray(s, _held(d, "func (an output of the body)"))
                      for s, d in found)
 
@@ -235,6 +248,34 @@ def _impl(*xs: Any, fn: _Fn) -> list[Any]:
     return ys
 
 
+def _check(avals: tuple[Any, ...], found: list[tuple[tuple[int, ...], Any]]) -> None:
+    """Under jax.jit, the body's outputs (``found``: shapes, dtypes) against
+    ``avals``, which JAX traced the call with: XLA's buffers have those shapes,
+    and a copy into them would broadcast another shape silently, or cast
+    another dtype.
+    """
+    if len(found) != len(avals):
+        raise arg_error(ValueError, "wrap", "func (an output of the body)",
+                        f"{len(avals)} arrays, as found before the body ran (its "
+                        "shape pass, or output_shapes=)", f"{len(found)} arrays")
+    for i, (a, (shape, dtype)) in enumerate(zip(avals, found, strict=True)):
+        if shape != a.shape or _same_dtype(dtype) != _same_dtype(a.dtype):
+            raise arg_error(ValueError, "wrap", "func (an output of the body)",
+                            f"an array of shape {a.shape} and dtype {a.dtype} at "
+                            f"output {i}, as found before the body ran (its shape "
+                            "pass, or output_shapes=), which jax.jit and JAX's "
+                            "transformations traced the call with",
+                            f"shape {shape} and dtype {_same_dtype(dtype).name}")
+
+
+@functools.cache
+def _same_dtype(dtype: Any) -> Any:
+    """Any framework's dtype as unitensor's (cached: a jit call checks each
+    output's).
+    """
+    return parse_dtype(dtype, "wrap")
+
+
 def _abstract_eval(*avals: Any, fn: _Fn) -> tuple[Any, ...]:
     return fn.out_avals()
 
@@ -258,7 +299,10 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
         xs = [lend(b) for b in buffers]
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
-        _write(body, outs, fn.run_copied(xs))
+        ys = fn.run_copied(xs)
+        _check(fn.out_avals(), [(tuple(y.shape), y.dtype) for y in ys])
+        _write(body, outs, ys)
+        del ys
         kept = body.kept_inputs(xs)
         if kept:  # (rare) garbage cycles may hold them: collected first
             gc.collect()

@@ -163,7 +163,7 @@ def _in_graph(c: Call, xs: list[Any]) -> Any:
                             "inside tf.function (the body's output shapes are "
                             "found from them)", f"a tensor of shape {x.shape}")
         specs.append((tuple(x.shape), parse_dtype(x.dtype, "wrap")))
-    found = c.body().eval_shape(c.run, specs)  # keeps the output's structure
+    found = c.shapes(specs)  # keeps the output's structure
     dtypes = [tf.as_dtype(d.name) for _, d in found]
     bridge, leaves, tree, positions = c.bridge, c.leaves, c.tree, c.positions
 

@@ -12,7 +12,8 @@ composition of ``torch.func`` transformations.
 As the body, a torch function's derivatives are ``torch.func.jvp``,
 ``torch.func.vjp`` (``torch.autograd.grad`` outside torch transformations) and
 ``torch.func.vmap``, and its output shapes (which ``jax.jit`` needs before it
-runs) come from one run on meta tensors.
+runs) come from one run on meta tensors (unless wrap's ``output_shapes`` gives
+them).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.autograd import forward_ad
 
+from .. import _core
 from .._backends._triton import dynamo_would_abort, refuse_dynamo
 from .._backends.torch.interop import torch_dtype
 from .._dtypes import DType
@@ -316,10 +318,21 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
     meta tensors refuse, on fake tensors. Where torch._dynamo's import would
     abort the process (_triton.py), on zeros: meta and fake tensors run torch's
     Python decompositions, which import it (torch/_compile.py); zeros cost a real
-    run of the body, with the same shapes.
+    run of the body, with the same shapes. A body whose shapes no such run
+    finds (one reading values) is given its shapes instead: wrap's
+    ``output_shapes``, which skips this pass (``Call.shapes``).
+    """
+    return _shapes(run, specs, dynamo_would_abort())
+
+
+def _shapes(run: Callable[[list[Any]], list[Any]],
+            specs: list[tuple[tuple[int, ...], DType]], on_zeros: bool
+            ) -> list[tuple[tuple[int, ...], DType]]:
+    """``eval_shape``'s pass: on zeros where ``on_zeros`` (torch._dynamo's
+    import would abort), else on meta tensors, fake ones where those refuse.
     """
     try:
-        if dynamo_would_abort():
+        if on_zeros:
             outs = run([torch.zeros(shape, dtype=torch_dtype(dtype))
                         for shape, dtype in specs])
             return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
@@ -334,7 +347,8 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
             outs = _fake_run(run, specs)
     except Exception as exc:
         exc.add_note("(raised while wrap() ran the torch body on meta tensors, to "
-                     "find its output shapes for jax.jit or tf.function)")
+                     "find its output shapes for jax.jit or tf.function: give "
+                     "them as wrap(..., output_shapes=...) to skip this run)")
         raise
     return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
 
@@ -387,8 +401,11 @@ def kept_inputs(xs: list[Any]) -> list[int]:
 # TensorFlow caller's arrays, a torch function mode refuses, before they write, the
 # calls that write in place: the in-place methods (``add_``, ``copy_``, ...), the
 # in-place operators and ``__setitem__``, ``out=``, ``inplace=True`` and the
-# running statistics that normalisation updates. A numpy array of that memory
-# (``.numpy()``) comes back read-only. A write that goes around these (a kernel
+# running statistics that normalisation updates, and an operator of torch.ops by
+# the arguments its schema marks written. A numpy array of that memory
+# (``.numpy()``) comes back read-only, a DLPack export is marked read-only (a
+# legacy capsule, which cannot say so, is a copy's), and a storage is a copy:
+# its writes reach no torch function. A write that goes around these (a kernel
 # the mode does not see) is found after the body, by torch's version counters;
 # the caller's array then holds it.
 # In-place methods that change only the tensor object, not its memory.
@@ -401,6 +418,11 @@ _IN_PLACE_OPERATORS = frozenset({
     "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__", "__iand__",
     "__ior__", "__ixor__", "__ilshift__", "__irshift__"})
 _NUMPY_VIEWS = frozenset({"numpy", "__array__"})
+# Routes to the memory itself, around the tensor's methods: a storage, whose
+# copy_, fill_ and item assignment no torch function sees, and DLPack's export
+# (np.from_dlpack(x), torch.from_dlpack(x))
+_STORAGES = frozenset({"untyped_storage", "storage", "_typed_storage"})
+_EXPORTS = frozenset({"__dlpack__"})
 # Where a normalisation takes its running statistics and the switch that makes
 # it update them (training, use_input_stats): torch.nn.functional's order, then
 # ATen's (torch.batch_norm, native_batch_norm: input, weight, bias, mean, var)
@@ -415,20 +437,54 @@ _RESHAPES_FIRST = 2  # changes its first argument's metadata in place
 _LENDS_TO_NUMPY = 3  # returns a numpy array of its first argument's memory
 _NORMALISES = 4  # writes into its running statistics (training)
 _RENORMALISES = 5  # writes into its weight with max_norm= (an embedding)
+_WRITES_NAMED = 6  # an operator (torch.ops) whose schema marks what it writes
+_GIVES_STORAGE = 7  # returns the storage of its first argument
+_EXPORTS_FIRST = 8  # exports its first argument's memory (DLPack)
 # torch function -> its kind, learned on first sight (bounded by torch's API)
 _kinds: dict[Any, int] = {}
+# an operator of kind _WRITES_NAMED -> the (position or None, name) of each
+# argument its schema marks written (``Tensor(a!)``)
+_written: dict[Any, tuple[tuple[int | None, str], ...]] = {}
+_OPERATORS = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+
+
+def _schema_writes(op: Any) -> tuple[tuple[int | None, str], ...]:
+    """The arguments ``op`` (an operator, or every overload of a packet) writes
+    into, by its schema: torch.ops.aten.add_.Tensor's name says nothing
+    (``add_.Tensor``), and a custom op says it only there (``mutates_args``).
+    """
+    schemas = ([getattr(op, name)._schema for name in op.overloads()]
+               if isinstance(op, torch._ops.OpOverloadPacket) else [op._schema])
+    found: dict[tuple[int | None, str], None] = {}
+    for schema in schemas:
+        position = 0
+        for argument in schema.arguments:
+            info = argument.alias_info
+            if info is not None and info.is_write:
+                found[None if argument.kwarg_only else position, argument.name] = None
+            position += not argument.kwarg_only
+    return tuple(found)
 
 
 def _kind(func: Any) -> int:
     """What ``func`` does to its arguments' memory, learned and kept in _kinds."""
     name = getattr(func, "__name__", "")
-    if name in _METADATA_ONLY:
+    if isinstance(func, _OPERATORS):
+        written = _schema_writes(func)
+        if written:
+            _written[func] = written
+        kind = _WRITES_NAMED if written else _READS
+    elif name in _METADATA_ONLY:
         kind = _RESHAPES_FIRST
     elif name in _IN_PLACE_OPERATORS or (name.endswith("_")
                                          and not name.endswith("__")):
         kind = _WRITES_FIRST
     elif name in _NUMPY_VIEWS:
         kind = _LENDS_TO_NUMPY
+    elif name in _STORAGES:
+        kind = _GIVES_STORAGE
+    elif name in _EXPORTS:
+        kind = _EXPORTS_FIRST
     elif name in _NORMALISATIONS:
         kind = _NORMALISES
     elif name in ("embedding", "embedding_bag") and getattr(
@@ -550,6 +606,21 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
                 self._refuse(first, func)
         if kind == _READS:
             return func(*args, **kwargs)
+        if kind == _WRITES_NAMED:
+            for position, name in _written[func]:
+                t = (args[position] if position is not None and len(args) > position
+                     else kwargs.get(name))
+                for u in t if isinstance(t, (tuple, list)) else (t,):
+                    self._refuse(u, func)
+            return func(*args, **kwargs)
+        if kind in (_GIVES_STORAGE, _EXPORTS_FIRST):
+            if first is None or _memory(first) not in self.addresses:
+                return func(*args, **kwargs)
+            if kind == _EXPORTS_FIRST:
+                return _read_only_capsule(first, kwargs)
+            # a storage cannot be marked read-only, and its writes (copy_,
+            # fill_, item assignment) reach no torch function: a copy of it
+            return func(*args, **kwargs).clone()
         if kind == _WRITES_FIRST and not _dropout_in_eval(func, args, kwargs):
             for t in first if isinstance(first, (tuple, list)) else (first,):
                 self._refuse(t, func)  # (a list: torch._foreach_add_)
@@ -584,6 +655,22 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
         return arg_error(ValueError, "wrap", "func", "a torch body that does not "
                          f"write into its inputs ({self.why})",
                          f"a body that wrote into one in place ({how})")
+
+
+def _read_only_capsule(t: torch.Tensor, kwargs: dict[str, Any]) -> Any:
+    """``t.__dlpack__(**kwargs)`` for the caller's immutable memory: a versioned
+    capsule marked read-only (numpy's import is then read-only; torch's aliases
+    it, and the mode refuses writes into that alias), or, where the consumer
+    asks for a legacy capsule, which cannot say read-only, a copy's.
+    """
+    version = kwargs.get("max_version")
+    if version is None or tuple(version) < (1, 0):
+        return t.clone().__dlpack__(**kwargs)
+    buffer = _core.from_capsule(t.__dlpack__(), func="wrap")
+    buffer.mark_readonly()
+    # (torch's default stream is -1; a CPU capsule takes None alone)
+    return buffer.__dlpack__(**{k: v for k, v in kwargs.items()
+                                if k != "stream" or v not in (None, -1)})
 
 
 def read_only(arrays: list[torch.Tensor], why: str

@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 from torch.compiler import assume_constant_result
+from torch.fx.experimental.symbolic_shapes import guard_scalar
 
 from .._backends.torch.interop import torch_dtype
 from .._dtypes import parse as parse_dtype
@@ -127,9 +128,23 @@ def _rebuild(node: Any, items: Any) -> Any:
 _TENSOR = "<unitensor: a tensor of the bridged call>"  # a constant standing for one
 
 
+_NUMBERS = (int, float, torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+def _concrete(leaf: Any) -> Any:
+    """A number argument as a plain number. torch.compile's automatic dynamic
+    shapes make an int or float argument symbolic once its value changed (a
+    second trace), which the op cannot name a call by (nor can
+    assume_constant_result take it): ``guard_scalar`` specialises it, Dynamo
+    guarding on its value, so a new value makes a new trace, as for the first.
+    """
+    return guard_scalar(leaf) if isinstance(leaf, _NUMBERS) else leaf
+
+
 def bridged_call(bridge: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """What torch.compile traces for a bridged call: the op on its tensors."""
     leaves, tree = flatten((args, kwargs))
+    leaves = [_concrete(leaf) for leaf in leaves]
     xs = [leaf for leaf in leaves if isinstance(leaf, torch.Tensor)]
     constants = tuple(_TENSOR if isinstance(leaf, torch.Tensor) else leaf
                       for leaf in leaves)
@@ -197,7 +212,7 @@ def _bridge_shapes(xs: list[torch.Tensor], number: int) -> list[torch.Tensor]:
                             "(tracing_mode 'real' or 'fake')",
                             f"a tensor of symbolic shape {tuple(x.shape)}")
         specs.append((tuple(x.shape), parse_dtype(x.dtype, "wrap")))
-    shapes = c.body().eval_shape(c.run, specs)
+    shapes = c.shapes(specs)
     traced.out = _structure(c, len(shapes))
     device = xs[0].device if xs else torch.device("cpu")
     return [torch.empty(shape, dtype=torch_dtype(dtype), device=device)
