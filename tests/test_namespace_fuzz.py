@@ -38,7 +38,7 @@ The properties:
     and LinAlgError are ValueError subclasses, yet a caller on another owner gets
     something else for the same mistake); so are RuntimeError, AttributeError,
     KeyError, SystemError, RecursionError and any framework class. A call running
-    longer than HANG seconds is a failure too (interrupted by SIGALRM). None, a
+    longer than HANG seconds of CPU is a failure too (interrupted by SIGPROF). None, a
     str, a dict or ``object()`` where an array belongs (``x``, ``x1``, ``x2``,
     ``condition``, ``indices``, ``arrays``, an operator's other operand, a value
     written, an index key other than None) must be refused, never computed on;
@@ -104,7 +104,11 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
                 phases=(Phase.explicit, Phase.generate),
                 suppress_health_check=[HealthCheck.too_slow,
                                        HealthCheck.data_too_large])
-HANG = 5.0  # seconds: a call on these tiny arrays takes milliseconds
+# seconds of the process's CPU time, not of the clock: a call on these tiny arrays
+# takes milliseconds (a first jax compile ~1 s), and on a loaded machine the clock
+# ran past 5 s for jax's complex unique_counts while it was only waiting its turn
+HANG = 5.0
+STUCK = 60.0  # seconds of the clock: a call waiting forever (a lock) uses no CPU
 
 # the installed ones of the five, and dask (lazy: its results are graphs, sizes
 # that depend on the data are None); UNITENSOR_FUZZ_OWNERS narrows them
@@ -500,23 +504,28 @@ class Hang(BaseException):  # not an Exception: nothing in the library catches i
 
 
 def _alarm(signum: int, frame: Any) -> None:
-    raise Hang(f"still running after {HANG} s")
+    raise Hang(f"still running after {HANG} s of CPU or {STUCK} s of the clock")
 
 
 @contextlib.contextmanager
 def guarded():
-    """Warnings off, and a call that hangs interrupted (SIGALRM, main thread)."""
-    previous = signal.signal(signal.SIGALRM, _alarm)
+    """Warnings off, and a call that hangs interrupted (SIGPROF after HANG s of
+    CPU, SIGALRM after STUCK s of the clock; main thread)."""
+    previous = (signal.signal(signal.SIGPROF, _alarm),
+                signal.signal(signal.SIGALRM, _alarm))
     # Again every second after the first: a Hang raised where Python swallows it
     # (a gc callback) must not let the call run on.
-    signal.setitimer(signal.ITIMER_REAL, HANG, 1.0)
+    signal.setitimer(signal.ITIMER_PROF, HANG, 1.0)
+    signal.setitimer(signal.ITIMER_REAL, STUCK, 1.0)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])
 
 
 def run(call: Any) -> tuple[Any, BaseException | None]:
