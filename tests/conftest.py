@@ -21,6 +21,25 @@ if importlib.util.find_spec("triton") is not None:
 
 from owners import FRAMEWORKS
 
+LONG = ("a long check (conformance on every owner, the sanitizers, the benchmark "
+        "runs): outside the whole suite's 8 minutes; `pytest --long -m long` runs it, "
+        "as .ci/run does")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--long", action="store_true",
+                     help="also run the long checks (marker long), as .ci/run does")
+
+
+def pytest_collection_modifyitems(config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Long checks are skipped, saying where they run, unless --long is given."""
+    if config.getoption("--long"):
+        return
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            item.add_marker(pytest.mark.skip(reason=LONG))
+
 
 class _FormattedAtOnce(logging.Filter):
     """Keeps a record's text, not its arguments: on Python 3.13, TensorFlow's

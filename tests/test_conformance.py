@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_own_conformance_suite_passes_on_every_owner(tmp_path):
     page = tmp_path / "conformance.md"
     env = {**os.environ, "CONFORMANCE_DERANDOMIZE": "1"}

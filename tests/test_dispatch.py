@@ -97,6 +97,7 @@ def test_default_owner_can_be_set_and_read():
             pass
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_environment_variable_moves_a_whole_program():
     pytest.importorskip("torch")
     code = "import unitensor as ut; print(ut.ones((2,)).owner, ut.asarray([1.0]).owner)"

@@ -482,6 +482,7 @@ print(json.dumps({"grew": after.in_use - before.in_use, "in_use": after.in_use,
 
 
 @pytest.mark.skipif("tensorflow" not in FRAMEWORKS, reason="tensorflow not installed")
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_stats_and_flush_tensorflow_on_cpu_count_bytes_where_it_keeps_counts():
     """TensorFlow counts CPU bytes only with its BFC allocator on the CPU (2.21's
     default CPU allocator keeps none): there, in use, peak and what gc freed."""
@@ -697,6 +698,7 @@ def test_the_launcher_sets_a_limit_then_runs_the_script(tmp_path):
     assert "configure(): limit['jax']: expected a whole number of bytes" in bad.stderr
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_the_launcher_fails_as_python_does(tmp_path):
     """A missing script or module, and a script's exception: python's message,
     exit status and traceback (from the script's frame), not the launcher's."""

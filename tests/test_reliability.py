@@ -447,6 +447,7 @@ def test_p29_jax_to_torch_aliases_without_a_per_call_warning():
     assert t.readonly
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_p29_the_alias_warning_comes_once_per_process():
     code = """if True:
         import warnings

@@ -25,6 +25,7 @@ pytest.importorskip("tensorflow")
 NUMPY = _backends.get("numpy")
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_unaligned_memory_never_reaches_tensorflow_uncopied():
     """Without the alignment guard, TF's StridedSlice kernel aborts the process
     (``tensor.h: Check failed: IsAligned()``): run it where an abort is a result."""
@@ -172,6 +173,7 @@ def test_tensorflow_owned_copy_then_write():
     assert original.numpy().tolist() == [[0.0] * 3] * 2
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_tensorflow_global_state_is_untouched():
     """unitensor never calls experimental_enable_numpy_behavior: after it ran TF
     operations, TF still refuses what plain TF refuses (a fresh interpreter)."""

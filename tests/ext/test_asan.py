@@ -32,7 +32,7 @@ def runtime(name: str) -> str | None:
 
 
 ASAN, UBSAN = runtime("libasan.so"), runtime("libubsan.so")
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.slow, pytest.mark.long,
               pytest.mark.skipif(ASAN is None or UBSAN is None,
                                  reason="needs gcc with libasan and libubsan")]
 

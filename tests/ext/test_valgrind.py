@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON = Path("/usr/bin/python3.11")
 VENV = Path("/tmp/unitensor-valgrind-venv")
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.long, pytest.mark.skipif(
     shutil.which("valgrind") is None or not PYTHON.exists(),
     reason="needs valgrind and Debian's /usr/bin/python3.11")]
 

@@ -41,6 +41,7 @@ def fresh_dynamo():
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_values_and_gradients_match_eager(backend):
     a = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
     b = torch.randn(4, 3, dtype=torch.float64)
@@ -121,6 +122,7 @@ def operator_inputs():
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_operators_and_indexing_match_eager(backend):
     args = operator_inputs()
     compiled = torch.compile(with_operators, fullgraph=True, backend=backend)
@@ -138,6 +140,7 @@ def test_operators_and_indexing_match_eager(backend):
         integer_operators(c))
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_operators_and_indexing_make_one_graph():
     counting = Counting()
     counters = torch._dynamo.utils.counters

@@ -138,6 +138,7 @@ def test_torch_to_jax_is_zero_copy_both_ways():
     torch.testing.assert_close(y, torch.sin(x))
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_torch_to_jax_gradient_matches_native_torch_and_finite_differences(x64):
     @ut.wrap("torch", "jax")
     def body(x, y):
@@ -265,6 +266,7 @@ def test_torch_forward_ad_dual_tensors_match_native_torch(x64):
 
 
 @torch_jit_script_deprecated
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_torch_forward_and_reverse_mode_match_finite_differences(x64):
     body, _ = _torch_pair()
     x, y = (a.requires_grad_() for a in _torch_args())
@@ -574,6 +576,7 @@ def _complex_bodies(xp):
 
 @torch_jit_script_deprecated
 @pytest.mark.parametrize("kind", ["holomorphic", "not holomorphic"])
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_torch_complex_derivatives_follow_torch_s_convention(kind, x64):
     body = ut.wrap("torch", "jax")(_complex_bodies(jnp)[kind])
     native = _complex_bodies(torch)[kind]
@@ -708,6 +711,7 @@ def test_torch_input_jax_cannot_alias_is_copied_and_reported():
     torch.testing.assert_close(y, torch.sin(x))
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_rosenbrock_torch_adam_over_a_jax_body_converges():
     @ut.wrap("torch", "jax")
     @jax.jit
@@ -791,6 +795,7 @@ def test_gradients_in_layouts_the_other_framework_cannot_alias_are_quiet():
     torch.testing.assert_close(x.grad, torch.full((4,), 2.0))
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_jax_to_torch_finite_differences_to_second_order(x64):
     from jax.test_util import check_grads
 
@@ -929,6 +934,7 @@ def test_jax_caller_gets_the_body_s_exception_under_jvp_and_vmap():
 
 @torch_jit_script_deprecated
 @pytest.mark.parametrize("kind", ["holomorphic", "not holomorphic"])
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_jax_complex_derivatives_follow_jax_s_convention(kind, x64):
     from jax.test_util import check_grads
     body = ut.wrap("jax", "torch")(_complex_bodies(torch)[kind])
@@ -1406,6 +1412,7 @@ def test_torch_return_types_reach_the_caller_as_tuples():
     np.testing.assert_allclose(grad, want, rtol=1e-5)
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_a_wrap_inside_a_wrap_in_every_jax_mode():
     # reentrant: under jax.jit the outer shape pass meets the inner bridge
     # with meta tensors

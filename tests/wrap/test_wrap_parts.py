@@ -164,6 +164,7 @@ def test_the_checker_reads_imports_inside_functions():
 @pytest.mark.parametrize("order", [
     "unitensor first", "the bridge op first",
     pytest.param("torch._dynamo first", marks=pytest.mark.slow)])  # (~20 s each)
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_torch_compile_is_shown_the_bridge_once_its_tracer_is_imported(order):
     """The registration happens when torch._dynamo is imported, before or after
     unitensor, and not before (importing unitensor imports no torch); also where

@@ -246,6 +246,7 @@ def test_tf_caller_under_xla_is_a_clear_error(target):
 
 
 @pytest.mark.parametrize("target", ["torch", "jax"])
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_tf_caller_jacobians_by_pfor_match_native_tf(target, x64):
     # pfor traces the gradient function into a graph: symbolic cotangents
     f = ut.wrap("tensorflow", target)(BODIES[target])
@@ -385,6 +386,7 @@ def test_torch_to_tf_gradient_matches_native_torch():
 
 
 @torch_jit_script_deprecated
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_torch_to_tf_matches_finite_differences_all_modes():
     f = ut.wrap("torch", "tensorflow")(f_tf)
     a, b = _data(6)
@@ -488,6 +490,7 @@ def test_torch_caller_gets_the_tf_body_s_exception():
         body(torch.ones(2, requires_grad=True))
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_jax_to_tf_matches_native_jax(x64):
     f = ut.wrap("jax", "tensorflow")(f_tf)
     a, b = (jnp.asarray(v) for v in _data(9))
@@ -516,6 +519,7 @@ def test_jax_to_tf_matches_native_jax(x64):
 # jax.test_util perturbs the inputs into arrays JAX allocates 32-byte aligned:
 # each is copied for TensorFlow, reported (the copy rule, not a failure)
 @pytest.mark.filterwarnings("ignore::unitensor.CopyWarning")
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_jax_to_tf_finite_differences_to_second_order(x64):
     from jax.test_util import check_grads
     f = ut.wrap("jax", "tensorflow")(f_tf)
