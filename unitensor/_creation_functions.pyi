@@ -6,19 +6,153 @@ from ._tensor import Tensor
 
 __all__ = ['arange', 'asarray', 'empty', 'empty_like', 'eye', 'from_dlpack', 'full', 'full_like', 'linspace', 'meshgrid', 'ones', 'ones_like', 'tril', 'triu', 'zeros', 'zeros_like']
 
-def arange(start: Any, /, stop: Any = ..., step: Any = ..., *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def asarray(obj: Any, /, *, dtype: Any = ..., device: Any = ..., copy: Any = ...) -> Tensor: ...
-def empty(shape: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def empty_like(x: Any, /, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def eye(n_rows: Any, n_cols: Any = ..., /, *, k: Any = ..., dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def from_dlpack(x: Any, /, *, device: Any = ..., copy: Any = ...) -> Tensor: ...
-def full(shape: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def full_like(x: Any, /, fill_value: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def linspace(start: Any, stop: Any, /, num: Any, *, dtype: Any = ..., device: Any = ..., endpoint: Any = ...) -> Tensor: ...
-def meshgrid(*arrays: Any, indexing: Any = ...) -> list[Tensor]: ...
-def ones(shape: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def ones_like(x: Any, /, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def tril(x: Any, /, *, k: Any = ...) -> Tensor: ...
-def triu(x: Any, /, *, k: Any = ...) -> Tensor: ...
-def zeros(shape: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def zeros_like(x: Any, /, *, dtype: Any = ..., device: Any = ...) -> Tensor: ...
+def arange(start: Any, /, stop: Any = ..., step: Any = ..., *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``arange`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.arange.html
+    """
+
+def asarray(obj: Any, /, *, dtype: Any = ..., device: Any = ..., copy: Any = ...) -> Tensor:
+    """Wrap ``obj`` as a Tensor, zero-copy where it is already an array.
+
+    Parameters
+    ----------
+    obj : array, capsule, protocol object, scalar or nested sequence
+        A Tensor; an array of numpy, torch, jax, cupy, tensorflow or
+        array_api_strict (the Tensor is then owned by that framework); a DLPack
+        capsule; any object exporting ``__dlpack__``, ``__cuda_array_interface__``,
+        ``__array_interface__`` or the buffer protocol; a Python scalar or a
+        nested sequence of them (made by the default owner).
+    dtype : DType, str or a framework's dtype, optional
+        The result's dtype; a different one converts (a copy).
+    device : Device, str or a framework's device, optional
+        The result's device; a different one copies.
+    copy : bool, optional
+        ``True`` always copies, ``False`` never does (an error where one would
+        be needed, see Raises), ``None`` copies only where it must, with a
+        :class:`CopyWarning` naming why.
+
+    Returns
+    -------
+    Tensor
+        Owned by ``obj``'s framework, or by the natural owner of its memory.
+
+    Raises
+    ------
+    TypeError
+        ``obj`` is of no accepted kind, or its dtype is not a standard one.
+    BufferError
+        The memory cannot be described (e.g. a layout DLPack cannot express).
+    ValueError
+        ``copy=False`` where a copy is needed (another dtype or device, Python
+        data, non-native byte order): the standard's type for ``asarray``.
+    """
+
+def empty(shape: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``empty`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty.html
+    """
+
+def empty_like(x: Any, /, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``empty_like`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.empty_like.html
+    """
+
+def eye(n_rows: Any, n_cols: Any = ..., /, *, k: Any = ..., dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``eye`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.eye.html
+    """
+
+def from_dlpack(x: Any, /, *, device: Any = ..., copy: Any = ...) -> Tensor:
+    """Import ``x`` through DLPack, zero-copy.
+
+    Arrays of a known framework stay owned by it; anything else is wrapped by
+    the natural owner of its device (numpy for CPU memory, cupy for CUDA).
+
+    Parameters
+    ----------
+    x : object with ``__dlpack__``, or a DLPack capsule
+        The producer (a capsule is consumed: it can be imported once).
+    device : Device, str or a framework's device, optional
+        The result's device; a different one copies.
+    copy : bool, optional
+        ``True`` always copies, ``False`` never does, ``None`` only where needed.
+
+    Returns
+    -------
+    Tensor
+        Over the producer's memory, keeping the producer alive.
+
+    Raises
+    ------
+    TypeError
+        ``x`` is neither a capsule nor has ``__dlpack__``, or its dtype is not
+        a standard one.
+    BufferError
+        The capsule is malformed or its memory cannot be read where it is, or
+        ``copy=False`` where a copy is needed (another device): the standard's
+        type for ``from_dlpack``.
+    """
+
+def full(shape: Any, fill_value: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``full`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full.html
+    """
+
+def full_like(x: Any, /, fill_value: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``full_like`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.full_like.html
+    """
+
+def linspace(start: Any, stop: Any, /, num: Any, *, dtype: Any = ..., device: Any = ..., endpoint: Any = ...) -> Tensor:
+    """``linspace`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linspace.html
+    """
+
+def meshgrid(*arrays: Any, indexing: Any = ...) -> list[Tensor]:
+    """``meshgrid`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.meshgrid.html
+    """
+
+def ones(shape: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``ones`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones.html
+    """
+
+def ones_like(x: Any, /, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``ones_like`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ones_like.html
+    """
+
+def tril(x: Any, /, *, k: Any = ...) -> Tensor:
+    """``tril`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tril.html
+    """
+
+def triu(x: Any, /, *, k: Any = ...) -> Tensor:
+    """``triu`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.triu.html
+    """
+
+def zeros(shape: Any, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``zeros`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros.html
+    """
+
+def zeros_like(x: Any, /, *, dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``zeros_like`` of the Array API standard (creation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.zeros_like.html
+    """

@@ -6,70 +6,404 @@ from ._tensor import Tensor
 
 __all__ = ['abs', 'acos', 'acosh', 'add', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'bitwise_and', 'bitwise_left_shift', 'bitwise_invert', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'ceil', 'clip', 'conj', 'copysign', 'cos', 'cosh', 'divide', 'equal', 'exp', 'expm1', 'floor', 'floor_divide', 'greater', 'greater_equal', 'hypot', 'imag', 'isfinite', 'isinf', 'isnan', 'less', 'less_equal', 'log', 'log1p', 'log2', 'log10', 'logaddexp', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'maximum', 'minimum', 'multiply', 'negative', 'nextafter', 'not_equal', 'positive', 'pow', 'real', 'reciprocal', 'remainder', 'round', 'sign', 'signbit', 'sin', 'sinh', 'square', 'sqrt', 'subtract', 'tan', 'tanh', 'trunc']
 
-def abs(x: Any, /) -> Tensor: ...
-def acos(x: Any, /) -> Tensor: ...
-def acosh(x: Any, /) -> Tensor: ...
-def add(x1: Any, x2: Any, /) -> Tensor: ...
-def asin(x: Any, /) -> Tensor: ...
-def asinh(x: Any, /) -> Tensor: ...
-def atan(x: Any, /) -> Tensor: ...
-def atan2(x1: Any, x2: Any, /) -> Tensor: ...
-def atanh(x: Any, /) -> Tensor: ...
-def bitwise_and(x1: Any, x2: Any, /) -> Tensor: ...
-def bitwise_left_shift(x1: Any, x2: Any, /) -> Tensor: ...
-def bitwise_invert(x: Any, /) -> Tensor: ...
-def bitwise_or(x1: Any, x2: Any, /) -> Tensor: ...
-def bitwise_right_shift(x1: Any, x2: Any, /) -> Tensor: ...
-def bitwise_xor(x1: Any, x2: Any, /) -> Tensor: ...
-def ceil(x: Any, /) -> Tensor: ...
-def clip(x: Any, /, min: Any = ..., max: Any = ...) -> Tensor: ...
-def conj(x: Any, /) -> Tensor: ...
-def copysign(x1: Any, x2: Any, /) -> Tensor: ...
-def cos(x: Any, /) -> Tensor: ...
-def cosh(x: Any, /) -> Tensor: ...
-def divide(x1: Any, x2: Any, /) -> Tensor: ...
-def equal(x1: Any, x2: Any, /) -> Tensor: ...
-def exp(x: Any, /) -> Tensor: ...
-def expm1(x: Any, /) -> Tensor: ...
-def floor(x: Any, /) -> Tensor: ...
-def floor_divide(x1: Any, x2: Any, /) -> Tensor: ...
-def greater(x1: Any, x2: Any, /) -> Tensor: ...
-def greater_equal(x1: Any, x2: Any, /) -> Tensor: ...
-def hypot(x1: Any, x2: Any, /) -> Tensor: ...
-def imag(x: Any, /) -> Tensor: ...
-def isfinite(x: Any, /) -> Tensor: ...
-def isinf(x: Any, /) -> Tensor: ...
-def isnan(x: Any, /) -> Tensor: ...
-def less(x1: Any, x2: Any, /) -> Tensor: ...
-def less_equal(x1: Any, x2: Any, /) -> Tensor: ...
-def log(x: Any, /) -> Tensor: ...
-def log1p(x: Any, /) -> Tensor: ...
-def log2(x: Any, /) -> Tensor: ...
-def log10(x: Any, /) -> Tensor: ...
-def logaddexp(x1: Any, x2: Any, /) -> Tensor: ...
-def logical_and(x1: Any, x2: Any, /) -> Tensor: ...
-def logical_not(x: Any, /) -> Tensor: ...
-def logical_or(x1: Any, x2: Any, /) -> Tensor: ...
-def logical_xor(x1: Any, x2: Any, /) -> Tensor: ...
-def maximum(x1: Any, x2: Any, /) -> Tensor: ...
-def minimum(x1: Any, x2: Any, /) -> Tensor: ...
-def multiply(x1: Any, x2: Any, /) -> Tensor: ...
-def negative(x: Any, /) -> Tensor: ...
-def nextafter(x1: Any, x2: Any, /) -> Tensor: ...
-def not_equal(x1: Any, x2: Any, /) -> Tensor: ...
-def positive(x: Any, /) -> Tensor: ...
-def pow(x1: Any, x2: Any, /) -> Tensor: ...
-def real(x: Any, /) -> Tensor: ...
-def reciprocal(x: Any, /) -> Tensor: ...
-def remainder(x1: Any, x2: Any, /) -> Tensor: ...
-def round(x: Any, /) -> Tensor: ...
-def sign(x: Any, /) -> Tensor: ...
-def signbit(x: Any, /) -> Tensor: ...
-def sin(x: Any, /) -> Tensor: ...
-def sinh(x: Any, /) -> Tensor: ...
-def square(x: Any, /) -> Tensor: ...
-def sqrt(x: Any, /) -> Tensor: ...
-def subtract(x1: Any, x2: Any, /) -> Tensor: ...
-def tan(x: Any, /) -> Tensor: ...
-def tanh(x: Any, /) -> Tensor: ...
-def trunc(x: Any, /) -> Tensor: ...
+def abs(x: Any, /) -> Tensor:
+    """``abs`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.abs.html
+    """
+
+def acos(x: Any, /) -> Tensor:
+    """``acos`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.acos.html
+    """
+
+def acosh(x: Any, /) -> Tensor:
+    """``acosh`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.acosh.html
+    """
+
+def add(x1: Any, x2: Any, /) -> Tensor:
+    """``add`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html
+    """
+
+def asin(x: Any, /) -> Tensor:
+    """``asin`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.asin.html
+    """
+
+def asinh(x: Any, /) -> Tensor:
+    """``asinh`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.asinh.html
+    """
+
+def atan(x: Any, /) -> Tensor:
+    """``atan`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.atan.html
+    """
+
+def atan2(x1: Any, x2: Any, /) -> Tensor:
+    """``atan2`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.atan2.html
+    """
+
+def atanh(x: Any, /) -> Tensor:
+    """``atanh`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.atanh.html
+    """
+
+def bitwise_and(x1: Any, x2: Any, /) -> Tensor:
+    """``bitwise_and`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_and.html
+    """
+
+def bitwise_left_shift(x1: Any, x2: Any, /) -> Tensor:
+    """``bitwise_left_shift`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_left_shift.html
+    """
+
+def bitwise_invert(x: Any, /) -> Tensor:
+    """``bitwise_invert`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_invert.html
+    """
+
+def bitwise_or(x1: Any, x2: Any, /) -> Tensor:
+    """``bitwise_or`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_or.html
+    """
+
+def bitwise_right_shift(x1: Any, x2: Any, /) -> Tensor:
+    """``bitwise_right_shift`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_right_shift.html
+    """
+
+def bitwise_xor(x1: Any, x2: Any, /) -> Tensor:
+    """``bitwise_xor`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_xor.html
+    """
+
+def ceil(x: Any, /) -> Tensor:
+    """``ceil`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ceil.html
+    """
+
+def clip(x: Any, /, min: Any = ..., max: Any = ...) -> Tensor:
+    """``clip`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.clip.html
+    """
+
+def conj(x: Any, /) -> Tensor:
+    """``conj`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.conj.html
+    """
+
+def copysign(x1: Any, x2: Any, /) -> Tensor:
+    """``copysign`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.copysign.html
+    """
+
+def cos(x: Any, /) -> Tensor:
+    """``cos`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cos.html
+    """
+
+def cosh(x: Any, /) -> Tensor:
+    """``cosh`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cosh.html
+    """
+
+def divide(x1: Any, x2: Any, /) -> Tensor:
+    """``divide`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.divide.html
+    """
+
+def equal(x1: Any, x2: Any, /) -> Tensor:
+    """``equal`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.equal.html
+    """
+
+def exp(x: Any, /) -> Tensor:
+    """``exp`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.exp.html
+    """
+
+def expm1(x: Any, /) -> Tensor:
+    """``expm1`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.expm1.html
+    """
+
+def floor(x: Any, /) -> Tensor:
+    """``floor`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.floor.html
+    """
+
+def floor_divide(x1: Any, x2: Any, /) -> Tensor:
+    """``floor_divide`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.floor_divide.html
+    """
+
+def greater(x1: Any, x2: Any, /) -> Tensor:
+    """``greater`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.greater.html
+    """
+
+def greater_equal(x1: Any, x2: Any, /) -> Tensor:
+    """``greater_equal`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.greater_equal.html
+    """
+
+def hypot(x1: Any, x2: Any, /) -> Tensor:
+    """``hypot`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.hypot.html
+    """
+
+def imag(x: Any, /) -> Tensor:
+    """``imag`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.imag.html
+    """
+
+def isfinite(x: Any, /) -> Tensor:
+    """``isfinite`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isfinite.html
+    """
+
+def isinf(x: Any, /) -> Tensor:
+    """``isinf`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isinf.html
+    """
+
+def isnan(x: Any, /) -> Tensor:
+    """``isnan`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isnan.html
+    """
+
+def less(x1: Any, x2: Any, /) -> Tensor:
+    """``less`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.less.html
+    """
+
+def less_equal(x1: Any, x2: Any, /) -> Tensor:
+    """``less_equal`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.less_equal.html
+    """
+
+def log(x: Any, /) -> Tensor:
+    """``log`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log.html
+    """
+
+def log1p(x: Any, /) -> Tensor:
+    """``log1p`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log1p.html
+    """
+
+def log2(x: Any, /) -> Tensor:
+    """``log2`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log2.html
+    """
+
+def log10(x: Any, /) -> Tensor:
+    """``log10`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log10.html
+    """
+
+def logaddexp(x1: Any, x2: Any, /) -> Tensor:
+    """``logaddexp`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logaddexp.html
+    """
+
+def logical_and(x1: Any, x2: Any, /) -> Tensor:
+    """``logical_and`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_and.html
+    """
+
+def logical_not(x: Any, /) -> Tensor:
+    """``logical_not`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_not.html
+    """
+
+def logical_or(x1: Any, x2: Any, /) -> Tensor:
+    """``logical_or`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_or.html
+    """
+
+def logical_xor(x1: Any, x2: Any, /) -> Tensor:
+    """``logical_xor`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_xor.html
+    """
+
+def maximum(x1: Any, x2: Any, /) -> Tensor:
+    """``maximum`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.maximum.html
+    """
+
+def minimum(x1: Any, x2: Any, /) -> Tensor:
+    """``minimum`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.minimum.html
+    """
+
+def multiply(x1: Any, x2: Any, /) -> Tensor:
+    """``multiply`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.multiply.html
+    """
+
+def negative(x: Any, /) -> Tensor:
+    """``negative`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.negative.html
+    """
+
+def nextafter(x1: Any, x2: Any, /) -> Tensor:
+    """``nextafter`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nextafter.html
+    """
+
+def not_equal(x1: Any, x2: Any, /) -> Tensor:
+    """``not_equal`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.not_equal.html
+    """
+
+def positive(x: Any, /) -> Tensor:
+    """``positive`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.positive.html
+    """
+
+def pow(x1: Any, x2: Any, /) -> Tensor:
+    """``pow`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.pow.html
+    """
+
+def real(x: Any, /) -> Tensor:
+    """``real`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.real.html
+    """
+
+def reciprocal(x: Any, /) -> Tensor:
+    """``reciprocal`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.reciprocal.html
+    """
+
+def remainder(x1: Any, x2: Any, /) -> Tensor:
+    """``remainder`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.remainder.html
+    """
+
+def round(x: Any, /) -> Tensor:
+    """``round`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.round.html
+    """
+
+def sign(x: Any, /) -> Tensor:
+    """``sign`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sign.html
+    """
+
+def signbit(x: Any, /) -> Tensor:
+    """``signbit`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.signbit.html
+    """
+
+def sin(x: Any, /) -> Tensor:
+    """``sin`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sin.html
+    """
+
+def sinh(x: Any, /) -> Tensor:
+    """``sinh`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sinh.html
+    """
+
+def square(x: Any, /) -> Tensor:
+    """``square`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.square.html
+    """
+
+def sqrt(x: Any, /) -> Tensor:
+    """``sqrt`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sqrt.html
+    """
+
+def subtract(x1: Any, x2: Any, /) -> Tensor:
+    """``subtract`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.subtract.html
+    """
+
+def tan(x: Any, /) -> Tensor:
+    """``tan`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tan.html
+    """
+
+def tanh(x: Any, /) -> Tensor:
+    """``tanh`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tanh.html
+    """
+
+def trunc(x: Any, /) -> Tensor:
+    """``trunc`` of the Array API standard (elementwise), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.trunc.html
+    """

@@ -6,5 +6,14 @@ from ._tensor import Tensor
 
 __all__ = ['take', 'take_along_axis']
 
-def take(x: Any, indices: Any, /, *, axis: Any = ...) -> Tensor: ...
-def take_along_axis(x: Any, indices: Any, /, *, axis: Any = ...) -> Tensor: ...
+def take(x: Any, indices: Any, /, *, axis: Any = ...) -> Tensor:
+    """``take`` of the Array API standard (indexing), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html
+    """
+
+def take_along_axis(x: Any, indices: Any, /, *, axis: Any = ...) -> Tensor:
+    """``take_along_axis`` of the Array API standard (indexing), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take_along_axis.html
+    """

@@ -6,7 +6,26 @@ from ._tensor import Tensor
 
 __all__ = ['matmul', 'matrix_transpose', 'tensordot', 'vecdot']
 
-def matmul(x1: Any, x2: Any, /) -> Tensor: ...
-def matrix_transpose(x: Any, /) -> Tensor: ...
-def tensordot(x1: Any, x2: Any, /, *, axes: Any = ...) -> Tensor: ...
-def vecdot(x1: Any, x2: Any, /, *, axis: Any = ...) -> Tensor: ...
+def matmul(x1: Any, x2: Any, /) -> Tensor:
+    """``matmul`` of the Array API standard (linear_algebra), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html
+    """
+
+def matrix_transpose(x: Any, /) -> Tensor:
+    """``matrix_transpose`` of the Array API standard (linear_algebra), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matrix_transpose.html
+    """
+
+def tensordot(x1: Any, x2: Any, /, *, axes: Any = ...) -> Tensor:
+    """``tensordot`` of the Array API standard (linear_algebra), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tensordot.html
+    """
+
+def vecdot(x1: Any, x2: Any, /, *, axis: Any = ...) -> Tensor:
+    """``vecdot`` of the Array API standard (linear_algebra), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.vecdot.html
+    """

@@ -6,18 +6,112 @@ from ._tensor import Tensor
 
 __all__ = ['broadcast_arrays', 'broadcast_shapes', 'broadcast_to', 'concat', 'expand_dims', 'flip', 'moveaxis', 'permute_dims', 'repeat', 'reshape', 'roll', 'squeeze', 'stack', 'tile', 'unstack']
 
-def broadcast_arrays(*arrays: Any) -> list[Tensor]: ...
-def broadcast_shapes(*shapes: Any) -> tuple[int | None, ...]: ...
-def broadcast_to(x: Any, /, shape: Any) -> Tensor: ...
-def concat(arrays: Any, /, *, axis: Any = ...) -> Tensor: ...
-def expand_dims(x: Any, /, axis: Any) -> Tensor: ...
-def flip(x: Any, /, *, axis: Any = ...) -> Tensor: ...
-def moveaxis(x: Any, source: Any, destination: Any, /) -> Tensor: ...
-def permute_dims(x: Any, /, axes: Any) -> Tensor: ...
-def repeat(x: Any, repeats: Any, /, *, axis: Any = ...) -> Tensor: ...
-def reshape(x: Any, /, shape: Any, *, copy: Any = ...) -> Tensor: ...
-def roll(x: Any, /, shift: Any, *, axis: Any = ...) -> Tensor: ...
-def squeeze(x: Any, /, axis: Any) -> Tensor: ...
-def stack(arrays: Any, /, *, axis: Any = ...) -> Tensor: ...
-def tile(x: Any, repetitions: Any, /) -> Tensor: ...
-def unstack(x: Any, /, *, axis: Any = ...) -> tuple[Tensor, ...]: ...
+def broadcast_arrays(*arrays: Any) -> list[Tensor]:
+    """``broadcast_arrays`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_arrays.html
+    """
+
+def broadcast_shapes(*shapes: Any) -> tuple[int | None, ...]:
+    """Broadcast shapes against one another (2025.12).
+
+    Shapes hold no data, so no framework takes part: the standard's broadcasting
+    rule, computed here, gives one answer whoever the default owner is.
+
+    Parameters
+    ----------
+    *shapes : tuple of int or None
+        The shapes (tuples of non-negative ints; ``torch.Size`` is one). None is
+        a size a lazy owner (dask) does not know yet: it propagates, as the
+        standard asks of libraries that build graphs.
+
+    Returns
+    -------
+    tuple of int or None
+        The broadcast shape; ``()`` for no shapes.
+
+    Raises
+    ------
+    TypeError
+        A shape is not a tuple of ints.
+    ValueError
+        A size is negative, or the shapes do not broadcast together.
+    """
+
+def broadcast_to(x: Any, /, shape: Any) -> Tensor:
+    """``broadcast_to`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html
+    """
+
+def concat(arrays: Any, /, *, axis: Any = ...) -> Tensor:
+    """``concat`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html
+    """
+
+def expand_dims(x: Any, /, axis: Any) -> Tensor:
+    """``expand_dims`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.expand_dims.html
+    """
+
+def flip(x: Any, /, *, axis: Any = ...) -> Tensor:
+    """``flip`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.flip.html
+    """
+
+def moveaxis(x: Any, source: Any, destination: Any, /) -> Tensor:
+    """``moveaxis`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html
+    """
+
+def permute_dims(x: Any, /, axes: Any) -> Tensor:
+    """``permute_dims`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.permute_dims.html
+    """
+
+def repeat(x: Any, repeats: Any, /, *, axis: Any = ...) -> Tensor:
+    """``repeat`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html
+    """
+
+def reshape(x: Any, /, shape: Any, *, copy: Any = ...) -> Tensor:
+    """``reshape`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.reshape.html
+    """
+
+def roll(x: Any, /, shift: Any, *, axis: Any = ...) -> Tensor:
+    """``roll`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html
+    """
+
+def squeeze(x: Any, /, axis: Any) -> Tensor:
+    """``squeeze`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.squeeze.html
+    """
+
+def stack(arrays: Any, /, *, axis: Any = ...) -> Tensor:
+    """``stack`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html
+    """
+
+def tile(x: Any, repetitions: Any, /) -> Tensor:
+    """``tile`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html
+    """
+
+def unstack(x: Any, /, *, axis: Any = ...) -> tuple[Tensor, ...]:
+    """``unstack`` of the Array API standard (manipulation), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unstack.html
+    """

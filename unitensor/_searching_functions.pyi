@@ -6,9 +6,38 @@ from ._tensor import Tensor
 
 __all__ = ['argmax', 'argmin', 'count_nonzero', 'nonzero', 'searchsorted', 'where']
 
-def argmax(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def argmin(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def count_nonzero(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def nonzero(x: Any, /) -> Tensor: ...
-def searchsorted(x1: Any, x2: Any, /, *, side: Any = ..., sorter: Any = ...) -> Tensor: ...
-def where(condition: Any, x1: Any, x2: Any, /) -> Tensor: ...
+def argmax(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``argmax`` of the Array API standard (searching), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html
+    """
+
+def argmin(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``argmin`` of the Array API standard (searching), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html
+    """
+
+def count_nonzero(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``count_nonzero`` of the Array API standard (searching), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html
+    """
+
+def nonzero(x: Any, /) -> Tensor:
+    """``nonzero`` of the Array API standard (searching), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nonzero.html
+    """
+
+def searchsorted(x1: Any, x2: Any, /, *, side: Any = ..., sorter: Any = ...) -> Tensor:
+    """``searchsorted`` of the Array API standard (searching), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html
+    """
+
+def where(condition: Any, x1: Any, x2: Any, /) -> Tensor:
+    """``where`` of the Array API standard (searching), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
+    """

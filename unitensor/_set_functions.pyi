@@ -6,8 +6,32 @@ from ._tensor import Tensor
 
 __all__ = ['isin', 'unique_all', 'unique_counts', 'unique_inverse', 'unique_values']
 
-def isin(x1: Any, x2: Any, /, *, invert: Any = ...) -> Tensor: ...
-def unique_all(x: Any, /) -> Any: ...
-def unique_counts(x: Any, /) -> Any: ...
-def unique_inverse(x: Any, /) -> Any: ...
-def unique_values(x: Any, /) -> Tensor: ...
+def isin(x1: Any, x2: Any, /, *, invert: Any = ...) -> Tensor:
+    """``isin`` of the Array API standard (set), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html
+    """
+
+def unique_all(x: Any, /) -> Any:
+    """``unique_all`` of the Array API standard (set), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_all.html
+    """
+
+def unique_counts(x: Any, /) -> Any:
+    """``unique_counts`` of the Array API standard (set), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_counts.html
+    """
+
+def unique_inverse(x: Any, /) -> Any:
+    """``unique_inverse`` of the Array API standard (set), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_inverse.html
+    """
+
+def unique_values(x: Any, /) -> Tensor:
+    """``unique_values`` of the Array API standard (set), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_values.html
+    """

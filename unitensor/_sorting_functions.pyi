@@ -6,5 +6,14 @@ from ._tensor import Tensor
 
 __all__ = ['argsort', 'sort']
 
-def argsort(x: Any, /, *, axis: Any = ..., descending: Any = ..., stable: Any = ...) -> Tensor: ...
-def sort(x: Any, /, *, axis: Any = ..., descending: Any = ..., stable: Any = ...) -> Tensor: ...
+def argsort(x: Any, /, *, axis: Any = ..., descending: Any = ..., stable: Any = ...) -> Tensor:
+    """``argsort`` of the Array API standard (sorting), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html
+    """
+
+def sort(x: Any, /, *, axis: Any = ..., descending: Any = ..., stable: Any = ...) -> Tensor:
+    """``sort`` of the Array API standard (sorting), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html
+    """

@@ -6,12 +6,56 @@ from ._tensor import Tensor
 
 __all__ = ['cumulative_sum', 'cumulative_prod', 'max', 'mean', 'min', 'prod', 'std', 'sum', 'var']
 
-def cumulative_sum(x: Any, /, *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ...) -> Tensor: ...
-def cumulative_prod(x: Any, /, *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ...) -> Tensor: ...
-def max(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def mean(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def min(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def prod(x: Any, /, *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def std(x: Any, /, *, axis: Any = ..., correction: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def sum(x: Any, /, *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def var(x: Any, /, *, axis: Any = ..., correction: Any = ..., keepdims: Any = ...) -> Tensor: ...
+def cumulative_sum(x: Any, /, *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ...) -> Tensor:
+    """``cumulative_sum`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html
+    """
+
+def cumulative_prod(x: Any, /, *, axis: Any = ..., dtype: Any = ..., include_initial: Any = ...) -> Tensor:
+    """``cumulative_prod`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html
+    """
+
+def max(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``max`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.max.html
+    """
+
+def mean(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``mean`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
+    """
+
+def min(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``min`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.min.html
+    """
+
+def prod(x: Any, /, *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``prod`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.prod.html
+    """
+
+def std(x: Any, /, *, axis: Any = ..., correction: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``std`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
+    """
+
+def sum(x: Any, /, *, axis: Any = ..., dtype: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``sum`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sum.html
+    """
+
+def var(x: Any, /, *, axis: Any = ..., correction: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``var`` of the Array API standard (statistical), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
+    """

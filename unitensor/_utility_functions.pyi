@@ -6,6 +6,20 @@ from ._tensor import Tensor
 
 __all__ = ['all', 'any', 'diff']
 
-def all(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def any(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor: ...
-def diff(x: Any, /, *, axis: Any = ..., n: Any = ..., prepend: Any = ..., append: Any = ...) -> Tensor: ...
+def all(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``all`` of the Array API standard (utility), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.all.html
+    """
+
+def any(x: Any, /, *, axis: Any = ..., keepdims: Any = ...) -> Tensor:
+    """``any`` of the Array API standard (utility), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.any.html
+    """
+
+def diff(x: Any, /, *, axis: Any = ..., n: Any = ..., prepend: Any = ..., append: Any = ...) -> Tensor:
+    """``diff`` of the Array API standard (utility), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.diff.html
+    """

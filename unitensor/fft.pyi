@@ -6,17 +6,86 @@ from ._tensor import Tensor
 
 __all__ = ['fft', 'ifft', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfftn', 'irfftn', 'hfft', 'ihfft', 'fftfreq', 'rfftfreq', 'fftshift', 'ifftshift']
 
-def fft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor: ...
-def ifft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor: ...
-def fftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor: ...
-def ifftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor: ...
-def rfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor: ...
-def irfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor: ...
-def rfftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor: ...
-def irfftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor: ...
-def hfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor: ...
-def ihfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor: ...
-def fftfreq(n: Any, /, *, d: Any = ..., dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def rfftfreq(n: Any, /, *, d: Any = ..., dtype: Any = ..., device: Any = ...) -> Tensor: ...
-def fftshift(x: Any, /, *, axes: Any = ...) -> Tensor: ...
-def ifftshift(x: Any, /, *, axes: Any = ...) -> Tensor: ...
+def fft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor:
+    """``fft`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fft.html
+    """
+
+def ifft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor:
+    """``ifft`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifft.html
+    """
+
+def fftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor:
+    """``fftn`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftn.html
+    """
+
+def ifftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor:
+    """``ifftn`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftn.html
+    """
+
+def rfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor:
+    """``rfft`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfft.html
+    """
+
+def irfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor:
+    """``irfft`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfft.html
+    """
+
+def rfftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor:
+    """``rfftn`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftn.html
+    """
+
+def irfftn(x: Any, /, *, s: Any = ..., axes: Any = ..., norm: Any = ...) -> Tensor:
+    """``irfftn`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfftn.html
+    """
+
+def hfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor:
+    """``hfft`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.hfft.html
+    """
+
+def ihfft(x: Any, /, *, n: Any = ..., axis: Any = ..., norm: Any = ...) -> Tensor:
+    """``ihfft`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ihfft.html
+    """
+
+def fftfreq(n: Any, /, *, d: Any = ..., dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``fftfreq`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftfreq.html
+    """
+
+def rfftfreq(n: Any, /, *, d: Any = ..., dtype: Any = ..., device: Any = ...) -> Tensor:
+    """``rfftfreq`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftfreq.html
+    """
+
+def fftshift(x: Any, /, *, axes: Any = ...) -> Tensor:
+    """``fftshift`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftshift.html
+    """
+
+def ifftshift(x: Any, /, *, axes: Any = ...) -> Tensor:
+    """``ifftshift`` of the Array API standard (fft), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftshift.html
+    """

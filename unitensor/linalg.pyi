@@ -6,28 +6,152 @@ from ._tensor import Tensor
 
 __all__ = ['cholesky', 'cross', 'det', 'diagonal', 'eig', 'eigh', 'eigvals', 'eigvalsh', 'inv', 'matmul', 'matrix_norm', 'matrix_power', 'matrix_rank', 'matrix_transpose', 'outer', 'pinv', 'qr', 'slogdet', 'solve', 'svd', 'svdvals', 'tensordot', 'trace', 'vecdot', 'vector_norm']
 
-def cholesky(x: Any, /, *, upper: Any = ...) -> Tensor: ...
-def cross(x1: Any, x2: Any, /, *, axis: Any = ...) -> Tensor: ...
-def det(x: Any, /) -> Tensor: ...
-def diagonal(x: Any, /, *, offset: Any = ...) -> Tensor: ...
-def eig(x: Any, /) -> Any: ...
-def eigh(x: Any, /) -> Any: ...
-def eigvals(x: Any, /) -> Tensor: ...
-def eigvalsh(x: Any, /) -> Tensor: ...
-def inv(x: Any, /) -> Tensor: ...
-def matmul(x1: Any, x2: Any, /) -> Tensor: ...
-def matrix_norm(x: Any, /, *, keepdims: Any = ..., ord: Any = ...) -> Tensor: ...
-def matrix_power(x: Any, n: Any, /) -> Tensor: ...
-def matrix_rank(x: Any, /, *, rtol: Any = ...) -> Tensor: ...
-def matrix_transpose(x: Any, /) -> Tensor: ...
-def outer(x1: Any, x2: Any, /) -> Tensor: ...
-def pinv(x: Any, /, *, rtol: Any = ...) -> Tensor: ...
-def qr(x: Any, /, *, mode: Any = ...) -> Any: ...
-def slogdet(x: Any, /) -> Any: ...
-def solve(x1: Any, x2: Any, /) -> Tensor: ...
-def svd(x: Any, /, *, full_matrices: Any = ...) -> Any: ...
-def svdvals(x: Any, /) -> Tensor: ...
-def tensordot(x1: Any, x2: Any, /, *, axes: Any = ...) -> Tensor: ...
-def trace(x: Any, /, *, offset: Any = ..., dtype: Any = ...) -> Tensor: ...
-def vecdot(x1: Any, x2: Any, /, *, axis: Any = ...) -> Tensor: ...
-def vector_norm(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., ord: Any = ...) -> Tensor: ...
+def cholesky(x: Any, /, *, upper: Any = ...) -> Tensor:
+    """``cholesky`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cholesky.html
+    """
+
+def cross(x1: Any, x2: Any, /, *, axis: Any = ...) -> Tensor:
+    """``cross`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cross.html
+    """
+
+def det(x: Any, /) -> Tensor:
+    """``det`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.det.html
+    """
+
+def diagonal(x: Any, /, *, offset: Any = ...) -> Tensor:
+    """``diagonal`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.diagonal.html
+    """
+
+def eig(x: Any, /) -> Any:
+    """``eig`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eig.html
+    """
+
+def eigh(x: Any, /) -> Any:
+    """``eigh`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigh.html
+    """
+
+def eigvals(x: Any, /) -> Tensor:
+    """``eigvals`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvals.html
+    """
+
+def eigvalsh(x: Any, /) -> Tensor:
+    """``eigvalsh`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvalsh.html
+    """
+
+def inv(x: Any, /) -> Tensor:
+    """``inv`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.inv.html
+    """
+
+def matmul(x1: Any, x2: Any, /) -> Tensor:
+    """``matmul`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matmul.html
+    """
+
+def matrix_norm(x: Any, /, *, keepdims: Any = ..., ord: Any = ...) -> Tensor:
+    """``matrix_norm`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_norm.html
+    """
+
+def matrix_power(x: Any, n: Any, /) -> Tensor:
+    """``matrix_power`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_power.html
+    """
+
+def matrix_rank(x: Any, /, *, rtol: Any = ...) -> Tensor:
+    """``matrix_rank`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_rank.html
+    """
+
+def matrix_transpose(x: Any, /) -> Tensor:
+    """``matrix_transpose`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_transpose.html
+    """
+
+def outer(x1: Any, x2: Any, /) -> Tensor:
+    """``outer`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.outer.html
+    """
+
+def pinv(x: Any, /, *, rtol: Any = ...) -> Tensor:
+    """``pinv`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.pinv.html
+    """
+
+def qr(x: Any, /, *, mode: Any = ...) -> Any:
+    """``qr`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.qr.html
+    """
+
+def slogdet(x: Any, /) -> Any:
+    """``slogdet`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.slogdet.html
+    """
+
+def solve(x1: Any, x2: Any, /) -> Tensor:
+    """``solve`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.solve.html
+    """
+
+def svd(x: Any, /, *, full_matrices: Any = ...) -> Any:
+    """``svd`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svd.html
+    """
+
+def svdvals(x: Any, /) -> Tensor:
+    """``svdvals`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svdvals.html
+    """
+
+def tensordot(x1: Any, x2: Any, /, *, axes: Any = ...) -> Tensor:
+    """``tensordot`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.tensordot.html
+    """
+
+def trace(x: Any, /, *, offset: Any = ..., dtype: Any = ...) -> Tensor:
+    """``trace`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.trace.html
+    """
+
+def vecdot(x1: Any, x2: Any, /, *, axis: Any = ...) -> Tensor:
+    """``vecdot`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vecdot.html
+    """
+
+def vector_norm(x: Any, /, *, axis: Any = ..., keepdims: Any = ..., ord: Any = ...) -> Tensor:
+    """``vector_norm`` of the Array API standard (linalg), run by the owner of the operands.
+
+    Parameters, results and special cases are the standard's: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vector_norm.html
+    """
