@@ -189,11 +189,17 @@ def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)
         for item in items:
-            if type(item) is not Tensor:
-                if _native_backend(item) is None:
+            if type(item) is Tensor:
+                backend = item._backend
+            else:
+                backend = _native_backend(item)
+                if backend is None:
                     continue
+            if not backend.AUTODIFF:  # numpy, dask, array_api_strict: no graph
+                continue
+            if type(item) is not Tensor:
                 item = _convert.asarray(item)
-            state = item._backend.autodiff_state(item._native)
+            state = backend.autodiff_state(item._native)
             if state is not None:
                 carrying.append((item, state))
     if not carrying:
