@@ -120,6 +120,33 @@ def test_mixed_kinds_promote_to_the_higher_kind_on_every_owner(owner):
         i += _on(owner, [0.5, 0.5], np.float32)
 
 
+def test_a_python_scalar_of_a_higher_kind_is_the_default_dtype_of_its_kind(owner):
+    # int32_x * 0.5: numpy float64, torch its float32, TF and array_api_strict
+    # refused; one rule: the scalar is a 0-D array of the default dtype of its
+    # kind (float64 on the CPU), then mixed kinds promote (docs/namespace.md)
+    def program(o):
+        i = _on(o, [1, 2, 3], np.int32)
+        u = _on(o, [1, 2, 200], np.uint8)
+        b = _on(o, [True, False, True], np.bool_)
+        return [i * 0.5, 1.5 + i, ut.multiply(i, 0.25), i ** 0.5, u - 1.5,
+                i * 0.5j, b * 0.5, b + 1, 2 - b, ut.where(b, i, 0.5),
+                i < 1.5, 2.0 == i, ut.maximum(i, 2.5)]
+
+    got, want = program(owner), program("numpy")
+    assert [t.dtype for t in got] == [ut.float64] * 5 + [ut.complex128, ut.float64,
+                                      ut.int64, ut.int64, ut.float64, ut.bool,
+                                      ut.bool, ut.float64]
+    assert [t.owner for t in got] == [owner] * len(got)
+    assert [_values(t) for t in got] == [_values(t) for t in want]
+    i = _on(owner, [1, 2, 3], np.int32)
+    assert ut.result_type(i, 0.5) is ut.float64
+    assert ut.result_type(ut.int8, 1j) is ut.complex128
+    assert ut.result_type(ut.bool, 1) is ut.int64
+    assert ut.result_type(ut.float32, 1.5, 1j) is ut.complex64  # the standard's
+    with pytest.raises(TypeError):  # in place, the dtype is kept: refused
+        i += 0.5
+
+
 def test_python_data_is_cast_as_numpy_casts_it_on_every_owner(owner):
     def program():
         with ut.owner(owner):

@@ -328,7 +328,7 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         backend, anchor = _choose(args, kwargs, name)
         positions = _PROMOTED.get(name)
         if positions is not None:  # operands promoted together: one kind first
-            args = _one_kind(name, args, positions)
+            args = _one_kind(name, args, positions, backend)
     except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
         error = _wrapping_refused(name, exc, args, kwargs)
         if error is None:
@@ -360,15 +360,24 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 
 
-def _one_kind(name: str, args: tuple[Any, ...],
-              positions: tuple[int, ...]) -> tuple[Any, ...]:
+def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
+              backend: Adapter) -> tuple[Any, ...]:
     """``args`` with the operands at ``positions`` (a list there: its items) of a
     lower kind cast to the dtype of mixed-kind promotion (``_dtypes.promote``:
     int32 with float32 is float32), by their own framework, so that every owner
     computes the one rule (numpy's table would give float64, array_api_strict
     refuses). Operands of one kind, the standard's table, are left to the owner.
+
+    A Python scalar of a higher kind than every array operand (a float or a
+    complex with an integer or bool array, an int with a bool array), which the
+    standard leaves open, stands for a 0-D array of ``backend``'s default dtype
+    of its kind on the array's device (what ``asarray(scalar)`` makes there:
+    float64 on the CPU), and the arrays are cast to it: ``int32_x * 0.5`` is
+    float64 on every owner, as numpy computes it (torch would give float32,
+    TensorFlow and array_api_strict refuse).
     """
     found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
+    scalar = -1  # the highest kind of a Python scalar among the operands
     for position in positions:
         if position >= len(args):
             continue
@@ -377,16 +386,24 @@ def _one_kind(name: str, args: tuple[Any, ...],
         items = value if in_sequence else (value,)
         for i, item in enumerate(items):
             if type(item) is not Tensor:
+                rank = _SCALAR_RANK.get(type(item))
+                if rank is not None:
+                    scalar = max(scalar, rank)
+                    continue
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
             found.append((position, i if in_sequence else None, item))
     ranks = {KIND_RANK[t.dtype.kind] for _, _, t in found}
-    if len(ranks) < 2 or min(ranks) >= 2:  # one kind, or floating with complex
+    if ranks and scalar > max(ranks) and max(ranks) < 2 and not (
+            scalar >= 2 and name.startswith("bitwise_")):  # bitwise: no floats
+        target = _default_dtype(backend, found[0][2], _DEFAULT_KIND[scalar])
+    elif len(ranks) < 2 or min(ranks) >= 2:  # one kind, or floating with complex
         return args
-    target = found[0][2].dtype
-    for _, _, t in found[1:]:
-        target = promote(target, t.dtype, name)
+    else:
+        target = found[0][2].dtype
+        for _, _, t in found[1:]:
+            target = promote(target, t.dtype, name)
     rank = KIND_RANK[target.kind]
     new = list(args)
     for position, index, t in found:
@@ -401,6 +418,25 @@ def _one_kind(name: str, args: tuple[Any, ...],
     return tuple(new)
 
 
+# A Python scalar's kind, ranked as KIND_RANK ranks an array's, and the default
+# dtype that stands for it beside an array of a lower kind (_one_kind).
+_SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+_DEFAULT_KIND = {1: "integral", 2: "real floating", 3: "complex floating"}
+
+
+def _default_dtype(backend: Adapter, like: Tensor, kind: str) -> DType:
+    """``backend``'s default dtype of ``kind`` on ``like``'s device (its own
+    inspection API: torch's float64 on the CPU, JAX's x64 switch).
+    """
+    info = implementation(backend, "__array_namespace_info__")()
+    device = backend.native_device(like.device)
+    native = info.default_dtypes(device=device)[kind]
+    dtype = backend.dtype_from_native(native)
+    if dtype is None:  # every owner's default is one of the standard's dtypes
+        raise TypeError(f"{backend.NAME}: default dtype {native!r} unknown")
+    return dtype
+
+
 def binary(name: str, x1: Any, x2: Any) -> Any:
     """The general path of a two-operand function (the generated function holds
     the fast path for two Tensors of one owner and dtype): a Tensor and a Python
@@ -413,7 +449,11 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
     elif kind1 is int and not 0 <= x1 <= HELD_BY_ALL:
         _check_int(name, x2, x1, "x1")
     if (kind1 is Tensor and kind2 in _PYTHON_SCALARS and name in _TAKE_SCALARS
-            and not (owner_blocks() and _forced.get() is not None)):
+            and not (owner_blocks() and _forced.get() is not None)
+            # a float or complex with an integer or bool array: one rule (the
+            # general path's _one_kind), where torch would take its float32
+            and not ((kind2 is float or kind2 is complex)
+                     and KIND_RANK[x1.dtype.kind] < 2)):
         backend = x1._backend
         func = _impls.get(backend, _EMPTY).get(name)
         if func is not None:
