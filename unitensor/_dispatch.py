@@ -36,6 +36,7 @@ import functools
 import math
 import numbers
 import operator
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -309,6 +310,10 @@ def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
 
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
+    if name in _SCALAR_VALUES:  # numpy scalars there: the Python scalars they are
+        found = _python_values(name, args, kwargs)
+        if found is not None:  # again, through the checks of Python ints
+            return _PUBLIC[name](*found[0], **found[1])
     for position in _ARRAY_POSITIONS.get(name, ()):  # Tensors, all but always
         if position >= len(args) or type(args[position]) is not Tensor:
             _check_arrays(name, _ARRAY_PARAMETERS[name], args)
@@ -489,6 +494,57 @@ def _weak(value: bool | int | float | complex) -> bool | int | float | complex:
 
 
 _FAILED = object()  # binary()'s direct call raised
+
+# Parameters whose numpy scalars are read as the Python scalars they hold, weak:
+# those taking Python values, or scalars standing for arrays of x's dtype (clip's
+# bounds: the result keeps x's dtype; every numpy number: np.int64(3), np.bool_(True), np.float32(0.5), np.float64(0.0)),
+# and where's operands, as the operators read them (np.float64 and np.complex128,
+# Python floats and complexes; other numpy scalars are 0-D arrays of their dtype).
+_SCALAR_VALUES: dict[str, tuple[str, ...]] = {
+    "clip": ("min", "max"), "full": ("fill_value",), "full_like": ("fill_value",),
+    "arange": ("start", "stop", "step"), "linspace": ("start", "stop"),
+    "where": ("x1", "x2")}
+_OPERANDS_ONLY = frozenset({"where"})
+# the namespace's functions by qualified name (define() fills it)
+_PUBLIC: dict[str, Callable[..., Any]] = {}
+
+
+def _python_values(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """``args`` and ``kwargs`` with the numpy scalars of ``_SCALAR_VALUES[name]``
+    as Python scalars, or None where there is none.
+    """
+    params = _SCALAR_VALUES[name]
+    positional = _POSITIONAL.get(name, ())
+    new_args, new_kwargs, changed = list(args), dict(kwargs), False
+    for i, value in enumerate(args):
+        if i < len(positional) and positional[i] in params:
+            python = _python_scalar(value, name in _OPERANDS_ONLY)
+            if python is not value:
+                new_args[i], changed = python, True
+    for key, value in kwargs.items():
+        if key in params:
+            python = _python_scalar(value, name in _OPERANDS_ONLY)
+            if python is not value:
+                new_kwargs[key], changed = python, True
+    return (tuple(new_args), new_kwargs) if changed else None
+
+
+def _python_scalar(value: Any, operand: bool) -> Any:
+    """A numpy number as the Python scalar it holds (``operand``: only those that
+    are Python scalars, np.float64 and np.complex128); anything else as it is.
+    """
+    kind = type(value)
+    if kind in _PYTHON_SCALARS or kind is Tensor:
+        return value
+    if isinstance(value, _NUMBER):  # np.float64, np.complex128, an IntEnum
+        return _weak(value)
+    if operand:
+        return value
+    np = sys.modules.get("numpy")  # not loaded: no numpy scalar exists
+    if np is not None and isinstance(value, (np.number, np.bool_)):
+        return value.item()
+    return value
 
 
 # -- arguments that must be arrays; refusals in the project's format -------------
@@ -1171,6 +1227,7 @@ def define(group: str, namespace: dict[str, Any]) -> list[str]:
     for row in rows:
         if row.name not in namespace:
             namespace[row.name] = _make_function(row, prefix + row.name)
+        _PUBLIC[prefix + row.name] = namespace[row.name]
     return [row.name for row in rows]
 
 
