@@ -169,7 +169,10 @@ def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
                 if forced is not None:
                     return _compute(forced), _convert.asarray(item)
                 first = item if type(item) is Tensor else _convert.asarray(item)
-            elif backend is not first._backend:  # owners mix: only such calls pay
+            elif backend is not first._backend and (
+                    backend.AUTODIFF or first._backend.AUTODIFF):
+                # owners mix, one of them a framework with autodiff: only such
+                # calls pay (numpy with dask: the left-most, as before)
                 return _by_autodiff(first, args, kwargs, func)
     if first is not None:
         return _compute(first._backend), first
@@ -190,12 +193,10 @@ def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)
         for item in items:
-            if type(item) is Tensor:
-                backend = item._backend
-            else:
-                backend = _native_backend(item)
-                if backend is None:
-                    continue
+            backend: Adapter | None = (item._backend if type(item) is Tensor
+                                       else _native_backend(item))
+            if backend is None:
+                continue
             if not backend.AUTODIFF:  # numpy, dask, array_api_strict: no graph
                 continue
             if type(item) is not Tensor:
@@ -454,11 +455,16 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
     elif kind1 is int and not 0 <= x1 <= HELD_BY_ALL:
         _check_int(name, x2, x1, "x1")
     if (kind1 is Tensor and kind2 in _PYTHON_SCALARS and name in _TAKE_SCALARS
-            and not (owner_blocks() and _forced.get() is not None)
-            # a float or complex with an integer or bool array: one rule (the
-            # general path's _one_kind), where torch would take its float32
-            and not ((kind2 is float or kind2 is complex)
-                     and KIND_RANK[x1.dtype.kind] < 2)):
+            and not (owner_blocks() and _forced.get() is not None)):
+        if (kind2 is float or kind2 is complex) and (
+                _NATIVE_RANK.get((x1._backend, x1._native.dtype))
+                or _rank(x1)) < 2:
+            # a float or complex with an integer or bool array: the array cast
+            # to the default dtype of the scalar's kind first (_one_kind's rule,
+            # where torch would take its float32), then the shortcut below
+            if name.startswith("bitwise_"):
+                return call(name, (x1, x2), {})  # no floats: the owner refuses
+            return binary(name, _lifted(x1, kind2), x2)
         backend = x1._backend
         func = _impls.get(backend, _EMPTY).get(name)
         if func is not None:
@@ -476,7 +482,39 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         return binary(name, x1, _weak(x2))
     if kind1 is not Tensor and kind1 not in _PYTHON_SCALARS and isinstance(x1, _NUMBER):
         return binary(name, _weak(x1), x2)
+    if ((kind1 is float or kind1 is complex) and kind2 is Tensor
+            and name in _TAKE_SCALARS and _rank(x2) < 2
+            and not name.startswith("bitwise_")
+            and not (owner_blocks() and _forced.get() is not None)):
+        return call(name, (x1, _lifted(x2, kind1)), {})  # 1.5 + int_x: as above
     return call(name, (x1, x2), {})
+
+
+# (adapter, the framework's dtype object) -> its kind's KIND_RANK: binary() reads
+# it for every Tensor with a Python float (a Tensor's dtype costs a call of its
+# adapter). The adapter first: frameworks' dtype objects are never compared.
+_NATIVE_RANK: dict[tuple[Adapter, Any], int] = {}
+
+
+def _rank(x: Tensor) -> int:
+    """KIND_RANK of ``x``'s dtype, by its framework's dtype object once seen."""
+    key = (x._backend, x._native.dtype)
+    try:
+        return _NATIVE_RANK[key]
+    except KeyError:
+        rank = _NATIVE_RANK[key] = KIND_RANK[x.dtype.kind]
+        return rank
+    except TypeError:  # an unhashable dtype object
+        return KIND_RANK[x.dtype.kind]
+
+
+def _lifted(x: Tensor, scalar: type) -> Tensor:
+    """``x`` (of an integer or bool dtype) cast by its owner to the default dtype
+    of the Python scalar type ``scalar`` (float or complex) on its device.
+    """
+    backend = x._backend
+    target = _default_dtype(backend, x, _DEFAULT_KIND[_SCALAR_RANK[scalar]])
+    return _make(backend, backend.astype(x._native, target))
 
 
 _NUMBER = (bool, int, float, complex)
@@ -497,9 +535,10 @@ _FAILED = object()  # binary()'s direct call raised
 
 # Parameters whose numpy scalars are read as the Python scalars they hold, weak:
 # those taking Python values, or scalars standing for arrays of x's dtype (clip's
-# bounds: the result keeps x's dtype; every numpy number: np.int64(3), np.bool_(True), np.float32(0.5), np.float64(0.0)),
-# and where's operands, as the operators read them (np.float64 and np.complex128,
-# Python floats and complexes; other numpy scalars are 0-D arrays of their dtype).
+# bounds: the result keeps x's dtype), every numpy number (np.int64(3),
+# np.bool_(True), np.float32(0.5), np.float64(0.0)); and where's operands, as
+# the operators read them (np.float64 and np.complex128, Python floats and
+# complexes; other numpy scalars are 0-D arrays of their dtype).
 _SCALAR_VALUES: dict[str, tuple[str, ...]] = {
     "clip": ("min", "max"), "full": ("fill_value",), "full_like": ("fill_value",),
     "arange": ("start", "stop", "step"), "linspace": ("start", "stop"),
