@@ -400,7 +400,7 @@ def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
                     continue
                 item = _convert.asarray(item)
             found.append((position, i if in_sequence else None, item))
-    ranks = {KIND_RANK[t.dtype.kind] for _, _, t in found}
+    ranks = {_rank(t) for _, _, t in found}  # (no dtype read: the common case)
     if ranks and scalar > max(ranks) and max(ranks) < 2 and not (
             scalar >= 2 and name.startswith("bitwise_")):  # bitwise: no floats
         target = _default_dtype(backend, found[0][2], _DEFAULT_KIND[scalar])
