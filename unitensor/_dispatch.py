@@ -456,9 +456,7 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         _check_int(name, x2, x1, "x1")
     if (kind1 is Tensor and kind2 in _PYTHON_SCALARS and name in _TAKE_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
-        if (kind2 is float or kind2 is complex) and (
-                _NATIVE_RANK.get((x1._backend, x1._native.dtype))
-                or _rank(x1)) < 2:
+        if (kind2 is float or kind2 is complex) and _rank(x1) < 2:
             # a float or complex with an integer or bool array: the array cast
             # to the default dtype of the scalar's kind first (_one_kind's rule,
             # where torch would take its float32), then the shortcut below
@@ -498,6 +496,11 @@ _NATIVE_RANK: dict[tuple[Adapter, Any], int] = {}
 
 def _rank(x: Tensor) -> int:
     """KIND_RANK of ``x``'s dtype, by its framework's dtype object once seen."""
+    compiler = sys.modules.get("torch.compiler")
+    if compiler is not None and compiler.is_compiling():
+        # Dynamo traces this and cannot hash a torch.dtype (a C slot it does
+        # not model): the dtype's own kind, as it traces everywhere else
+        return KIND_RANK[x.dtype.kind]
     key = (x._backend, x._native.dtype)
     try:
         return _NATIVE_RANK[key]
