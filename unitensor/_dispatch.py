@@ -492,14 +492,15 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
 # it for every Tensor with a Python float (a Tensor's dtype costs a call of its
 # adapter). The adapter first: frameworks' dtype objects are never compared.
 _NATIVE_RANK: dict[tuple[Adapter, Any], int] = {}
+_DYNAMO = "torch._dynamo"
 
 
 def _rank(x: Tensor) -> int:
     """KIND_RANK of ``x``'s dtype, by its framework's dtype object once seen."""
-    compiler = sys.modules.get("torch.compiler")
-    if compiler is not None and compiler.is_compiling():
+    if _DYNAMO in sys.modules and sys.modules["torch"].compiler.is_compiling():
         # Dynamo traces this and cannot hash a torch.dtype (a C slot it does
-        # not model): the dtype's own kind, as it traces everywhere else
+        # not model): the dtype's own kind, as it traces everywhere else.
+        # (Dynamo is imported by torch.compile's first use, not by torch.)
         return KIND_RANK[x.dtype.kind]
     key = (x._backend, x._native.dtype)
     try:
