@@ -456,13 +456,6 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         _check_int(name, x2, x1, "x1")
     if (kind1 is Tensor and kind2 in _PYTHON_SCALARS and name in _TAKE_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
-        if (kind2 is float or kind2 is complex) and _rank(x1) < 2:
-            # a float or complex with an integer or bool array: the array cast
-            # to the default dtype of the scalar's kind first (_one_kind's rule,
-            # where torch would take its float32), then the shortcut below
-            if name.startswith("bitwise_"):
-                return call(name, (x1, x2), {})  # no floats: the owner refuses
-            return binary(name, _lifted(x1, kind2), x2)
         backend = x1._backend
         func = _impls.get(backend, _EMPTY).get(name)
         if func is not None:
@@ -471,6 +464,15 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
             except Exception:  # the general path says why (outside this handler)
                 result = _FAILED
             if result is not _FAILED:
+                if ((kind2 is float or kind2 is complex)
+                        and result.dtype is not x1._native.dtype and _rank(x1) < 2):
+                    # a float or complex with an integer or bool array (its
+                    # result's dtype is another: only then is x's kind read):
+                    # the array cast to the default dtype of the scalar's kind
+                    # first (_one_kind's rule; torch would give its float32)
+                    if name.startswith("bitwise_"):
+                        return call(name, (x1, x2), {})  # no floats: refused
+                    return binary(name, _lifted(x1, kind2), x2)
                 return _as_tensors(backend, result, name)
     # numpy's float64 and complex128 scalars are Python floats and complexes
     # (subclasses): taken as the Python scalars they are, weak, as torch and
