@@ -1254,7 +1254,11 @@ def _devices_differ(func: str, values: tuple[Any, ...]) -> Exception | None:
 
 
 def check_same_device(func: str, first: Tensor, other: Tensor) -> None:
-    if first.device != other.device:
+    # the adapters' devices, not Tensor.device (which adds the owner: equality
+    # ignores it); the CPU is one object, so most calls compare identities
+    mine = first._backend.device(first._native)
+    theirs = other._backend.device(other._native)
+    if mine is not theirs and mine != theirs:
         raise arg_error(ValueError, func, "arrays", "operands on one device (move "
                         "them with to_device() first)",
                         f"arrays on {first.device} and {other.device}")
