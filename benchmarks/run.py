@@ -248,11 +248,37 @@ def dispatch(quick: bool) -> list[Row]:
         rows.append(Row("dispatch", f"{framework} ({label}): ut.add(x, y)", ours,
                         theirs, f"{framework}'s own",
                         "no hidden copy: the same kernel"))
+    rows += mixed(quick)
     if "jax" in FRAMEWORKS:
         rows += view_writes(quick)
     if "tensorflow" in FRAMEWORKS:
         rows += tensorflow_dispatch(quick)
     return rows
+
+
+def mixed(quick: bool) -> list[Row]:
+    """Calls the C fast paths do not take: operands of two owners (the owner rule
+    asks the frameworks with autodiff whether an operand carries a graph), and an
+    array with a Python scalar (the general path's shortcut), against the same
+    operation on one owner's arrays."""
+    if "torch" not in FRAMEWORKS:
+        return []
+    import torch
+    a = aligned(16)
+    b = torch.from_numpy(a.copy())
+    x, y = ut.asarray(a), ut.asarray(b)
+    i = ut.asarray(np.arange(16, dtype=np.int32))
+    ours_mix, ours_one, ours_scalar, ours_int, theirs = side_by_side(
+        [lambda: ut.add(x, y), lambda: ut.add(x, x), lambda: x + 1.0,
+         lambda: i * 0.5, lambda: np.add(a, a)], quick)
+    return [Row("dispatch", "numpy + torch (16): ut.add(x, y)", ours_mix, theirs,
+                "numpy's own (one owner)", "torch's operand converted zero-copy"),
+            Row("dispatch", "numpy (16): ut.add(x, x), same run", ours_one, theirs,
+                "numpy's own"),
+            Row("dispatch", "numpy (16): x + 1.0", ours_scalar, theirs,
+                "numpy's own a + a"),
+            Row("dispatch", "numpy (16): int32 x * 0.5", ours_int, theirs,
+                "numpy's own a + a", "cast to float64 first (the one rule)")]
 
 
 def view_writes(quick: bool) -> list[Row]:

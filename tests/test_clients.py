@@ -126,3 +126,51 @@ def test_scipy_oaconvolve_writes_through_views_on_every_owner(owner):
         assert result.owner == owner
         np.testing.assert_allclose(values(result), scipy_signal.oaconvolve(a, b),
                                    rtol=1e-4, atol=1e-4)
+
+
+# scikit-learn's GaussianMixture draws its initial responsibilities with numpy
+# indices (resp[index, col] = 1): JAX and TF copy numpy memory that is not 64-byte
+# aligned, which unitensor reports (a copy of scikit-learn's key, never of the data)
+_KEY_COPIED = "ignore:__setitem__\\(\\). copied because:unitensor.CopyWarning"
+
+
+@pytest.mark.slow  # ~5-7 s per owner: jax and TF trace each new op of the EM loop
+@pytest.mark.filterwarnings(_KEY_COPIED)
+@pytest.mark.parametrize("owner", ["jax", "tensorflow"])
+def test_scikit_learn_gaussian_mixture_on_immutable_owners(owner, x64):
+    """GaussianMixture's EM writes through views and mixes dtypes (#35: NaN
+    probabilities on jax-owned data before): the numpy owner's values."""
+    from sklearn.mixture import GaussianMixture
+    pytest.importorskip(owner)
+    rng = np.random.default_rng(1)
+    data = np.concatenate([rng.standard_normal((30, 3)),
+                           rng.standard_normal((30, 3)) + 4.0])
+
+    def fitted(x):
+        with sklearn.config_context(array_api_dispatch=True):
+            model = GaussianMixture(2, random_state=0, max_iter=20,
+                                    init_params="random_from_data").fit(x)
+            return model, model.predict_proba(x)
+
+    expected_model, expected = fitted(data)
+    model, proba = fitted(tensor(owner, data))
+    assert proba.owner == owner
+    np.testing.assert_allclose(values(proba), expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(values(model.means_), expected_model.means_,
+                               rtol=1e-9)
+
+
+@pytest.mark.slow  # ~2 s on jax (its first dispatch of each op), 0.1 s on TF
+@pytest.mark.parametrize("owner", ["jax", "tensorflow"])
+def test_scikit_learn_pairwise_distances_in_threads(owner, x64):
+    """n_jobs=2: two threads compute column blocks of one jax- or TF-owned
+    result (#35: zero columns before); the numpy owner's values."""
+    from sklearn.metrics import pairwise_distances
+    pytest.importorskip(owner)
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((20, 4)), rng.standard_normal((25, 4))
+    expected = pairwise_distances(a, b)
+    with sklearn.config_context(array_api_dispatch=True):
+        got = pairwise_distances(tensor(owner, a), tensor(owner, b), n_jobs=2)
+    assert got.owner == owner
+    np.testing.assert_allclose(values(got), expected, rtol=1e-12, atol=1e-12)

@@ -381,6 +381,26 @@ def test_searching_and_reductions_stay_chunked():
     assert len(ut.cumulative_sum(x).native.chunks[0]) == 4
 
 
+
+def test_fft_along_chunked_axes_rechunks_them_to_one_chunk():
+    # dask transforms only along an axis in one chunk (scipy.signal.fftconvolve
+    # of dask data needs rfftn over chunked axes); the other axes keep theirs
+    data, x = lazy(shape=(8, 6), chunks=(4, 3))
+    cases = [(ut.fft.fft(x), np.fft.fft(data)),
+             (ut.fft.ifft(x, axis=0), np.fft.ifft(data, axis=0)),
+             (ut.fft.rfft(x, n=8), np.fft.rfft(data, n=8)),
+             (ut.fft.hfft(x), np.fft.hfft(data)),
+             (ut.fft.fftn(x), np.fft.fftn(data)),
+             (ut.fft.rfftn(x, axes=(0,)), np.fft.rfftn(data, axes=(0,))),
+             (ut.fft.rfftn(x, s=(6,), axes=(1,)), np.fft.rfftn(data, s=(6,),
+                                                                axes=(1,))),
+             (ut.fft.irfftn(ut.fft.rfftn(x), s=(8, 6), axes=(0, 1)), data)]
+    for got, want in cases:
+        assert got.owner == "dask"
+        np.testing.assert_allclose(got.numpy(), want, atol=1e-12)
+    assert ut.fft.fft(x, axis=0).native.chunks[1] == (3, 3)  # x's other axis
+
+
 # -- 5. per-chunk work in any framework ------------------------------------------------
 def scaled_sine(block, factor=2.0):
     xp = block.__array_namespace__()

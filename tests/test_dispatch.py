@@ -382,6 +382,18 @@ def test_a_torch_operand_that_requires_grad_decides_the_owner():
                   ut.asarray(torch.ones(3))).owner == "numpy"
 
 
+
+def test_mixed_owners_ask_only_frameworks_with_autodiff_state():
+    # the cost of mixing owners (#35): numpy, dask and array_api_strict arrays
+    # carry no graph and are not asked; the others are
+    from unitensor import _backends
+    asked = {name: _backends.get(name, "test").AUTODIFF
+             for name in ("numpy", "torch", "jax", "tensorflow", "dask",
+                          "array_api_strict")}
+    assert asked == {"numpy": False, "torch": True, "jax": True,
+                     "tensorflow": True, "dask": False, "array_api_strict": False}
+
+
 # torch.jit.script (torch._decomp.decompositions_for_jvp, loaded by make_dual):
 # torch's own warning
 @pytest.mark.filterwarnings(

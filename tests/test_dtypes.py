@@ -120,6 +120,72 @@ def test_mixed_kinds_promote_to_the_higher_kind_on_every_owner(owner):
         i += _on(owner, [0.5, 0.5], np.float32)
 
 
+def test_a_python_scalar_of_a_higher_kind_is_the_default_dtype_of_its_kind(owner):
+    # int32_x * 0.5: numpy float64, torch its float32, TF and array_api_strict
+    # refused; one rule: the scalar is a 0-D array of the default dtype of its
+    # kind (float64 on the CPU), then mixed kinds promote (docs/namespace.md)
+    def program(o):
+        i = _on(o, [1, 2, 3], np.int32)
+        u = _on(o, [1, 2, 200], np.uint8)
+        b = _on(o, [True, False, True], np.bool_)
+        return [i * 0.5, 1.5 + i, ut.multiply(i, 0.25), i ** 0.5, u - 1.5,
+                i * 0.5j, b * 0.5, b + 1, 2 - b, ut.where(b, i, 0.5),
+                i < 1.5, 2.0 == i, ut.maximum(i, 2.5)]
+
+    got, want = program(owner), program("numpy")
+    assert [t.dtype for t in got] == [ut.float64] * 5 + [ut.complex128, ut.float64,
+                                      ut.int64, ut.int64, ut.float64, ut.bool,
+                                      ut.bool, ut.float64]
+    assert [t.owner for t in got] == [owner] * len(got)
+    assert [_values(t) for t in got] == [_values(t) for t in want]
+    i = _on(owner, [1, 2, 3], np.int32)
+    assert ut.result_type(i, 0.5) is ut.float64
+    assert ut.result_type(ut.int8, 1j) is ut.complex128
+    assert ut.result_type(ut.bool, 1) is ut.int64
+    assert ut.result_type(ut.float32, 1.5, 1j) is ut.complex64  # the standard's
+    with pytest.raises(TypeError):  # in place, the dtype is kept: refused
+        i += 0.5
+
+
+def test_numpy_scalars_in_scalar_parameters_are_the_python_scalars_they_hold(owner):
+    # where's operands as the operators read them (np.float64 is a Python float);
+    # clip's bounds, full's fill_value, arange's and linspace's bounds take any
+    # numpy number as its Python scalar (jax made clip(float32, np.float64) a
+    # float64, full_like(b, np.bool_(True)) was refused, array_api_strict refused
+    # numpy scalars in full)
+    def program(o):
+        i = _on(o, [1, 2, 3], np.int32)
+        f = _on(o, [1.0, 2.0, 3.0], np.float32)
+        b = _on(o, [True, False, True], np.bool_)
+        out = [ut.where(b, f, np.float64(0.5)), ut.where(b, np.float64(0.5), f),
+               ut.where(b, f, np.complex128(1j)),
+               ut.clip(f, np.float64(0.0), np.float64(2.0)),
+               ut.clip(i, min=np.int64(0), max=np.int64(2)),
+               ut.clip(f, max=np.float32(1.5)),
+               ut.full_like(b, np.bool_(False)), ut.full_like(f, np.float64(2.5)),
+               ut.full_like(i, np.int64(7))]
+        with ut.owner(o):
+            out += [ut.full(2, np.bool_(True)), ut.full(2, np.float32(1.5)),
+                    ut.full(2, np.int64(3)), ut.full(2, np.float64(0.25),
+                                                    dtype=ut.float32),
+                    ut.arange(np.int64(3)), ut.linspace(np.float64(0.0), 1, 3)]
+        return out
+
+    got, want = program(owner), program("numpy")
+    assert [t.dtype for t in got] == [
+        ut.float32, ut.float32, ut.complex64, ut.float32, ut.int32, ut.float32,
+        ut.bool, ut.float32, ut.int32,
+        ut.bool, ut.float64, ut.int64, ut.float32, ut.int64, ut.float64]
+    assert [t.owner for t in got] == [owner] * len(got)
+    assert [_values(t) for t in got] == [_values(t) for t in want]
+    i = _on(owner, [1, 2, 3], np.int32)
+    with pytest.raises(OverflowError, match=r"^clip\(\): max: expected a Python "
+                       r"int within int32's range"):
+        ut.clip(i, max=np.int64(2**40))  # torch and TF wrapped it to 0
+    with pytest.raises(OverflowError, match=r"^full_like\(\): fill_value: "):
+        ut.full_like(i, np.int64(2**40))
+
+
 def test_python_data_is_cast_as_numpy_casts_it_on_every_owner(owner):
     def program():
         with ut.owner(owner):

@@ -5,7 +5,9 @@ from the standard's promotion table (frameworks disagree: numpy promotes
 int64 + uint64 to float64, torch lacks most unsigned promotions), so they give
 one answer whoever owns the data. ``result_type`` adds unitensor's rule for mixed
 kinds (``_dtypes.promote``: int32 with float32 is float32, as every owner computes
-it); ``can_cast`` keeps to the standard's table (no int to float).
+it), and for a Python scalar of a higher kind than the arrays (``int32`` with
+``0.5``: the owner's default float, float64 on the CPU); ``can_cast`` keeps to
+the standard's table (no int to float).
 ``finfo``/``iinfo`` accept Tensors and dtypes alike. ``astype`` runs in the
 owner, like every operation.
 """
@@ -15,7 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _dispatch
-from ._dtypes import DTYPES, DType, promote, with_scalar
+from ._dispatch import _DEFAULT_KIND, _SCALAR_RANK
+from ._dtypes import DTYPES, KIND_RANK, DType, promote, with_scalar
 from ._errors import arg_error, describe
 from ._tensor import Tensor
 
@@ -66,11 +69,14 @@ def result_type(*arrays_and_dtypes: Tensor | DType | bool | int | float | comple
         Only Python scalars were given.
     """
     dtypes, scalars = [], []
+    like: Tensor | None = None  # the first array: its owner's defaults
     for value in arrays_and_dtypes:
         if isinstance(value, (bool, int, float, complex)):
             scalars.append(value)
         else:
             dtypes.append(_dtype_of(value, "result_type", "arrays_and_dtypes"))
+            if like is None and type(value) is Tensor:
+                like = value
     if not dtypes:
         raise arg_error(ValueError, "result_type", "arrays_and_dtypes",
                         "at least one array or dtype", f"{len(scalars)} scalars only")
@@ -78,8 +84,25 @@ def result_type(*arrays_and_dtypes: Tensor | DType | bool | int | float | comple
     for dt in dtypes[1:]:
         result = promote(result, dt)
     for scalar in scalars:
+        # (bool before int, its base class; np.float64 is a float)
+        rank = next(r for kind, r in _SCALAR_RANK.items() if isinstance(scalar, kind))
+        if rank > KIND_RANK[result.kind] and KIND_RANK[result.kind] < 2:
+            # a higher-kind scalar (a float with an integer dtype): the default
+            # dtype of its kind, as every operation computes it (_one_kind)
+            result = _scalar_default(like, _DEFAULT_KIND[rank])
+            continue
         result = promote(result, with_scalar(result, scalar))
     return result
+
+
+def _scalar_default(like: Tensor | None, kind: str) -> DType:
+    """The default dtype of ``kind`` of ``like``'s owner on its device, else of
+    the owner a creation function would use (``__array_namespace_info__``).
+    """
+    if like is not None:
+        return _dispatch._default_dtype(like._backend, like, kind)
+    from ._inspection import __array_namespace_info__
+    return __array_namespace_info__().default_dtypes()[kind]
 
 
 def can_cast(from_: DType | Tensor, to: DType, /) -> bool:

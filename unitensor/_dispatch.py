@@ -36,6 +36,7 @@ import functools
 import math
 import numbers
 import operator
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -168,7 +169,10 @@ def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
                 if forced is not None:
                     return _compute(forced), _convert.asarray(item)
                 first = item if type(item) is Tensor else _convert.asarray(item)
-            elif backend is not first._backend:  # owners mix: only such calls pay
+            elif backend is not first._backend and (
+                    backend.AUTODIFF or first._backend.AUTODIFF):
+                # owners mix, one of them a framework with autodiff: only such
+                # calls pay (numpy with dask: the left-most, as before)
                 return _by_autodiff(first, args, kwargs, func)
     if first is not None:
         return _compute(first._backend), first
@@ -189,11 +193,15 @@ def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
         kind = type(value)
         items = value if kind is list or kind is tuple else (value,)
         for item in items:
+            backend: Adapter | None = (item._backend if type(item) is Tensor
+                                       else _native_backend(item))
+            if backend is None:
+                continue
+            if not backend.AUTODIFF:  # numpy, dask, array_api_strict: no graph
+                continue
             if type(item) is not Tensor:
-                if _native_backend(item) is None:
-                    continue
                 item = _convert.asarray(item)
-            state = item._backend.autodiff_state(item._native)
+            state = backend.autodiff_state(item._native)
             if state is not None:
                 carrying.append((item, state))
     if not carrying:
@@ -303,6 +311,10 @@ def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
 
 def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
+    if name in _SCALAR_VALUES:  # numpy scalars there: the Python scalars they are
+        found = _python_values(name, args, kwargs)
+        if found is not None:  # again, through the checks of Python ints
+            return _PUBLIC[name](*found[0], **found[1])
     for position in _ARRAY_POSITIONS.get(name, ()):  # Tensors, all but always
         if position >= len(args) or type(args[position]) is not Tensor:
             _check_arrays(name, _ARRAY_PARAMETERS[name], args)
@@ -322,7 +334,7 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         backend, anchor = _choose(args, kwargs, name)
         positions = _PROMOTED.get(name)
         if positions is not None:  # operands promoted together: one kind first
-            args = _one_kind(name, args, positions)
+            args = _one_kind(name, args, positions, backend)
     except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
         error = _wrapping_refused(name, exc, args, kwargs)
         if error is None:
@@ -354,15 +366,24 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
 _EMPTY: dict[str, Callable[..., Any]] = {}  # never written
 
 
-def _one_kind(name: str, args: tuple[Any, ...],
-              positions: tuple[int, ...]) -> tuple[Any, ...]:
+def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
+              backend: Adapter) -> tuple[Any, ...]:
     """``args`` with the operands at ``positions`` (a list there: its items) of a
     lower kind cast to the dtype of mixed-kind promotion (``_dtypes.promote``:
     int32 with float32 is float32), by their own framework, so that every owner
     computes the one rule (numpy's table would give float64, array_api_strict
     refuses). Operands of one kind, the standard's table, are left to the owner.
+
+    A Python scalar of a higher kind than every array operand (a float or a
+    complex with an integer or bool array, an int with a bool array), which the
+    standard leaves open, stands for a 0-D array of ``backend``'s default dtype
+    of its kind on the array's device (what ``asarray(scalar)`` makes there:
+    float64 on the CPU), and the arrays are cast to it: ``int32_x * 0.5`` is
+    float64 on every owner, as numpy computes it (torch would give float32,
+    TensorFlow and array_api_strict refuse).
     """
     found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
+    scalar = -1  # the highest kind of a Python scalar among the operands
     for position in positions:
         if position >= len(args):
             continue
@@ -371,16 +392,24 @@ def _one_kind(name: str, args: tuple[Any, ...],
         items = value if in_sequence else (value,)
         for i, item in enumerate(items):
             if type(item) is not Tensor:
+                rank = _SCALAR_RANK.get(type(item))
+                if rank is not None:
+                    scalar = max(scalar, rank)
+                    continue
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
             found.append((position, i if in_sequence else None, item))
-    ranks = {KIND_RANK[t.dtype.kind] for _, _, t in found}
-    if len(ranks) < 2 or min(ranks) >= 2:  # one kind, or floating with complex
+    ranks = {_rank(t) for _, _, t in found}  # (no dtype read: the common case)
+    if ranks and scalar > max(ranks) and max(ranks) < 2 and not (
+            scalar >= 2 and name.startswith("bitwise_")):  # bitwise: no floats
+        target = _default_dtype(backend, found[0][2], _DEFAULT_KIND[scalar])
+    elif len(ranks) < 2 or min(ranks) >= 2:  # one kind, or floating with complex
         return args
-    target = found[0][2].dtype
-    for _, _, t in found[1:]:
-        target = promote(target, t.dtype, name)
+    else:
+        target = found[0][2].dtype
+        for _, _, t in found[1:]:
+            target = promote(target, t.dtype, name)
     rank = KIND_RANK[target.kind]
     new = list(args)
     for position, index, t in found:
@@ -393,6 +422,25 @@ def _one_kind(name: str, args: tuple[Any, ...],
                 items[index] = cast
                 new[position] = type(args[position])(items)
     return tuple(new)
+
+
+# A Python scalar's kind, ranked as KIND_RANK ranks an array's, and the default
+# dtype that stands for it beside an array of a lower kind (_one_kind).
+_SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+_DEFAULT_KIND = {1: "integral", 2: "real floating", 3: "complex floating"}
+
+
+def _default_dtype(backend: Adapter, like: Tensor, kind: str) -> DType:
+    """``backend``'s default dtype of ``kind`` on ``like``'s device (its own
+    inspection API: torch's float64 on the CPU, JAX's x64 switch).
+    """
+    info = implementation(backend, "__array_namespace_info__")()
+    device = backend.native_device(like.device)
+    native = info.default_dtypes(device=device)[kind]
+    dtype = backend.dtype_from_native(native)
+    if dtype is None:  # every owner's default is one of the standard's dtypes
+        raise TypeError(f"{backend.NAME}: default dtype {native!r} unknown")
+    return dtype
 
 
 def binary(name: str, x1: Any, x2: Any) -> Any:
@@ -416,6 +464,15 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
             except Exception:  # the general path says why (outside this handler)
                 result = _FAILED
             if result is not _FAILED:
+                if ((kind2 is float or kind2 is complex)
+                        and result.dtype is not x1._native.dtype and _rank(x1) < 2):
+                    # a float or complex with an integer or bool array (its
+                    # result's dtype is another: only then is x's kind read):
+                    # the array cast to the default dtype of the scalar's kind
+                    # first (_one_kind's rule; torch would give its float32)
+                    if name.startswith("bitwise_"):
+                        return call(name, (x1, x2), {})  # no floats: refused
+                    return binary(name, _lifted(x1, kind2), x2)
                 return _as_tensors(backend, result, name)
     # numpy's float64 and complex128 scalars are Python floats and complexes
     # (subclasses): taken as the Python scalars they are, weak, as torch and
@@ -425,7 +482,45 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         return binary(name, x1, _weak(x2))
     if kind1 is not Tensor and kind1 not in _PYTHON_SCALARS and isinstance(x1, _NUMBER):
         return binary(name, _weak(x1), x2)
+    if ((kind1 is float or kind1 is complex) and kind2 is Tensor
+            and name in _TAKE_SCALARS and _rank(x2) < 2
+            and not name.startswith("bitwise_")
+            and not (owner_blocks() and _forced.get() is not None)):
+        return call(name, (x1, _lifted(x2, kind1)), {})  # 1.5 + int_x: as above
     return call(name, (x1, x2), {})
+
+
+# (adapter, the framework's dtype object) -> its kind's KIND_RANK: binary() reads
+# it for every Tensor with a Python float (a Tensor's dtype costs a call of its
+# adapter). The adapter first: frameworks' dtype objects are never compared.
+_NATIVE_RANK: dict[tuple[Adapter, Any], int] = {}
+_DYNAMO = "torch._dynamo"
+
+
+def _rank(x: Tensor) -> int:
+    """KIND_RANK of ``x``'s dtype, by its framework's dtype object once seen."""
+    if _DYNAMO in sys.modules and sys.modules["torch"].compiler.is_compiling():
+        # Dynamo traces this and cannot hash a torch.dtype (a C slot it does
+        # not model): the dtype's own kind, as it traces everywhere else.
+        # (Dynamo is imported by torch.compile's first use, not by torch.)
+        return KIND_RANK[x.dtype.kind]
+    key = (x._backend, x._native.dtype)
+    try:
+        return _NATIVE_RANK[key]
+    except KeyError:
+        rank = _NATIVE_RANK[key] = KIND_RANK[x.dtype.kind]
+        return rank
+    except TypeError:  # an unhashable dtype object
+        return KIND_RANK[x.dtype.kind]
+
+
+def _lifted(x: Tensor, scalar: type) -> Tensor:
+    """``x`` (of an integer or bool dtype) cast by its owner to the default dtype
+    of the Python scalar type ``scalar`` (float or complex) on its device.
+    """
+    backend = x._backend
+    target = _default_dtype(backend, x, _DEFAULT_KIND[_SCALAR_RANK[scalar]])
+    return _make(backend, backend.astype(x._native, target))
 
 
 _NUMBER = (bool, int, float, complex)
@@ -443,6 +538,58 @@ def _weak(value: bool | int | float | complex) -> bool | int | float | complex:
 
 
 _FAILED = object()  # binary()'s direct call raised
+
+# Parameters whose numpy scalars are read as the Python scalars they hold, weak:
+# those taking Python values, or scalars standing for arrays of x's dtype (clip's
+# bounds: the result keeps x's dtype), every numpy number (np.int64(3),
+# np.bool_(True), np.float32(0.5), np.float64(0.0)); and where's operands, as
+# the operators read them (np.float64 and np.complex128, Python floats and
+# complexes; other numpy scalars are 0-D arrays of their dtype).
+_SCALAR_VALUES: dict[str, tuple[str, ...]] = {
+    "clip": ("min", "max"), "full": ("fill_value",), "full_like": ("fill_value",),
+    "arange": ("start", "stop", "step"), "linspace": ("start", "stop"),
+    "where": ("x1", "x2")}
+_OPERANDS_ONLY = frozenset({"where"})
+# the namespace's functions by qualified name (define() fills it)
+_PUBLIC: dict[str, Callable[..., Any]] = {}
+
+
+def _python_values(name: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   ) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+    """``args`` and ``kwargs`` with the numpy scalars of ``_SCALAR_VALUES[name]``
+    as Python scalars, or None where there is none.
+    """
+    params = _SCALAR_VALUES[name]
+    positional = _POSITIONAL.get(name, ())
+    new_args, new_kwargs, changed = list(args), dict(kwargs), False
+    for i, value in enumerate(args):
+        if i < len(positional) and positional[i] in params:
+            python = _python_scalar(value, name in _OPERANDS_ONLY)
+            if python is not value:
+                new_args[i], changed = python, True
+    for key, value in kwargs.items():
+        if key in params:
+            python = _python_scalar(value, name in _OPERANDS_ONLY)
+            if python is not value:
+                new_kwargs[key], changed = python, True
+    return (tuple(new_args), new_kwargs) if changed else None
+
+
+def _python_scalar(value: Any, operand: bool) -> Any:
+    """A numpy number as the Python scalar it holds (``operand``: only those that
+    are Python scalars, np.float64 and np.complex128); anything else as it is.
+    """
+    kind = type(value)
+    if kind in _PYTHON_SCALARS or kind is Tensor:
+        return value
+    if isinstance(value, _NUMBER):  # np.float64, np.complex128, an IntEnum
+        return _weak(value)
+    if operand:
+        return value
+    np = sys.modules.get("numpy")  # not loaded: no numpy scalar exists
+    if np is not None and isinstance(value, (np.number, np.bool_)):
+        return value.item()
+    return value
 
 
 # -- arguments that must be arrays; refusals in the project's format -------------
@@ -1107,7 +1254,11 @@ def _devices_differ(func: str, values: tuple[Any, ...]) -> Exception | None:
 
 
 def check_same_device(func: str, first: Tensor, other: Tensor) -> None:
-    if first.device != other.device:
+    # the adapters' devices, not Tensor.device (which adds the owner: equality
+    # ignores it); the CPU is one object, so most calls compare identities
+    mine = first._backend.device(first._native)
+    theirs = other._backend.device(other._native)
+    if mine is not theirs and mine != theirs:
         raise arg_error(ValueError, func, "arrays", "operands on one device (move "
                         "them with to_device() first)",
                         f"arrays on {first.device} and {other.device}")
@@ -1125,6 +1276,7 @@ def define(group: str, namespace: dict[str, Any]) -> list[str]:
     for row in rows:
         if row.name not in namespace:
             namespace[row.name] = _make_function(row, prefix + row.name)
+        _PUBLIC[prefix + row.name] = namespace[row.name]
     return [row.name for row in rows]
 
 

@@ -66,6 +66,9 @@ def test_each_member_comes_from_its_concern(name):
                 assert value == name
             elif hasattr(_backends._facts[name], member):  # a fact: IMMUTABLE
                 assert value is getattr(_backends._facts[name], member)
+            elif member == "AUTODIFF":  # whether it has an autodiff_state of its own
+                assert value is (adapter.autodiff_state
+                                 is not _adapter.DEFAULTS["autodiff_state"])
             elif member in _adapter.DERIVED:  # read from the adapter's own table
                 assert callable(value)
             else:

@@ -61,6 +61,10 @@ class Interop(Protocol):
     #: zero-copy route from that framework's array ``x`` (``torch.from_numpy``),
     #: returning None where it does not apply (the general path then decides)
     ROUTES: Mapping[str, Callable[[Any], Any]]
+    #: True where the framework's arrays can carry autodiff state (an
+    #: ``autodiff_state`` of its own): calls mixing owners ask only these
+    #: operands (derived: whether ``autodiff_state`` is the default)
+    AUTODIFF: bool
 
     def wraps_as_is(self, kind: type, /) -> bool:
         """Whether ``native(obj) is obj`` for every ``obj`` of type ``kind``
@@ -96,7 +100,8 @@ class Interop(Protocol):
         requires grad'), or None where it carries none: a converted copy or view
         of such an array would drop the graph, so the owner rule lets it decide
         the owner (``_dispatch._choose``). Asked only of operands of calls that
-        mix owners, and where a conversion or a write fails. Default: None.
+        mix owners (where ``AUTODIFF``), and where a conversion or a write
+        fails. Default: None.
         """
 
     def no_memory(self, x: Any, /) -> str | None:
@@ -389,6 +394,7 @@ DERIVED: dict[str, Callable[[Any], object]] = {
     "wraps_as_is": _wraps_array_types,
     "native": _requires_array_types,
     "deepcopy": lambda adapter: adapter.copy,
+    "AUTODIFF": lambda adapter: adapter.autodiff_state is not _no_autodiff_state,
 }
 
 

@@ -435,7 +435,37 @@ def _tensordot(x1: da.Array, x2: da.Array, /, *, axes: Any = 2) -> da.Array:
     return result.astype(np.result_type(x1.dtype, x2.dtype), copy=False)
 
 
+def _one_chunk_fft(name: str, many: bool) -> Callable[..., Any]:
+    """fft functions: dask transforms only along an axis in one chunk (it refuses
+    any other), so the axes transformed are rechunked to one chunk first, as
+    ``take_along_axis`` rechunks its axis; the other axes keep their chunks.
+    ``many``: the n-dimensional ones (``axes``; None: the last ``len(s)`` axes
+    where ``s`` is given, else every axis, as the standard says).
+    """
+    own = getattr(compat.fft, name)
+
+    @functools.wraps(own)
+    def transform(x: da.Array, /, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(x, da.Array) and x.ndim:
+            if many:
+                axes = kwargs.get("axes")
+                s = kwargs.get("s", args[0] if args else None)
+                if axes is None:
+                    axes = range(x.ndim) if s is None else range(-len(s), 0)
+            else:
+                axes = (kwargs.get("axis", -1),)
+            try:
+                x = x.rechunk({a % x.ndim: -1 for a in axes})
+            except (TypeError, ValueError):
+                pass  # a bad axis: dask's own refusal names it
+        return own(x, *args, **kwargs)
+    return transform
+
+
 FIXES: dict[str, Callable[..., Any]] = {
+    **{f"fft.{name}": _one_chunk_fft(name, name.endswith("n"))
+       for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn",
+                    "ifftn", "rfftn", "irfftn")},
     **linalg.FIXES,
     "__getitem__": _getitem,
     "eye": _eye,

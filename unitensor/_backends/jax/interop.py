@@ -76,17 +76,23 @@ def readonly(x: jax.Array) -> bool:
 
 def no_memory(x: jax.Array) -> str | None:
     """Why ``x`` has no memory (a tracer of a jax transformation), or None."""
-    if isinstance(x, jax.core.Tracer):
+    if type(x) is not _ARRAY_IMPL and isinstance(x, _TRACER):
         return ("a jax tracer inside a jax transformation (jit, grad, vmap, ...), "
                 "which has no memory to share or read")
     return None
+
+
+# read once: jax.core's attributes go through its deprecation __getattr__, and
+# a concrete array (most operands) is no tracer
+_TRACER = jax.core.Tracer
+_ARRAY_IMPL = type(jnp.zeros(()))
 
 
 def autodiff_state(x: jax.Array) -> str | None:
     """A tracer carries a jax transformation's state (``grad``, ``jvp``, ``jit``,
     ``vmap``): only jax can compute on it.
     """
-    if isinstance(x, jax.core.Tracer):
+    if type(x) is not _ARRAY_IMPL and isinstance(x, _TRACER):
         return f"a jax tracer ({type(x).__name__})"
     return None
 

@@ -59,7 +59,10 @@ def autodiff_state(x: torch.Tensor) -> str | None:
             " (a leaf of torch's graph)" if x.is_leaf else "")
     if torch._C._functorch.is_functorch_wrapped_tensor(x):
         return "a tensor of a torch.func transformation"
-    if _forward_ad.unpack_dual(x).tangent is not None:
+    # a tangent lives only inside a dual_level() block (leaving it drops them):
+    # outside one, unpack_dual (a Python function, ~4 us) need not be asked
+    if _forward_ad._current_level >= 0 and _forward_ad.unpack_dual(
+            x).tangent is not None:
         return "a forward-mode dual torch tensor (it carries a tangent)"
     return None
 
