@@ -428,3 +428,10 @@ def test_sparse_torch_tensor_refused_at_asarray(layout: str) -> None:
         with pytest.raises(TypeError, match=r"^asarray\(\): obj: .*dense.*sparse_"):
             ut.asarray(sparse)
     assert ut.asarray(dense).torch() is dense
+
+
+def test_scipy_sparse_refused_at_asarray() -> None:
+    """scipy.sparse has no strided memory either: asarray's TypeError names obj."""
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match=r"^asarray\(\): obj: expected .*csr_matrix"):
+        ut.asarray(sparse.eye(3).tocsr())
