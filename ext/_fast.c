@@ -486,6 +486,11 @@ static PyTypeObject EntryType = {
 typedef struct {
     PyObject_HEAD PyObject *backend;
     PyObject *dtypes; /* a tuple */
+    /* Optional: the attribute naming an array's layout and the one layout
+     * wrapped here (torch: "layout", torch.strided); any other (sparse) takes
+     * the slow path, which refuses it. NULL: every array of the type is dense. */
+    PyObject *layout_attr;
+    PyObject *layout;
 } TypeEntryObject;
 
 static PyTypeObject TypeEntryType;
@@ -493,11 +498,20 @@ static PyTypeObject TypeEntryType;
 static PyObject *
 type_entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"backend", "dtypes", NULL};
-    PyObject *backend, *dtypes;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:TypeEntry", keywords, &backend,
-                                     &dtypes)) {
+    static char *keywords[] = {"backend", "dtypes", "layout_attr", "layout", NULL};
+    PyObject *backend, *dtypes, *layout_attr = NULL, *layout = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:TypeEntry", keywords, &backend,
+                                     &dtypes, &layout_attr, &layout)) {
         return NULL;
+    }
+    if (layout_attr == Py_None) {
+        layout_attr = NULL;
+    }
+    if (layout_attr != NULL && (!PyUnicode_Check(layout_attr) || layout == NULL)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "TypeEntry(): layout_attr: expected an attribute name "
+                            "given with layout, got %R",
+                            layout_attr);
     }
     if (!PyTuple_CheckExact(dtypes)) {
         return PyErr_Format(PyExc_TypeError,
@@ -511,6 +525,8 @@ type_entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     e->backend = Py_NewRef(backend);
     e->dtypes = Py_NewRef(dtypes);
+    e->layout_attr = Py_XNewRef(layout_attr);
+    e->layout = layout_attr == NULL ? NULL : Py_NewRef(layout);
     return (PyObject *)e;
 }
 
@@ -519,6 +535,8 @@ type_entry_traverse(TypeEntryObject *e, visitproc visit, void *arg)
 {
     Py_VISIT(e->backend);
     Py_VISIT(e->dtypes);
+    Py_VISIT(e->layout_attr);
+    Py_VISIT(e->layout);
     return 0;
 }
 
@@ -527,6 +545,8 @@ type_entry_clear(TypeEntryObject *e)
 {
     Py_CLEAR(e->backend);
     Py_CLEAR(e->dtypes);
+    Py_CLEAR(e->layout_attr);
+    Py_CLEAR(e->layout);
     return 0;
 }
 
@@ -670,6 +690,14 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
     bool known = false;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seen->dtypes); i++) {
         known = known || PyTuple_GET_ITEM(seen->dtypes, i) == dtype;
+    }
+    if (known && seen->layout_attr != NULL) { /* a sparse one: refused slowly */
+        PyObject *layout = PyObject_GetAttr(obj, seen->layout_attr);
+        if (layout == NULL) {
+            PyErr_Clear();
+        }
+        known = layout == seen->layout;
+        Py_XDECREF(layout);
     }
     if (!known) {
         Py_DECREF(dtype);

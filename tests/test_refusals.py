@@ -410,3 +410,28 @@ def test_an_array_of_strings_is_refused_naming_the_function_called(framework, ca
     # that DLPack cannot describe a BufferError (reliability P-19)
     expected = TypeError if framework == "tensorflow" else BufferError
     assert type(info.value) is expected
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_sparse_torch_tensor_refused_at_asarray(layout: str) -> None:
+    """A sparse torch tensor is refused at asarray, also once a dense torch tensor
+    taught asarray's C fast path the type and dtype (it wrapped every torch.Tensor
+    before, refused later by the first operation).
+    """
+    torch = pytest.importorskip("torch")
+    ut.asarray(torch.ones(3))  # the fast path knows torch.Tensor/float32 now
+    dense = torch.eye(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch: CSR support in beta
+        sparse = dense.to_sparse() if layout == "coo" else dense.to_sparse_csr()
+    for _ in range(2):  # the second call is the one a learned fast path takes
+        with pytest.raises(TypeError, match=r"^asarray\(\): obj: .*dense.*sparse_"):
+            ut.asarray(sparse)
+    assert ut.asarray(dense).torch() is dense
+
+
+def test_scipy_sparse_refused_at_asarray() -> None:
+    """scipy.sparse has no strided memory either: asarray's TypeError names obj."""
+    sparse = pytest.importorskip("scipy.sparse")
+    with pytest.raises(TypeError, match=r"^asarray\(\): obj: expected .*csr_matrix"):
+        ut.asarray(sparse.eye(3).tocsr())

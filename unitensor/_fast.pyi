@@ -68,7 +68,8 @@ class Entry:
 class TypeEntry:
     """A row of asarray's table, for one array type."""
 
-    def __new__(cls, backend: Adapter, dtypes: tuple[Any, ...]) -> Self: ...
+    def __new__(cls, backend: Adapter, dtypes: tuple[Any, ...],
+                layout_attr: str | None = None, layout: Any = None) -> Self: ...
     @property
     def backend(self) -> Adapter: ...
     @property

@@ -81,7 +81,8 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
     """
     if name == "asarray":
         if func not in _types and backend.wraps_as_is(func):
-            _types.setdefault(func, TypeEntry(backend, tuple(backend.NATIVE_DTYPES)))
+            _types.setdefault(func, TypeEntry(backend, tuple(backend.NATIVE_DTYPES),
+                                              *backend.DENSE_LAYOUT))
         return
     found = _tables.get(name)
     if found is None or backend in found[1]:

@@ -57,6 +57,11 @@ class Interop(Protocol):
     #: the types whose objects ``native()`` accepts: the framework's arrays (its
     #: other types, devices and dtypes say, are not arrays to unitensor)
     ARRAY_TYPES: tuple[type, ...]
+    #: ``(attribute, value)``: the layout of the arrays asarray's C fast path
+    #: wraps (torch: ``("layout", torch.strided)``); an array of another layout
+    #: (sparse) takes the Python path, whose ``native()`` refuses it. ``()``:
+    #: every array of ``ARRAY_TYPES`` is dense.
+    DENSE_LAYOUT: tuple[Any, ...]
     #: fast routes: source framework name -> ``route(x)``, the framework's own
     #: zero-copy route from that framework's array ``x`` (``torch.from_numpy``),
     #: returning None where it does not apply (the general path then decides)
@@ -346,7 +351,8 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 
 DEFAULTS: dict[str, object] = {
-    "IMMUTABLE": False, "LAZY": False, "NEGATIVE_STRIDES": True, "ROUTES": {},
+    "IMMUTABLE": False, "LAZY": False, "DENSE_LAYOUT": (), "NEGATIVE_STRIDES": True,
+    "ROUTES": {},
     "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
     "fix_byte_order": _no_byte_order_fix, "pickled": _as_is,

@@ -29,7 +29,7 @@ from torch.multiprocessing.reductions import StorageWeakRef
 from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
-from ..._errors import arg_error, copy_or_refuse, warn_read_only_alias
+from ..._errors import arg_error, copy_or_refuse, describe, warn_read_only_alias
 from .._dlpack import StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
@@ -37,6 +37,20 @@ _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
 
 
 ARRAY_TYPES = (torch.Tensor,)
+# Sparse tensors (COO, CSR, ...) have no strided memory: refused at asarray, and
+# kept off its C fast path, which checks this layout by identity.
+DENSE_LAYOUT = ("layout", torch.strided)
+
+
+def native(obj: object) -> torch.Tensor:
+    if not isinstance(obj, torch.Tensor):
+        raise arg_error(TypeError, "asarray", "obj", "an array of torch (Tensor)",
+                        describe(obj))
+    if obj.layout is not torch.strided:
+        raise arg_error(TypeError, "asarray", "obj",
+                        "a dense (strided) torch tensor; densify a sparse one first "
+                        "(.to_dense())", f"a torch tensor of layout {obj.layout}")
+    return obj
 
 
 def device(x: torch.Tensor) -> Device:
