@@ -309,9 +309,12 @@ interpreter_finalizing(void)
 /* --------------------------------------------------------------- dtypes --- */
 
 static const char *const DTYPE_CODE_NAMES[] = {
-    [kDLInt] = "int",       [kDLUInt] = "uint",
-    [kDLFloat] = "float",   [kDLOpaqueHandle] = "handle",
-    [kDLBfloat] = "bfloat", [kDLComplex] = "complex",
+    [kDLInt] = "int",
+    [kDLUInt] = "uint",
+    [kDLFloat] = "float",
+    [kDLOpaqueHandle] = "handle",
+    [kDLBfloat] = "bfloat",
+    [kDLComplex] = "complex",
     [kDLBool] = "bool",
     [kDLFloat8_e3m4] = "float8_e3m4",
     [kDLFloat8_e4m3] = "float8_e4m3",
@@ -323,7 +326,7 @@ static const char *const DTYPE_CODE_NAMES[] = {
     [kDLFloat8_e8m0fnu] = "float8_e8m0fnu",
 };
 
-#define N_DTYPE_CODE_NAMES \
+#define N_DTYPE_CODE_NAMES                                                             \
     ((int)(sizeof(DTYPE_CODE_NAMES) / sizeof(DTYPE_CODE_NAMES[0])))
 
 static const char DTYPES_ACCEPTED[] =
@@ -2291,9 +2294,10 @@ buffer_repr(Buffer *b)
     if (shape == NULL) {
         return NULL;
     }
-    const char *code = b->dtype.code < N_DTYPE_CODE_NAMES && DTYPE_CODE_NAMES[b->dtype.code]
-                           ? DTYPE_CODE_NAMES[b->dtype.code]
-                           : "?";
+    const char *code =
+        b->dtype.code < N_DTYPE_CODE_NAMES && DTYPE_CODE_NAMES[b->dtype.code]
+            ? DTYPE_CODE_NAMES[b->dtype.code]
+            : "?";
     PyObject *r = PyUnicode_FromFormat(
         "<unitensor._core.Buffer shape=%R dtype=%s(%d) device=(%d, %d) "
         "readonly=%s source='%s'>",
