@@ -309,15 +309,29 @@ interpreter_finalizing(void)
 /* --------------------------------------------------------------- dtypes --- */
 
 static const char *const DTYPE_CODE_NAMES[] = {
-    [kDLInt] = "int",       [kDLUInt] = "uint",
-    [kDLFloat] = "float",   [kDLOpaqueHandle] = "handle",
-    [kDLBfloat] = "bfloat", [kDLComplex] = "complex",
+    [kDLInt] = "int",
+    [kDLUInt] = "uint",
+    [kDLFloat] = "float",
+    [kDLOpaqueHandle] = "handle",
+    [kDLBfloat] = "bfloat",
+    [kDLComplex] = "complex",
     [kDLBool] = "bool",
+    [kDLFloat8_e3m4] = "float8_e3m4",
+    [kDLFloat8_e4m3] = "float8_e4m3",
+    [kDLFloat8_e4m3b11fnuz] = "float8_e4m3b11fnuz",
+    [kDLFloat8_e4m3fn] = "float8_e4m3fn",
+    [kDLFloat8_e4m3fnuz] = "float8_e4m3fnuz",
+    [kDLFloat8_e5m2] = "float8_e5m2",
+    [kDLFloat8_e5m2fnuz] = "float8_e5m2fnuz",
+    [kDLFloat8_e8m0fnu] = "float8_e8m0fnu",
 };
 
+#define N_DTYPE_CODE_NAMES                                                             \
+    ((int)(sizeof(DTYPE_CODE_NAMES) / sizeof(DTYPE_CODE_NAMES[0])))
+
 static const char DTYPES_ACCEPTED[] =
-    "a dtype of bool8, int/uint 8-64, float 16-64, bfloat16 or complex 64/128 with "
-    "lanes=1";
+    "a dtype of bool8, int/uint 8-64, float 16-64, bfloat16, the 8-bit floats "
+    "(DLPack codes 7-14) or complex 64/128 with lanes=1";
 
 static bool
 dtype_supported(DLDataType dt)
@@ -336,6 +350,18 @@ dtype_supported(DLDataType dt)
     case kDLComplex:
         return dt.bits == 64 || dt.bits == 128;
     case kDLBool:
+        return dt.bits == 8;
+    /* The float8 kinds are whole bytes, so a Buffer can hold and pass them on
+     * like bfloat16. The float6/float4 kinds (15-17) are sub-byte: their
+     * strides and sizes are not in bytes, which nothing here reckons with. */
+    case kDLFloat8_e3m4:
+    case kDLFloat8_e4m3:
+    case kDLFloat8_e4m3b11fnuz:
+    case kDLFloat8_e4m3fn:
+    case kDLFloat8_e4m3fnuz:
+    case kDLFloat8_e5m2:
+    case kDLFloat8_e5m2fnuz:
+    case kDLFloat8_e8m0fnu:
         return dt.bits == 8;
     default:
         return false;
@@ -379,7 +405,8 @@ struct_format(DLDataType dt)
 }
 
 /* The __array_interface__ typestr, native byte order; bfloat16 travels as
- * opaque '|V2' (numpy can wrap it; the Python layer views it as bfloat16). */
+ * opaque '|V2' and the float8 kinds as '|V1' (numpy can wrap them; the Python
+ * layer views them as ml_dtypes' types). */
 static void
 typestr_of(DLDataType dt, char out[8])
 {
@@ -402,9 +429,12 @@ typestr_of(DLDataType dt, char out[8])
     case kDLFloat:
         kind = 'f';
         break;
-    default:
+    case kDLComplex:
         kind = 'c';
         break;
+    default: /* the float8 kinds (dtype_supported admits no others) */
+        snprintf(out, 8, "|V1");
+        return;
     }
     snprintf(out, 8, "%c%c%d", itemsize == 1 ? '|' : order, kind, itemsize);
 }
@@ -2082,7 +2112,7 @@ buffer_getbuffer(Buffer *self, Py_buffer *view, int flags)
         problem = "the memory is read-only";
     }
     else if ((flags & PyBUF_FORMAT) == PyBUF_FORMAT && format == NULL) {
-        problem = "bfloat16 has no buffer-protocol format";
+        problem = "bfloat16 and the float8 kinds have no buffer-protocol format";
     }
     else if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS &&
              !is_contiguous(self, true)) {
@@ -2264,7 +2294,10 @@ buffer_repr(Buffer *b)
     if (shape == NULL) {
         return NULL;
     }
-    const char *code = b->dtype.code <= kDLBool ? DTYPE_CODE_NAMES[b->dtype.code] : "?";
+    const char *code =
+        b->dtype.code < N_DTYPE_CODE_NAMES && DTYPE_CODE_NAMES[b->dtype.code]
+            ? DTYPE_CODE_NAMES[b->dtype.code]
+            : "?";
     PyObject *r = PyUnicode_FromFormat(
         "<unitensor._core.Buffer shape=%R dtype=%s(%d) device=(%d, %d) "
         "readonly=%s source='%s'>",

@@ -192,6 +192,27 @@ def test_bfloat16_crosses_numpy_torch_jax_zero_copy_through_their_own_dlpack():
     np.testing.assert_array_equal(np.from_dlpack(y), np.arange(4))
 
 
+
+@pytest.mark.skipif(not hasattr(np.dtypes, "register_dlpack_dtype"),
+                    reason="numpy < 2.5: its own from_dlpack and __dlpack__ refuse "
+                    "the float8 kinds (no register_dlpack_dtype)")
+def test_float8_crosses_numpy_torch_jax_zero_copy_through_their_own_dlpack():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    torch = pytest.importorskip("torch")
+    jax = pytest.importorskip("jax")
+    ut.asarray(np.zeros(1))  # loads the numpy backend, which registers the kinds
+    for name in ("float8_e4m3fn", "float8_e5m2"):
+        base = np.array([0.5, 2.0, 4.0], getattr(ml_dtypes, name))
+        t = torch.from_dlpack(base)
+        assert t.dtype == getattr(torch, name)
+        assert pointer(t) == pointer(base)
+        j = jax.dlpack.from_dlpack(base)
+        assert j.dtype == getattr(jax.numpy, name)
+        back = np.from_dlpack(t)
+        assert back.dtype == base.dtype
+        assert pointer(back) == pointer(base)
+        assert pointer(np.from_dlpack(j)) == pointer(j)
+
 def test_source_can_be_deleted_first(x64):
     import gc
     base = aligned_empty((1000,), np.float64)

@@ -56,12 +56,14 @@ CASES = {
     "P-17": (lambda: ut.from_dlpack(forge(np.zeros(4, np.float32),
                                           dtype=(2, 32, 4))), BufferError,
              "from_dlpack(): dtype: expected a dtype of bool8, int/uint 8-64, "
-             "float 16-64, bfloat16 or complex 64/128 with lanes=1, got lanes=4 "
+             "float 16-64, bfloat16, the 8-bit floats (DLPack codes 7-14) or "
+             "complex 64/128 with lanes=1, got lanes=4 "
              "(code=2, bits=32)"),
     "P-18": (lambda: ut.from_dlpack(forge(np.zeros(4, np.float32),
                                           dtype=(2, 7, 1))), BufferError,
              "from_dlpack(): dtype: expected a dtype of bool8, int/uint 8-64, "
-             "float 16-64, bfloat16 or complex 64/128 with lanes=1, got dtype "
+             "float 16-64, bfloat16, the 8-bit floats (DLPack codes 7-14) or "
+             "complex 64/128 with lanes=1, got dtype "
              "code=2, bits=7"),
     "P-20": (lambda: ut.from_dlpack(forge(shape=(3,), device=(99, 0))), BufferError,
              "from_dlpack(): device: expected a DLPack device type, got unknown "

@@ -66,6 +66,34 @@ def test_immutable_memory_is_imported_read_only_and_lent_only_to_readers():
     assert _core.from_capsule(lent.__dlpack__(max_version=(1, 0))).readonly
 
 
+
+def test_jax_versioned_capsules_carry_read_only_and_is_copied():
+    jax = pytest.importorskip("jax")
+    x = jax.numpy.arange(4, dtype=jax.numpy.float32)
+    own = _core.from_capsule(x.__dlpack__(max_version=_core.DLPACK_VERSION))
+    if own.version is None:  # 0.10 takes max_version but answers a legacy capsule
+        pytest.skip(f"jax {jax.__version__} exports no versioned DLPack (0.11+ does)")
+    # JAX sets READ_ONLY itself; immutable_buffer's mark_readonly is for 0.10
+    assert own.readonly
+    assert not own.is_copied
+    assert own.data_ptr == x.unsafe_buffer_pointer()
+    copied = _core.from_capsule(x.__dlpack__(max_version=(1, 0), copy=True))
+    assert copied.is_copied
+    assert copied.data_ptr != x.unsafe_buffer_pointer()
+
+
+def test_read_only_memory_reaches_jax_zero_copy_on_every_jax():
+    jax = pytest.importorskip("jax")
+    buf = _core.empty((16,), 2, 32)
+    np.asarray(buf)[:] = np.arange(16.0)
+    buf.mark_readonly()
+    lent = ForImmutableConsumer(buf)
+    # 0.10 asks legacy (lent read-only); 0.12 asks max_version=(1, 3) and takes
+    # the versioned capsule with READ_ONLY set, also without a copy
+    x = jax.dlpack.from_dlpack(lent)
+    assert x.unsafe_buffer_pointer() == buf.data_ptr
+    assert x.tolist() == list(range(16))
+
 def test_stream_order_orders_only_different_streams():
     calls = []
     order = StreamOrder(3, lambda device: 9, lambda *args: calls.append(args))

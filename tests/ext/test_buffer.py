@@ -297,6 +297,54 @@ def test_bfloat16_from_every_producer():  # P-16
     assert torch.from_dlpack(forged).dtype == torch.bfloat16
 
 
+
+# torch dtype name -> DLPack code (DLPack 1.1's table; torch names them alike).
+FLOAT8_CODES = {"float8_e4m3fn": 10, "float8_e4m3fnuz": 11, "float8_e5m2": 12,
+                "float8_e5m2fnuz": 13, "float8_e8m0fnu": 14}
+
+
+def test_float8_kinds_cross_zero_copy():
+    torch = pytest.importorskip("torch")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    jax = pytest.importorskip("jax")
+    for name, code in FLOAT8_CODES.items():
+        if not hasattr(torch, name) or not hasattr(ml_dtypes, name):
+            continue
+        t = torch.tensor([0.5, 2.0, 4.0]).to(getattr(torch, name))
+        buf = imported(t, max_version=None)
+        assert buf.dtype == (code, 8, 1), name
+        assert buf.itemsize == 1
+        assert name in repr(buf)
+        back = torch.from_dlpack(buf)
+        assert back.dtype == getattr(torch, name)
+        assert back.data_ptr() == t.data_ptr()
+        assert buf.__array_interface__["typestr"] == "|V1"
+        as_numpy = np.asarray(buf).view(getattr(ml_dtypes, name))
+        assert as_numpy.astype(np.float32).tolist() == [0.5, 2.0, 4.0]
+        assert address(as_numpy) == t.data_ptr()
+        with pytest.raises(BufferError, match="float8"):
+            memoryview(buf)
+    j = jax.numpy.array([1.0, 3.0], jax.numpy.float8_e5m2)
+    from_jax = _core.from_capsule(j.__dlpack__())
+    assert from_jax.dtype == (12, 8, 1)
+    assert torch.from_dlpack(from_jax).float().tolist() == [1.0, 3.0]
+    m = np.array([0.25, 8.0], ml_dtypes.float8_e4m3fn)
+    wrapped = _core.from_array_interface(m, dtype=(10, 8, 1))
+    assert wrapped.dtype == (10, 8, 1)
+    assert wrapped.data_ptr == address(m)
+    assert torch.from_dlpack(wrapped).float().tolist() == [0.25, 8.0]
+    assert _core.empty((2,), 8, 8).dtype == (8, 8, 1)  # float8_e4m3 (code 8): held too
+
+
+def test_sub_byte_floats_refused():
+    # float6/float4 (DLPack 15-17) count bits, not bytes, in sizes; refused.
+    for code, bits in ((15, 6), (16, 6), (17, 4), (10, 16)):
+        capsule = forge(np.zeros(3, np.uint8), dtype=(code, bits, 1))
+        with pytest.raises(BufferError, match=f"code={code}, bits={bits}") as info:
+            _core.from_capsule(capsule)
+        check_message(info)
+        del capsule  # its deleter is a Python callback: run it with no error pending
+
 # -------------------------------------------------------------------- layouts ---
 
 
@@ -1062,7 +1110,7 @@ def test_empty_is_aligned_zeroed_and_validated():
             _core.empty((2,), 2, 32, alignment=alignment)
     with pytest.raises(TypeError, match="alignment"):
         _core.empty((2,), 2, 32, alignment="64")
-    for code, bits in ((2, 8), (3, 64), (7, 8), (300, 8), (0, -8)):
+    for code, bits in ((2, 8), (3, 64), (7, 16), (17, 4), (300, 8), (0, -8)):
         with pytest.raises(TypeError, match="dtype") as info:
             _core.empty((2,), code, bits)
         check_message(info)

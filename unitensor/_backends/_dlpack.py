@@ -76,7 +76,9 @@ class StreamOrder:
 def immutable_buffer(capsule: object) -> _core.Buffer:
     """Import a capsule of an immutable framework (jax, tensorflow) read-only.
 
-    Their legacy capsules cannot carry the READ_ONLY flag, so it is set here.
+    Their legacy capsules cannot carry the READ_ONLY flag, so it is set here
+    (JAX 0.11+'s versioned capsules set it themselves; legacy is asked so that
+    one route serves every version).
     """
     buf = _core.from_capsule(capsule)
     buf.mark_readonly()
@@ -86,9 +88,10 @@ def immutable_buffer(capsule: object) -> _core.Buffer:
 class ForImmutableConsumer:
     """``buf`` as seen by a framework that never writes into imported memory.
 
-    JAX asks for legacy capsules (no ``max_version``), which cannot carry the
-    read-only flag, so a read-only Buffer refuses them; JAX arrays are immutable,
-    so lending them read-only memory is safe.
+    JAX up to 0.10 asks for legacy capsules (no ``max_version``), which cannot
+    carry the read-only flag, so a read-only Buffer refuses them; JAX arrays are
+    immutable, so lending them read-only memory is safe. JAX 0.11+ asks for a
+    versioned capsule (``max_version=(1, 3)``) and takes READ_ONLY ones zero-copy.
     """
 
     __slots__ = ("buf",)

@@ -20,25 +20,38 @@ _TO_NUMPY = {d: k for k, d in NATIVE_DTYPES.items()}
 _BFLOAT16 = _TO_NUMPY.get(bfloat16)
 
 
-def _register_bfloat16() -> None:
+# DLPack 1.1's 8-bit float codes and ml_dtypes' names for them (the Buffer holds
+# these; unitensor's namespace has no float8 dtype, so they cross as memory only).
+ML_DTYPES_FLOAT8 = {"float8_e3m4": 7, "float8_e4m3": 8, "float8_e4m3b11fnuz": 9,
+                    "float8_e4m3fn": 10, "float8_e4m3fnuz": 11, "float8_e5m2": 12,
+                    "float8_e5m2fnuz": 13, "float8_e8m0fnu": 14}
+
+
+def _register_ml_dtypes() -> None:
     """NumPy 2.5+ maps a DLPack (code, bits) pair to a dtype of another package
     (``np.dtypes.register_dlpack_dtype``); ml_dtypes (0.6) registers none. With
-    ml_dtypes' bfloat16 registered, numpy's own ``from_dlpack`` and
-    ``ndarray.__dlpack__`` hold it: ``np.from_dlpack(t)`` of a bfloat16 Tensor, and
-    numpy's bfloat16 arrays handed to any DLPack consumer (``torch.from_dlpack``,
-    ``jax.dlpack.from_dlpack``), are zero-copy. Older numpy refuses bfloat16 there
-    (unitensor's own conversions hold it on every numpy).
+    ml_dtypes' bfloat16 and float8 kinds registered, numpy's own ``from_dlpack``
+    and ``ndarray.__dlpack__`` hold them: ``np.from_dlpack(t)`` of a bfloat16 or
+    float8 Tensor, and numpy's such arrays handed to any DLPack consumer
+    (``torch.from_dlpack``, ``jax.dlpack.from_dlpack``), are zero-copy. Older
+    numpy refuses them there (unitensor's own conversions hold bfloat16 on every
+    numpy).
     """
     register = getattr(np.dtypes, "register_dlpack_dtype", None)
-    if register is None or _BFLOAT16 is None:
+    if register is None or _BFLOAT16 is None:  # _BFLOAT16: ml_dtypes is installed
         return
-    try:
-        register(bfloat16.dlpack[:2], _BFLOAT16)
-    except ValueError:  # another bfloat16 was registered first: numpy keeps it
-        pass
+    import ml_dtypes
+    pairs = [(bfloat16.dlpack[:2], _BFLOAT16)]
+    pairs += [((code, 8), np.dtype(getattr(ml_dtypes, name)))
+              for name, code in ML_DTYPES_FLOAT8.items() if hasattr(ml_dtypes, name)]
+    for pair, native_dtype in pairs:
+        try:
+            register(pair, native_dtype)
+        except ValueError:  # another package registered that code first: numpy keeps it
+            pass
 
 
-_register_bfloat16()
+_register_ml_dtypes()
 
 
 ARRAY_TYPES = (np.ndarray, np.generic)
