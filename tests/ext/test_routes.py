@@ -124,13 +124,16 @@ def test_torch_subclasses_take_the_python_protocol():
 def test_torch_tensors_without_exportable_memory_are_refused_clearly():
     route = NUMPY.ROUTES["torch"]
     for t, got in ((torch.empty(3, device="meta"), "a strided tensor on meta"),
-                   (torch.zeros(2).to_sparse(), "a sparse_coo tensor on cpu"),
                    (torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
                     "a nested tensor on cpu")):
         assert route(t) is None  # torch refused the export: the general path says why
         with pytest.raises(BufferError, match=f"obj: expected a strided torch tensor "
                                               f"with memory on cpu or cuda, got {got}"):
             ut.asarray(t).numpy()
+    sparse = torch.zeros(2).to_sparse()
+    assert route(sparse) is None
+    with pytest.raises(TypeError, match=r"asarray\(\): obj: expected a dense"):
+        ut.asarray(sparse)  # refused where it comes in (tests/test_refusals.py)
 
 
 def test_exchange_host_view_names_what_it_takes():
