@@ -5,12 +5,14 @@ and lists; missing functions and bad arguments fail clearly."""
 
 from __future__ import annotations
 
+import collections
+import operator
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from conftest import COMPUTING, FRAMEWORKS, aligned_empty
+from conftest import COMPUTING, FRAMEWORKS, LAZY, aligned_empty
 
 import unitensor as ut
 
@@ -428,3 +430,74 @@ def test_autodiff_state_of_two_frameworks_is_refused_naming_wrap():
                        r"torch tensor that requires grad .* and a jax tracer"):
         jax.grad(lambda a: ut.sum(ut.asarray(p) * ut.asarray(a)).jax())(
             jax.numpy.ones(3))
+
+
+# -- what real clients met (issue 36): the numpy owner's answer on every owner --------
+_Pair = collections.namedtuple("_Pair", "a b")
+_NAN, _INF = float("nan"), float("inf")
+CLIENT_CALLS = {
+    "full with a 0-d array": lambda a: ut.full((2,), a(2.5)),
+    "full with a 0-d int8 array": lambda a: ut.full((2,), a(3, "int8")),
+    "full_like with a 0-d array": lambda a: ut.full_like(a([1.0, 2.0]), a(7.0)),
+    "stack of a namedtuple": lambda a: ut.stack(_Pair(a([1, 2]), a([3, 4]))),
+    "concat of a namedtuple": lambda a: ut.concat(_Pair(a([1, 2]), a([3, 4]))),
+    "np.iterable of a 0-d array": lambda a: np.iterable(a(1.0)),
+    "np.iterable of a 1-d array": lambda a: np.iterable(a([1.0])),
+    "operator.index of a float": lambda a: operator.index(a(1.0)),
+    "operator.index of a bool": lambda a: operator.index(a(True)),
+    "operator.index of an int": lambda a: operator.index(a(3)),
+    "exp of int64": lambda a: ut.exp(a([1, 2], "int64")),
+    "sqrt of int16": lambda a: ut.sqrt(a([1, 4], "int16")),
+    "sin of uint8": lambda a: ut.sin(a([1, 4], "uint8")),
+    "atan2 of int32": lambda a: ut.atan2(a([1, 4], "int32"), a([2, 1], "int32")),
+}
+
+_OWN_FLOAT = {"exp of int64", "sin of uint8", "atan2 of int32"}
+# numpy's own answers (np.full, np.stack, ..., np.iterable on ndarrays), where
+# the numpy owner's could be wrong too
+NUMPY_SAYS = {
+    "full with a 0-d array": ("float64", [2.5, 2.5]),
+    "full with a 0-d int8 array": ("int8", [3, 3]),
+    "full_like with a 0-d array": ("float64", [7.0, 7.0]),
+    "stack of a namedtuple": ("int64", [[1, 2], [3, 4]]),
+    "concat of a namedtuple": ("int64", [1, 2, 3, 4]),
+    "np.iterable of a 0-d array": False,
+    "np.iterable of a 1-d array": True,
+    "operator.index of a float": TypeError,
+    "operator.index of a bool": TypeError,
+    "operator.index of an int": 3,
+}
+
+
+def _answer(call, framework):
+    """What ``call`` gives on ``framework``'s data: its value as numpy, with its
+    dtype, or the exception type raised.
+    """
+    def make(values, dtype=None):
+        data = np.asarray(values, dtype=dtype)  # Python floats: float64, ints: int64
+        return ut.asarray(data).to(framework, copy=True)
+    try:
+        result = call(make)
+    except Exception as exc:
+        return type(exc)
+    if type(result) is ut.Tensor:
+        return result.dtype.name, np.asarray(result).tolist()
+    return result
+
+
+@pytest.mark.parametrize("call", CLIENT_CALLS, ids=list(CLIENT_CALLS))
+@pytest.mark.parametrize("framework", [*COMPUTING, *LAZY])
+def test_what_clients_met_answers_as_the_numpy_owner(framework, call):
+    expected = _answer(CLIENT_CALLS[call], "numpy")
+    assert expected == NUMPY_SAYS.get(call, expected)
+    found = _answer(CLIENT_CALLS[call], framework)
+    if framework in ("torch", "jax") and call in _OWN_FLOAT:
+        # not decided yet (docs/namespace.md): their own default float (torch's
+        # float32, jax's by its x64 switch), numpy's values
+        assert found[0] in ("float32", "float64")
+        np.testing.assert_allclose(found[1], expected[1], rtol=1e-3)
+        return
+    if (framework == "array_api_strict" and expected != found
+            and found is TypeError):  # the strict library refuses beyond the standard
+        return
+    assert found == expected

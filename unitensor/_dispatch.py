@@ -305,11 +305,13 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """Run the standard's function ``name`` on the chosen owner."""
     for position in _ARRAY_POSITIONS.get(name, ()):  # Tensors, all but always
         if position >= len(args) or type(args[position]) is not Tensor:
-            _check_arrays(name, _ARRAY_PARAMETERS[name], args)
+            args = _check_arrays(name, _ARRAY_PARAMETERS[name], args)
             break
     scalars = _SCALAR_PARAMETERS.get(name)
     if scalars is not None and (kwargs or scalars[0]):
         _check_no_arrays(name, scalars, args, kwargs)
+    if name in _FILLS:
+        args, kwargs = _fill_value_as_scalar(name, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -543,10 +545,41 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
             raise arg_error(TypeError, func, param, "a Python value (the standard "
                             f"takes no array for {param})",
                             f"an array of shape {tuple(value.shape)}")
-        if param == "fill_value" and not isinstance(value, numbers.Number):
+        if param == "fill_value" and not isinstance(value, numbers.Number) and (
+                plain or not (kind is Tensor or _native_backend(value) is not None)):
             raise arg_error(TypeError, func, param, "a number (a Python bool, int, "
                             "float or complex, or a framework's scalar)",
                             describe(value))
+
+
+_FILLS = frozenset({"full", "full_like"})
+
+
+def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                          ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``full``'s and ``full_like``'s 0-d array ``fill_value`` (numpy, torch and
+    jax take one; ``_check_no_arrays`` refused any other array) as the Python
+    scalar it holds, which every owner's function takes. As numpy answers:
+    ``full`` makes the array's dtype where no dtype is given, and the array
+    decides the owner (its device, where none is given), as an operand would.
+    """
+    value = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    if type(value) in _PYTHON_SCALARS or not _is_array(value):
+        return args, kwargs
+    fill = value if type(value) is Tensor else _convert.asarray(value)
+    kwargs = dict(kwargs)
+    if name == "full":
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = fill.dtype
+        if kwargs.get("device") is None:
+            kwargs["device"] = fill.device
+    kind = fill.dtype.kind
+    scalar = (bool(fill) if kind == "bool" else int(fill) if kind.endswith("integer")
+              else complex(fill) if kind == "complex floating" else float(fill))
+    if len(args) > 1:
+        return (*args[:1], scalar, *args[2:]), kwargs
+    kwargs["fill_value"] = scalar
+    return args, kwargs
 
 
 def _is_array(value: Any) -> bool:
@@ -554,9 +587,11 @@ def _is_array(value: Any) -> bool:
 
 
 def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
-                  args: tuple[Any, ...]) -> None:
+                  args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Refuse what is not an array where the standard takes one (a TypeError
-    naming the parameter), before any framework reads it as something else.
+    naming the parameter), before any framework reads it as something else;
+    ``args`` back, a tuple subclass of arrays (a namedtuple) as a plain tuple,
+    which the owner rule and the conversions read as they read a tuple.
     """
     scalars = 0
     for position, param, kind in params:
@@ -571,8 +606,11 @@ def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
         value = args[position]
         if kind == "arrays":
             if type(value) not in (list, tuple):
-                raise arg_error(TypeError, func, param, "a list or tuple of arrays",
-                                describe(value))
+                if not isinstance(value, tuple):
+                    raise arg_error(TypeError, func, param,
+                                    "a list or tuple of arrays", describe(value))
+                value = tuple(value)
+                args = (*args[:position], value, *args[position + 1:])
             for i, item in enumerate(value):
                 if not _is_array(item):
                     raise arg_error(TypeError, func, f"{param}[{i}]", _AN_ARRAY,
@@ -587,6 +625,7 @@ def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
     if scalars == 2 and func not in ("where",):
         raise arg_error(TypeError, func, "x1, x2", "at least one array (the "
                         "standard's rule for Python scalars)", "two Python scalars")
+    return args
 
 
 # the functions whose x1, x2 may be Python scalars (binary()'s shortcut)
