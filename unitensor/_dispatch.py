@@ -48,6 +48,7 @@ from ._dtypes import (
     DType,
     check_int,
     holds,
+    int64,
     promote,
     with_scalar,
 )
@@ -855,7 +856,7 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     backend = _compute(x._backend)
     native = (x._native if backend is x._backend
               else _operand(x, backend, "__getitem__", x))
-    key = _operand(key, backend, "__getitem__", x)
+    key = _operand(_list_keys(key, backend), backend, "__getitem__", x)
     fix = backend.FIXES.get("__getitem__")
     try:
         result = native[key] if fix is None else fix(native, key)
@@ -874,6 +875,19 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
         # basic keys, which every framework reads alike
         learn("__getitem__", backend, operator.getitem)
     return _as_tensors(backend, result)
+
+
+def _list_keys(key: Any, backend: Adapter) -> Any:
+    """``key`` with each list in it (the key, or an item of a tuple key) an array
+    of ``backend``, as numpy reads a list index (``x[[0, 1, 1]]``, ``x[[True,
+    False]]``; an empty list an integer one): jax and TensorFlow refuse lists.
+    """
+    kind = type(key)
+    if kind is list:
+        return _make(backend, backend.from_python(key, None if key else int64))
+    if kind is tuple and list in map(type, key):
+        return tuple(_list_keys(k, backend) if type(k) is list else k for k in key)
+    return key
 
 
 # what x[key] = value writes besides arrays (numpy, torch and jax take lists too)
@@ -906,7 +920,7 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
             if error is None:
                 raise
             raise error from exc
-    native_key = _operand(key, backend, "__setitem__", x)
+    native_key = _operand(_list_keys(key, backend), backend, "__setitem__", x)
     native_value = _operand(value, backend, "__setitem__", x)
 
     def update(native: Any) -> Any:
