@@ -463,6 +463,10 @@ CLIENT_CALLS = {
     "a list index": lambda a: a([5, 6, 7])[[0, 1, 1, -1]],
     "a list mask": lambda a: a([5, 6, 7])[[True, False, True]],
     "a list in a tuple index": lambda a: a([[1, 2], [3, 4]])[:, [1, 1, 0]],
+    "asarray of strs": lambda a: ut.asarray(["yes", "no"], device=a(0).device),
+    "asarray of nested bytes": lambda a: ut.asarray([[b"y"]], device=a(0).device),
+    "asarray of a None": lambda a: ut.asarray([1.0, None], device=a(0).device),
+    "a list index of strs": lambda a: a([5, 6])[["a"]],
     "linspace of uint16": lambda a: ut.linspace(0, 10, 5, dtype=ut.uint16,
                                                 device=a(0).device),
     "linspace of uint64": lambda a: ut.linspace(0, 10, 4, dtype=ut.uint64,
@@ -484,6 +488,9 @@ NUMPY_SAYS = {
     "operator.index of a bool": TypeError,
     "operator.index of an int": 3,
     "a list in a tuple index": ("int64", [[2, 2, 1], [4, 4, 3]]),
+    "asarray of strs": TypeError,  # at asarray: TF made a tf.string tensor, whose
+    "asarray of nested bytes": TypeError,  # astype aborted the process
+    "asarray of a None": TypeError,
 }
 
 

@@ -884,7 +884,8 @@ def _list_keys(key: Any, backend: Adapter) -> Any:
     """
     kind = type(key)
     if kind is list:
-        return _make(backend, backend.from_python(key, None if key else int64))
+        return _make(backend, _convert.python_data(key, backend,
+                                                   None if key else int64))
     if kind is tuple and list in map(type, key):
         return tuple(_list_keys(k, backend) if type(k) is list else k for k in key)
     return key
