@@ -707,7 +707,8 @@ def test_basic_keys_on_more_dimensions_than_strided_slice_takes():
     """TF's StridedSlice takes at most 8 dimensions (the official suite's
     test_reshape indexes a 9-d result): such keys are applied axis by axis."""
     import tensorflow as tf
-    base = np.arange(2 * 3 * 2 * 2 * 2 * 1 * 2 * 2 * 3).reshape(2, 3, 2, 2, 2, 1, 2, 2, 3)
+    shape = (2, 3, 2, 2, 2, 1, 2, 2, 3)
+    base = np.arange(math.prod(shape)).reshape(shape)
     x, n = ut.asarray(tf.constant(base)), ut.asarray(base)
     for key in ((1, 2, 0, 1, 1, 0, 1, 0, 2), (slice(None, None, -1), ..., -1),
                 (None, 1, ..., None, slice(1, 3)), (-1, slice(0, 2), 0)):

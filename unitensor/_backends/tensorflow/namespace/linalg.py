@@ -197,7 +197,8 @@ def qr(x: Tensor, /, *, mode: str = "reduced") -> tuple[Tensor, Tensor]:
 
 def _scaled(x: Tensor, scale: Tensor, op: Any) -> Tensor:
     """``op(x, scale)`` part by part for complex ``x`` (a complex division by
-    ``scale`` would square it, which overflows)."""
+    ``scale`` would square it, which overflows).
+    """
     if x.dtype.is_complex:
         return tf.complex(op(tf.math.real(x), scale), op(tf.math.imag(x), scale))
     return op(x, scale)
