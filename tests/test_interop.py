@@ -227,3 +227,27 @@ def test_numpy_arrays_of_a_tensor_carry_numpys_own_dtypes(src, x64):
             made.append(np.asarray(memoryview(ut._convert.buffer_of(t, "test"))))
         for array in made:
             assert (array.dtype.char, array.dtype.num) == (own.char, own.num), name
+
+
+@pytest.mark.parametrize("framework", [f for f in FRAMEWORKS if f != "array_api_strict"])
+def test_created_memory_is_writable_by_compiled_code_only_where_its_owner_mutates(
+        framework, x64):
+    """The decision in docs/interop.md: a Tensor unitensor created (``empty``,
+    ``zeros``) lends a read-only buffer on the immutable owners (jax,
+    tensorflow), whose frameworks may share the memory, and a writable one on
+    numpy and torch; compiled code (scipy.ndimage's ``output=``) writes there.
+    """
+    import scipy.ndimage
+    with ut.owner(framework):
+        made = [ut.empty((4,)), ut.zeros((4,))]
+    immutable = framework in ("jax", "tensorflow")
+    for t in made:
+        assert np.asarray(t).flags.writeable is not immutable
+        assert memoryview(ut._convert.buffer_of(t, "test")).readonly is immutable
+    out = made[1]
+    if immutable:
+        with pytest.raises(ValueError, match="read-only"):
+            scipy.ndimage.uniform_filter1d(np.arange(4.0), 1, output=np.asarray(out))
+    else:
+        scipy.ndimage.uniform_filter1d(np.arange(4.0), 1, output=np.asarray(out))
+        assert np.asarray(out).tolist() == [0.0, 1.0, 2.0, 3.0]
