@@ -229,7 +229,8 @@ def test_numpy_arrays_of_a_tensor_carry_numpys_own_dtypes(src, x64):
             assert (array.dtype.char, array.dtype.num) == (own.char, own.num), name
 
 
-@pytest.mark.parametrize("framework", [f for f in FRAMEWORKS if f != "array_api_strict"])
+@pytest.mark.parametrize("framework", [f for f in FRAMEWORKS
+                                       if f != "array_api_strict"])
 def test_created_memory_is_writable_by_compiled_code_only_where_its_owner_mutates(
         framework, x64):
     """The decision in docs/interop.md: a Tensor unitensor created (``empty``,
