@@ -384,17 +384,30 @@ check_dtype(DLDataType dt, PyObject *exc, const char *func, const char *arg)
     return 0;
 }
 
-/* The struct-module format of a dtype (NULL for bfloat16, which has none). */
+/* The struct-module format of a dtype (NULL for bfloat16, which has none).
+ * 64-bit integers are 'l'/'L' where a C long has 64 bits: numpy reads the
+ * format as the dtype of that C type, and its canonical int64 is the long one
+ * there ('q' would make an int64 array that compiled code checking the dtype's
+ * type number, such as scipy.ndimage's, refuses or misreads). */
 static const char *
 struct_format(DLDataType dt)
 {
+    const int long64 = sizeof(long) == 8;
     switch (dt.code) {
     case kDLBool:
         return "?";
     case kDLInt:
-        return dt.bits == 8 ? "b" : dt.bits == 16 ? "h" : dt.bits == 32 ? "i" : "q";
+        return dt.bits == 8    ? "b"
+               : dt.bits == 16 ? "h"
+               : dt.bits == 32 ? "i"
+               : long64        ? "l"
+                               : "q";
     case kDLUInt:
-        return dt.bits == 8 ? "B" : dt.bits == 16 ? "H" : dt.bits == 32 ? "I" : "Q";
+        return dt.bits == 8    ? "B"
+               : dt.bits == 16 ? "H"
+               : dt.bits == 32 ? "I"
+               : long64        ? "L"
+                               : "Q";
     case kDLFloat:
         return dt.bits == 16 ? "e" : dt.bits == 32 ? "f" : "d";
     case kDLComplex:

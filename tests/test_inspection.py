@@ -24,3 +24,14 @@ def test_inspection_describes_the_owner(framework):
                                               "integral", "indexing"}
         assert {"boolean indexing", "data-dependent shapes"} <= set(info.capabilities())
         assert ut.zeros((2,)).dtype is info.default_dtypes()["real floating"]
+
+
+@pytest.mark.parametrize("framework", [*COMPUTING, "dask"])
+def test_inspection_takes_a_str_device(framework):
+    """A str device (documented; scikit-learn's helpers pass 'cpu') is read as
+    a Device before the owner's namespace sees it: jax's and TF's take no str.
+    """
+    with ut.owner(framework):
+        info = ut.__array_namespace_info__()
+        assert info.dtypes(device="cpu") == info.dtypes()
+        assert info.default_dtypes(device="cpu") == info.default_dtypes()

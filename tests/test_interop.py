@@ -229,3 +229,47 @@ def test_source_can_be_deleted_first(x64):
         assert to_numpy(v)[999] == 999
 
 
+
+
+@pytest.mark.parametrize("src", [*FRAMEWORKS, "dask"])
+def test_numpy_arrays_of_a_tensor_carry_numpys_own_dtypes(src, x64):
+    """Every route to a numpy array (``np.asarray``/``__array__``, ``.numpy()``,
+    ``np.from_dlpack``, a memoryview of the Buffer) gives numpy's canonical dtype
+    object for each width: an int64 whose type is 'q' where numpy's own is 'l'
+    compares equal but compiled code checking the type number refuses it
+    (``scipy.ndimage.rank_filter``) or misreads it (``value_indices`` gave {}).
+    """
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "bool", "float32", "float64", "complex128"):
+        t = ut.asarray(np.arange(3).astype(name)).to(src, copy=True)
+        own = np.dtype(name)
+        made = [np.asarray(t), t.numpy(), np.from_dlpack(t)]
+        if src != "dask":  # (a lazy owner's memory is made by computing it)
+            made.append(np.asarray(memoryview(ut._convert.buffer_of(t, "test"))))
+        for array in made:
+            assert (array.dtype.char, array.dtype.num) == (own.char, own.num), name
+
+
+@pytest.mark.parametrize("framework", [f for f in FRAMEWORKS
+                                       if f != "array_api_strict"])
+def test_created_memory_is_writable_by_compiled_code_only_where_its_owner_mutates(
+        framework, x64):
+    """The decision in docs/interop.md: a Tensor unitensor created (``empty``,
+    ``zeros``) lends a read-only buffer on the immutable owners (jax,
+    tensorflow), whose frameworks may share the memory, and a writable one on
+    numpy and torch; compiled code (scipy.ndimage's ``output=``) writes there.
+    """
+    import scipy.ndimage
+    with ut.owner(framework):
+        made = [ut.empty((4,)), ut.zeros((4,))]
+    immutable = framework in ("jax", "tensorflow")
+    for t in made:
+        assert np.asarray(t).flags.writeable is not immutable
+        assert memoryview(ut._convert.buffer_of(t, "test")).readonly is immutable
+    out = made[1]
+    if immutable:
+        with pytest.raises(ValueError, match="read-only"):
+            scipy.ndimage.uniform_filter1d(np.arange(4.0), 1, output=np.asarray(out))
+    else:
+        scipy.ndimage.uniform_filter1d(np.arange(4.0), 1, output=np.asarray(out))
+        assert np.asarray(out).tolist() == [0.0, 1.0, 2.0, 3.0]

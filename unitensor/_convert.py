@@ -505,6 +505,13 @@ def _from_python(obj: Any, dtype: DType | None, device: Any,
         t, None, device, copy if copy is not True else None, "asarray")
 
 
+def python_data(obj: list[Any], owner: Adapter, dtype: DType | None) -> Any:
+    """``owner``'s array of a list of Python data (a list index, ``x[[0, 1]]``),
+    its elements checked as ``asarray`` checks them (no strs, bytes or None).
+    """
+    return owner.from_python(_natives_in(obj, owner, dtype), dtype)
+
+
 def _refusal(func: str, owner: Adapter, exc: Exception) -> Exception | None:
     """What to raise for ``exc`` from ``owner`` inside ``func`` (raised from it):
     a framework's exception mapped, ours naming ``func``; None to pass it on.
@@ -539,6 +546,13 @@ def _natives_in(obj: Any, owner: Adapter, dtype: DType | None, depth: int = 0) -
                             f"a sequence nested at most {_core.MAX_NDIM} deep",
                             "one nested deeper, or containing itself")
         return [_natives_in(item, owner, dtype, depth + 1) for item in obj]
+    if obj is None or isinstance(obj, (str, bytes)):
+        # as the numpy owner refuses them, before a framework makes strings or
+        # objects of them (TF's tf.string tensors have no dtype of ours, and
+        # casting one aborted the process)
+        raise arg_error(TypeError, "asarray", "obj", "a Python scalar or nested "
+                        "sequence of bool, int, float or complex",
+                        f"an element of type {type(obj).__name__!r}")
     return obj
 
 

@@ -49,6 +49,7 @@ from ._dtypes import (
     DType,
     check_int,
     holds,
+    int64,
     promote,
     with_scalar,
 )
@@ -317,11 +318,13 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             return _PUBLIC[name](*found[0], **found[1])
     for position in _ARRAY_POSITIONS.get(name, ()):  # Tensors, all but always
         if position >= len(args) or type(args[position]) is not Tensor:
-            _check_arrays(name, _ARRAY_PARAMETERS[name], args)
+            args = _check_arrays(name, _ARRAY_PARAMETERS[name], args)
             break
     scalars = _SCALAR_PARAMETERS.get(name)
     if scalars is not None and (kwargs or scalars[0]):
         _check_no_arrays(name, scalars, args, kwargs)
+    if name in _FILLS:
+        args, kwargs = _fill_value_as_scalar(name, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -690,10 +693,41 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
             raise arg_error(TypeError, func, param, "a Python value (the standard "
                             f"takes no array for {param})",
                             f"an array of shape {tuple(value.shape)}")
-        if param == "fill_value" and not isinstance(value, numbers.Number):
+        if param == "fill_value" and not isinstance(value, numbers.Number) and (
+                plain or not (kind is Tensor or _native_backend(value) is not None)):
             raise arg_error(TypeError, func, param, "a number (a Python bool, int, "
                             "float or complex, or a framework's scalar)",
                             describe(value))
+
+
+_FILLS = frozenset({"full", "full_like"})
+
+
+def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                          ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``full``'s and ``full_like``'s 0-d array ``fill_value`` (numpy, torch and
+    jax take one; ``_check_no_arrays`` refused any other array) as the Python
+    scalar it holds, which every owner's function takes. As numpy answers:
+    ``full`` makes the array's dtype where no dtype is given, and the array
+    decides the owner (its device, where none is given), as an operand would.
+    """
+    value = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    if type(value) in _PYTHON_SCALARS or not _is_array(value):
+        return args, kwargs
+    fill = value if type(value) is Tensor else _convert.asarray(value)
+    kwargs = dict(kwargs)
+    if name == "full":
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = fill.dtype
+        if kwargs.get("device") is None:
+            kwargs["device"] = fill.device
+    kind = fill.dtype.kind
+    scalar = (bool(fill) if kind == "bool" else int(fill) if kind.endswith("integer")
+              else complex(fill) if kind == "complex floating" else float(fill))
+    if len(args) > 1:
+        return (*args[:1], scalar, *args[2:]), kwargs
+    kwargs["fill_value"] = scalar
+    return args, kwargs
 
 
 def _is_array(value: Any) -> bool:
@@ -701,9 +735,11 @@ def _is_array(value: Any) -> bool:
 
 
 def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
-                  args: tuple[Any, ...]) -> None:
+                  args: tuple[Any, ...]) -> tuple[Any, ...]:
     """Refuse what is not an array where the standard takes one (a TypeError
-    naming the parameter), before any framework reads it as something else.
+    naming the parameter), before any framework reads it as something else;
+    ``args`` back, a tuple subclass of arrays (a namedtuple) as a plain tuple,
+    which the owner rule and the conversions read as they read a tuple.
     """
     scalars = 0
     for position, param, kind in params:
@@ -718,8 +754,11 @@ def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
         value = args[position]
         if kind == "arrays":
             if type(value) not in (list, tuple):
-                raise arg_error(TypeError, func, param, "a list or tuple of arrays",
-                                describe(value))
+                if not isinstance(value, tuple):
+                    raise arg_error(TypeError, func, param,
+                                    "a list or tuple of arrays", describe(value))
+                value = tuple(value)
+                args = (*args[:position], value, *args[position + 1:])
             for i, item in enumerate(value):
                 if not _is_array(item):
                     raise arg_error(TypeError, func, f"{param}[{i}]", _AN_ARRAY,
@@ -734,6 +773,7 @@ def _check_arrays(func: str, params: tuple[tuple[int, str, str], ...],
     if scalars == 2 and func not in ("where",):
         raise arg_error(TypeError, func, "x1, x2", "at least one array (the "
                         "standard's rule for Python scalars)", "two Python scalars")
+    return args
 
 
 # the functions whose x1, x2 may be Python scalars (binary()'s shortcut)
@@ -963,7 +1003,7 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     backend = _compute(x._backend)
     native = (x._native if backend is x._backend
               else _operand(x, backend, "__getitem__", x))
-    key = _operand(key, backend, "__getitem__", x)
+    key = _operand(_list_keys(key, backend), backend, "__getitem__", x)
     fix = backend.FIXES.get("__getitem__")
     try:
         result = native[key] if fix is None else fix(native, key)
@@ -982,6 +1022,20 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
         # basic keys, which every framework reads alike
         learn("__getitem__", backend, operator.getitem)
     return _as_tensors(backend, result)
+
+
+def _list_keys(key: Any, backend: Adapter) -> Any:
+    """``key`` with each list in it (the key, or an item of a tuple key) an array
+    of ``backend``, as numpy reads a list index (``x[[0, 1, 1]]``, ``x[[True,
+    False]]``; an empty list an integer one): jax and TensorFlow refuse lists.
+    """
+    kind = type(key)
+    if kind is list:
+        return _make(backend, _convert.python_data(key, backend,
+                                                   None if key else int64))
+    if kind is tuple and list in map(type, key):
+        return tuple(_list_keys(k, backend) if type(k) is list else k for k in key)
+    return key
 
 
 # what x[key] = value writes besides arrays (numpy, torch and jax take lists too)
@@ -1014,7 +1068,7 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
             if error is None:
                 raise
             raise error from exc
-    native_key = _operand(key, backend, "__setitem__", x)
+    native_key = _operand(_list_keys(key, backend), backend, "__setitem__", x)
     native_value = _operand(value, backend, "__setitem__", x)
 
     def update(native: Any) -> Any:

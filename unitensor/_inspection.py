@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import _dispatch
+from . import _backends, _dispatch
 from ._device import Device
 from ._dtypes import DType
 
@@ -121,7 +121,12 @@ class Info:
         return self if backend is self._backend else Info(backend)
 
     def _device(self, device: Any) -> Any:
-        return None if device is None else self._backend.native_device(device)
+        # a str ('cpu', documented) or a framework's device object read as a
+        # Device first: adapters take only Devices (jax's and TF's namespaces
+        # take no str at all)
+        if device is None:
+            return None
+        return self._backend.native_device(_backends.parse_device(device, "dtypes"))
 
     def _dtype(self, native: Any) -> DType:
         found = self._backend.dtype_from_native(native)

@@ -424,9 +424,14 @@ class Tensor(_fast.TensorBase):
 
     def __iter__(self) -> Iterator[Tensor]:
         # Explicit, because JAX clamps out-of-range indices instead of raising the
-        # IndexError that ends iteration through __getitem__.
-        for i in range(len(self)):
-            yield self[i, ...]
+        # IndexError that ends iteration through __getitem__. Not a generator:
+        # iter() of a 0-d array raises TypeError at once, as numpy's does, so
+        # np.iterable() and clients asking it say False (then never call len()).
+        if len(self._native.shape) == 0:
+            raise arg_error(TypeError, "__iter__", "self", "an array of at least "
+                            "one dimension (iteration over a 0-d array)",
+                            "a 0-d array")
+        return (self[i, ...] for i in range(len(self)))
 
     # bool(), int(), ...: the framework's conversion, its refusal in the project's
     # format (numpy raises ValueError for many elements, torch RuntimeError).
@@ -465,6 +470,10 @@ class Tensor(_fast.TensorBase):
             raise self._not_a_scalar("__complex__", exc) from exc
 
     def __index__(self) -> int:
+        if not self.dtype.kind.endswith("integer"):  # TF's says ValueError; Python's
+            # protocol (and numpy's, for bool too) a TypeError, before any value is read
+            raise arg_error(TypeError, "__index__", "self", "an array of an integer "
+                            "dtype", f"an array of {self.dtype.name}")
         scalar = self._scalar()  # a lazy owner computes here: its errors as raised
         try:
             return operator.index(scalar)

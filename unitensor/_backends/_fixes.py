@@ -210,3 +210,36 @@ def complex_special_cases_fixed(xp: ModuleType, name: str,
     fixed.real_path = native  # type: ignore[attr-defined]
     fixed.complex_dtypes = complex_dtypes  # type: ignore[attr-defined]
     return fixed
+
+
+def searchsorted_nan_last(xp: Any, real_floating: Callable[[Any], bool] | None = None
+                          ) -> Callable[..., Any]:
+    """``searchsorted`` in the order ``sort`` makes (numpy's): NaNs after every
+    other element, NaN equal to NaN. torch places a NaN ``x2`` after every
+    element (a NaN it meets compares neither way), TensorFlow before: for ``x1 =
+    [.1, .5, inf, nan, nan]`` and ``x2 = [nan, inf]`` numpy gives ``[3, 2]``,
+    torch ``[5, 2]``, TF ``[0, 2]``. The owner's search runs on ``x1`` with its
+    NaNs (sorted last) read as infinities, capped at where they begin; a NaN
+    ``x2`` goes where they begin (left) or after them (right).
+    ``real_floating``: whether a dtype of ``xp`` is (default: ``xp.isdtype``).
+    """
+    search = xp.searchsorted
+    if real_floating is None:
+        real_floating = lambda dtype: xp.isdtype(dtype, "real floating")  # noqa: E731
+
+    def fixed(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
+        if not real_floating(x1.dtype):
+            return search(x1, x2, side=side, sorter=sorter)
+        if sorter is not None:
+            x1 = xp.take(x1, sorter)
+        if not hasattr(x2, "dtype"):  # a Python scalar (2025.12): a 0-d array of x1's
+            x2 = xp.full((), x2, dtype=x1.dtype, device=x1.device)
+        nan = xp.isnan(x1)
+        found = search(xp.where(nan, xp.full_like(x1, float("inf")), x1), x2,
+                       side=side)
+        numbers = xp.astype(xp.sum(xp.astype(~nan, found.dtype)), found.dtype)
+        found = xp.minimum(found, numbers)
+        after = numbers if side == "left" else xp.full(
+            (), x1.shape[0], dtype=found.dtype, device=x1.device)
+        return xp.where(xp.isnan(x2), after, found)
+    return fixed

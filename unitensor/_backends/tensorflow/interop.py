@@ -285,6 +285,11 @@ def from_python(obj: object, dtype: DType | None) -> tf.Tensor:
         array = np.asarray(obj)
         if array.dtype.kind in "biufc":
             return tf.constant(array)
+        # what TF would make a tf.string or variant tensor of: refused as the
+        # numpy owner refuses it (no dtype of ours; casting one aborts TF)
+        raise arg_error(TypeError, "asarray", "obj", "a Python scalar or nested "
+                        "sequence of bool, int, float or complex",
+                        f"elements that make numpy dtype {array.dtype.str!r}")
     if dtype is not None and type(obj) in (float, complex) and dtype.kind.endswith(
             "floating"):
         return constant(obj, _TO_TF[dtype])

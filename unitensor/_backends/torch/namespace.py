@@ -31,6 +31,7 @@ from .._fixes import (
     floor_divide_fixed,
     pow_fixed,
     remainder_fixed,
+    searchsorted_nan_last,
 )
 from ..numpy.namespace import reference
 from .interop import _TO_TORCH, NATIVE_DTYPES, torch_dtype
@@ -284,7 +285,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
 FIXES["sum"] = _plain_sum_first(FIXES["sum"])
 FIXES["linalg.trace"] = _unsigned_accumulation(compat_linalg.trace)
-FIXES.update(floor_divide=floor_divide_fixed(compat_torch),
+FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
+             floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
              pow=pow_fixed(compat_torch, torch.Tensor.is_complex),
              count_nonzero=_count_nonzero, conj=_resolved(compat_torch.conj),
@@ -377,9 +379,24 @@ def _linspace_kind(start: Any, stop: Any, /, *args: Any, **kw: Any) -> str:
 
 FIXES.update({name: _wide_default(getattr(compat_torch, name), _always_real)
               for name in ("zeros", "ones", "empty", "eye")})
+def _through_signed(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (a creation function without a kernel for uint16/32/64: torch's
+    ``linspace``) made in the signed dtype ``_widening`` computes them in, then
+    cast: numpy's values (uint64's at or above 2**63 not exact, as there).
+    """
+    def create(*args: Any, **kw: Any) -> Any:
+        dtype = kw.get("dtype")
+        if dtype not in _LIMITED:
+            return func(*args, **kw)
+        return func(*args, **{**kw, "dtype": _LIMITED[dtype]}).to(dtype)
+    create.__name__ = getattr(func, "__name__", "create")
+    return create
+
+
 FIXES.update(full=_wide_default(compat_torch.full, _fill_kind),
              arange=_wide_default(compat_torch.arange, _arange_kind),
-             linspace=_wide_default(compat_torch.linspace, _linspace_kind))
+             linspace=_through_signed(_wide_default(compat_torch.linspace,
+                                                    _linspace_kind)))
 FIXES.update({f"fft.{name}": _wide_default(getattr(compat_fft, name), _always_real)
               for name in ("fftfreq", "rfftfreq")})
 

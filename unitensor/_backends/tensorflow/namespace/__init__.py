@@ -43,7 +43,11 @@ import tensorflow as tf
 from ...._device import Device
 from ...._dtypes import DType
 from ...._standard import FUNCTIONS
-from ..._fixes import COMPLEX_SPECIAL_CASES, complex_special_cases_fixed
+from ..._fixes import (
+    COMPLEX_SPECIAL_CASES,
+    complex_special_cases_fixed,
+    searchsorted_nan_last,
+)
 from ...numpy import namespace as numpy_namespace
 from ..interop import _TO_TF, device_name, device_of_name, no_memory
 from . import (
@@ -192,6 +196,9 @@ for _name in COMPLEX_SPECIAL_CASES:
 FIXES: dict[str, Callable[..., Any]] = {
     name: getattr(NAMESPACE, name) for name in _BINARY}
 FIXES["__getitem__"] = getitem
+# NaNs where sort puts them (numpy's order), not where TF's search meets them
+FIXES["searchsorted"] = searchsorted_nan_last(NAMESPACE,
+                                              lambda dtype: dtype.is_floating)
 
 # Two operands of one dtype: TF's own op where it is the standard's already.
 SAME_DTYPE: dict[str, Callable[..., Any]] = {

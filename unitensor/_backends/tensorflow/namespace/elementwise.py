@@ -406,17 +406,47 @@ _BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "remainder": _remainder, "subtract": _fast("Sub", tf.math.subtract)}
 
 
+# The functions TF's ops take floating inputs only for, whose integer and bool
+# inputs numpy (and torch, jax) compute in floating point: here as numpy does,
+# in the smallest float dtype the input casts to safely (numpy's loop: bool,
+# int8, uint8 -> float16; int16, uint16 -> float32; wider -> float64). The
+# standard leaves integer inputs to these functions unspecified; TF refused.
+_FLOATING_ONLY = frozenset({
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1",
+    "log", "log1p", "log2", "log10", "signbit", "sin", "sinh", "sqrt", "tan", "tanh",
+    "atan2", "copysign", "hypot", "logaddexp", "nextafter"})
+
+
+def _numpy_loop(dtype: tf.DType) -> tf.DType:
+    """The float dtype numpy computes a floating function of ``dtype`` in."""
+    for floating in (tf.float16, tf.float32, tf.float64):
+        if np.can_cast(dtype.as_numpy_dtype, floating.as_numpy_dtype, "safe"):
+            return floating
+    return tf.float64
+
+
 def _unary_function(name: str, op: Callable[[Tensor], Tensor]) -> Callable[..., Any]:
-    def function(x: Tensor, /) -> Tensor:
-        return op(x)
+    if name in _FLOATING_ONLY:
+        def function(x: Tensor, /) -> Tensor:
+            if x.dtype.is_integer or x.dtype == tf.bool:
+                x = tf.cast(x, _numpy_loop(x.dtype))
+            return op(x)
+    else:
+        def function(x: Tensor, /) -> Tensor:
+            return op(x)
     function.__name__ = name
     return _or_numpy(name, function)
 
 
 def _binary_function(name: str,
                      op: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., Any]:
+    floating_only = name in _FLOATING_ONLY
+
     def function(x1: Any, x2: Any, /) -> Tensor:
         a, b = _common(x1, x2, name)
+        if floating_only and (a.dtype.is_integer or a.dtype == tf.bool):
+            loop = _numpy_loop(a.dtype)
+            a, b = tf.cast(a, loop), tf.cast(b, loop)
         return op(a, b)
     function.__name__ = name
     return _or_numpy(name, function)

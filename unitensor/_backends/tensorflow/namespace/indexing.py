@@ -60,6 +60,39 @@ def _index64(item: Any) -> Any:
     return item
 
 
+# TF's StridedSlice (its basic indexing) takes at most this many dimensions
+_STRIDED_SLICE_DIMS = 8
+
+
+def _axis_by_axis(x: Tensor, items: tuple[Any, ...]) -> Tensor:
+    """A basic key on more dimensions than StridedSlice takes: each int or slice
+    applied on ``x`` reshaped to three dimensions (the axes before it, its own,
+    the axes after it), and the result reshaped back; ``None`` a new axis.
+    """
+    count = builtins.sum(k is not None and k is not Ellipsis for k in items)
+    at = next((i for i, k in enumerate(items) if k is Ellipsis), None)  # (no ==:
+    if at is not None:  # a tensor in the key would compare elementwise)
+        items = (*items[:at], *(slice(None),) * (x.ndim - count), *items[at + 1:])
+    axis = 0
+    for item in items:
+        if item is None:
+            x = tf.expand_dims(x, axis)
+            axis += 1
+            continue
+        shape = tf.shape(x, tf.int64)
+        before, after = shape[:axis], shape[axis + 1:]
+        cube = tf.reshape(x, tf.stack([tf.reduce_prod(before), shape[axis],
+                                       tf.reduce_prod(after)]))
+        if isinstance(item, slice):
+            part = cube[:, item, :]
+            x = tf.reshape(part, tf.concat([before, tf.shape(part, tf.int64)[1:2],
+                                            after], 0))
+            axis += 1
+        else:  # an int: its axis goes
+            x = tf.reshape(cube[:, item, :], tf.concat([before, after], 0))
+    return x
+
+
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``: TF's own for basic keys; boolean masks and integer arrays here."""
     items = key if isinstance(key, tuple) else (key,)
@@ -67,6 +100,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         if builtins.any(isinstance(k, (tf.Tensor, slice)) for k in items):
             items = tuple(_index64(k) for k in items)
             key = items if isinstance(key, tuple) else items[0]
+        if x.ndim > _STRIDED_SLICE_DIMS:
+            return _axis_by_axis(x, items)
         return x[key]
     if len(items) == 1 and items[0].dtype == tf.bool:
         mask = items[0]

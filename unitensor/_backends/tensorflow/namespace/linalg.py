@@ -179,8 +179,29 @@ def qr(x: Tensor, /, *, mode: str = "reduced") -> tuple[Tensor, Tensor]:
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr(): mode must be 'reduced' or 'complete', "
                          f"got {mode!r}")
-    q, r = tf.linalg.qr(_floating(x), full_matrices=mode == "complete")
-    return q, r
+    x = _floating(x)
+    # TF's Householder norms overflow (|x| ~ 1e20 in float32: R of -inf and
+    # NaNs) or underflow (|x| ~ 1e-25: R not triangularised) where LAPACK's
+    # scaled norms do not: each matrix is scaled by a power of two near its
+    # largest magnitude (exact), and R scaled back.
+    size = tf.reduce_max(tf.math.abs(x), axis=[-2, -1], keepdims=True)
+    usable = tf.math.is_finite(size) & (size > 0)
+    exponent = tf.math.floor(tf.math.log(tf.cast(tf.where(usable, size, 1), tf.float64))
+                             / math.log(2.0))
+    scale = tf.cast(tf.math.pow(tf.constant(2.0, tf.float64), exponent),
+                    x.dtype.real_dtype)
+    q, r = tf.linalg.qr(_scaled(x, scale, tf.math.divide),
+                        full_matrices=mode == "complete")
+    return q, _scaled(r, scale, tf.math.multiply)
+
+
+def _scaled(x: Tensor, scale: Tensor, op: Any) -> Tensor:
+    """``op(x, scale)`` part by part for complex ``x`` (a complex division by
+    ``scale`` would square it, which overflows).
+    """
+    if x.dtype.is_complex:
+        return tf.complex(op(tf.math.real(x), scale), op(tf.math.imag(x), scale))
+    return op(x, scale)
 
 
 def svd(x: Tensor, /, *, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]:

@@ -1,7 +1,9 @@
 """The standard's sorting functions for TensorFlow.
 
 Sorts are stable, descending ones too (equal elements keep their order); ``sort``
-is ``argsort`` then ``take_along_axis``.
+is ``argsort`` then ``take_along_axis``. NaNs sort last, as numpy's (ascending;
+first when descending, the reversed sort): TF's comparison sort leaves the
+elements around a NaN unsorted.
 """
 
 from __future__ import annotations
@@ -16,6 +18,19 @@ def _sortable(x: Tensor) -> Tensor:
     return tf.cast(x, tf.uint8) if x.dtype == tf.bool else x
 
 
+def _ascending(y: Tensor, axis: int) -> Tensor:
+    """The stable ascending order of ``y`` along ``axis``, NaNs last: sorted by
+    value with NaNs read as 0, then (stably) by being NaN.
+    """
+    if not y.dtype.is_floating:
+        return tf.argsort(y, axis=axis, stable=True)
+    nan = tf.math.is_nan(y)
+    order = tf.argsort(tf.where(nan, tf.zeros_like(y), y), axis=axis, stable=True)
+    last = tf.argsort(take_along_axis(tf.cast(nan, tf.uint8), order, axis=axis),
+                      axis=axis, stable=True)
+    return take_along_axis(order, last, axis=axis)
+
+
 def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
             stable: bool = True) -> Tensor:
     if x.ndim == 0:
@@ -25,10 +40,9 @@ def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
     if descending:  # stable: equal elements keep their order
         y = tf.reverse(y, [axis])
         n = tf.shape(x, INDEX)[axis]
-        order = tf.argsort(y, axis=axis, direction="ASCENDING", stable=True)
-        order = tf.cast(tf.reverse(order, [axis]), INDEX)
+        order = tf.cast(tf.reverse(_ascending(y, axis), [axis]), INDEX)
         return n - 1 - order
-    return tf.cast(tf.argsort(y, axis=axis, stable=True), INDEX)
+    return tf.cast(_ascending(y, axis), INDEX)
 
 
 def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
