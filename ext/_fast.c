@@ -500,8 +500,8 @@ type_entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"backend", "dtypes", "layout_attr", "layout", NULL};
     PyObject *backend, *dtypes, *layout_attr = NULL, *layout = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:TypeEntry", keywords, &backend,
-                                     &dtypes, &layout_attr, &layout)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:TypeEntry", keywords,
+                                     &backend, &dtypes, &layout_attr, &layout)) {
         return NULL;
     }
     if (layout_attr == Py_None) {
