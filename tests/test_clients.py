@@ -36,6 +36,7 @@ def values(t: ut.Tensor) -> np.ndarray:
 
 
 @pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_scikit_learn_lda_and_pca_run_in_the_owner(owner):
     from sklearn.decomposition import PCA
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis

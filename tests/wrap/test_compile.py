@@ -55,6 +55,7 @@ def test_values_and_gradients_match_eager(backend):
     torch.testing.assert_close(grad, expected)
 
 
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_one_graph_holding_the_torch_ops():
     counting = Counting()
     a, b = torch.randn(4, 3), torch.randn(4, 3)

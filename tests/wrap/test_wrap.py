@@ -1041,6 +1041,7 @@ def test_a_torch_module_body_under_jax_jit_and_tf_function():
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
 @pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
+@pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_a_compiled_torch_module_body_under_jax_jit():
     # the shape pass runs the compiled module eagerly on fakes (its compiled
     # kernels would read the fakes' missing data)
