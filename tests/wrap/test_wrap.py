@@ -1146,6 +1146,9 @@ def test_a_write_the_mode_cannot_see_is_found_after_the_body():
 
 # -- P-45: the routes around the guard -------------------------------------------
 _REFUSED, _COPY = "refused", "a copy"
+# torch 2.13 aliases the read-only capsule (the guard refuses the write), torch 2.15
+# imports a copy of it (the write lands there): either keeps the jax array
+_EITHER = "refused or a copy"
 # route into the memory of a jax input -> what the body meets: a refusal before
 # the write, or a copy (the write lands there, never in the jax array)
 _AROUND = {
@@ -1158,7 +1161,7 @@ _AROUND = {
     "a legacy capsule": (
         lambda x: torch.utils.dlpack.from_dlpack(x.__dlpack__()).add_(1), _COPY),
     "np.from_dlpack": (lambda x: np.from_dlpack(x).__setitem__(0, 9.0), "read-only"),
-    "torch.from_dlpack": (lambda x: torch.from_dlpack(x).add_(1), _REFUSED),
+    "torch.from_dlpack": (lambda x: torch.from_dlpack(x).add_(1), _EITHER),
     "torch.ops in place": (lambda x: torch.ops.aten.add_.Tensor(x, 1), _REFUSED),
     "torch.ops out=": (lambda x: torch.ops.aten.add.out(x, 1, out=x), _REFUSED),
     "torch.ops packet": (lambda x: torch.ops.aten.index_put_(
@@ -1193,7 +1196,16 @@ def test_p45_a_torch_body_never_writes_into_a_jax_input_around_the_guard(
         f = ut.wrap("jax", "torch")(_around(route))
     x = jnp.arange(4.0)
     outcome = _AROUND[route][1]
-    if outcome == _COPY:  # the write went to a copy: the body reads x as it was
+    if outcome == _EITHER:
+        try:
+            y, message = jax.block_until_ready(f(x)), None
+        except (ValueError, jax.errors.JaxRuntimeError) as refused:
+            y, message = None, str(refused)
+        if message is None:  # a copy: the body read x as it was
+            np.testing.assert_array_equal(y, [0.0, 1.0, 2.0, 3.0])
+        else:
+            assert "wrote into one in place" in message
+    elif outcome == _COPY:  # the write went to a copy: the body reads x as it was
         np.testing.assert_array_equal(f(x), [0.0, 1.0, 2.0, 3.0])
     else:
         match = "read-only" if outcome == "read-only" else "wrote into one in place"
