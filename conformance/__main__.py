@@ -38,12 +38,16 @@ def run_pytest(args: list[str], owner: str, env_extra: dict[str, str],
         report = Path(tmp) / "report.xml"
         env = {**os.environ, "UNITENSOR_DEFAULT_OWNER": owner, "JAX_ENABLE_X64": "1",
                "PYTHONPATH": str(ROOT), **env_extra}
-        subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p",
-                        "no:cacheprovider", f"--junitxml={report}"],
-                       cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=False)
+        run = subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p",
+                              "no:cacheprovider", f"--junitxml={report}"],
+                             cwd=cwd, env=env, capture_output=True, text=True,
+                             check=False)
         if not report.exists():
-            raise SystemExit(f"conformance: pytest produced no report for {owner}")
+            # pytest stopped before running a test (a missing plugin, a broken
+            # conftest): its own last lines say why
+            tail = "\n".join((run.stdout + run.stderr).splitlines()[-15:])
+            raise SystemExit(f"conformance: pytest produced no report for {owner} "
+                             f"(exit status {run.returncode}):\n{tail}")
         return parse(report)
 
 

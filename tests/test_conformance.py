@@ -42,3 +42,17 @@ def test_runner_keeps_the_hand_written_part_of_the_page(tmp_path):
     page.write_text(f"intro\n{BEGIN}\nold\n{END}\noutro\n")
     write(page, "new\n")
     assert page.read_text() == f"intro\n{BEGIN}\nnew\n{END}\noutro\n"
+
+
+@pytest.mark.slow  # a pytest subprocess, ~1 s
+def test_runner_says_why_pytest_gave_no_report(tmp_path):
+    # a suite whose conftest fails to import (the official suite without its
+    # pytest-json-report plugin did this) stopped the runner with no reason
+    sys.path.insert(0, str(ROOT))
+    from conformance.__main__ import run_pytest
+    (tmp_path / "conftest.py").write_text(
+        'raise ImportError("plugin-x is required to run these tests")\n')
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n")
+    why = r"(?s)no report for numpy.*plugin-x is required"
+    with pytest.raises(SystemExit, match=why):
+        run_pytest(["test_one.py"], "numpy", {}, tmp_path)
