@@ -560,9 +560,9 @@ def exchange_rows(quick: bool) -> list[Row]:
     base = aligned(16)
     native = [torch.from_numpy(base.copy()) for _ in range(EXCHANGE_ARGS)]
     owners = [f for f in FRAMEWORKS if f != "torch"] + ["torch"]
-    args = {}
+    args = {owner: [ut.asarray(make(owner, base.copy()))
+                    for _ in range(EXCHANGE_ARGS)] for owner in owners}
     for owner in owners:
-        args[owner] = [ut.asarray(make(owner, base.copy())) for _ in range(EXCHANGE_ARGS)]
         nop(*args[owner])  # the Buffer each Tensor keeps is made at its first crossing
     fns = [nop, lambda: nop(*native)] + [
         (lambda a=a: nop(*a)) for a in args.values()]
