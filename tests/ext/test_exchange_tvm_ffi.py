@@ -136,3 +136,13 @@ def test_a_symbolic_tensor_is_refused_with_the_reason():
     traced(tf.constant([1.0]))
     [message] = seen
     assert "__dlpack_c_exchange_api__(): self: expected an array with memory" in message
+
+
+def test_tvm_ffi_from_dlpack_takes_the_c_route_too():
+    base = np.arange(6.0).reshape(2, 3)
+    t = ut.asarray(base)
+    with DLPackCalls() as calls:
+        got = tvm_ffi.from_dlpack(t)
+    assert calls.calls == []
+    assert got.data_ptr() == base.ctypes.data
+    assert np.from_dlpack(got).tolist() == base.tolist()
