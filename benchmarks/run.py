@@ -523,6 +523,9 @@ TARGETS = [
     ("tensorflow (16): ut.add(x, y) vs fast path", "+1",
      "ut.add on tensorflow (16): within 1 µs of TFE_Py_FastPathExecute"),
     ("import unitensor", 30_000.0, "import unitensor < 30 ms"),
+] + [(f"tvm-ffi per argument: ut.Tensor over {f}", "1.2x",
+      f"tvm-ffi takes a {f}-owned Tensor within 1.2x of a torch tensor")
+     for f in FRAMEWORKS] + [
     ("dask end to end (128 MiB, 2 MiB chunks): standardise, exp, sum", "1.05x",
      "a dask-owned computation within 1.05x of dask.array end to end"),
     ("scikit-learn LDA fit + predict (torch, 20000x100)", "1.1x",
@@ -537,6 +540,40 @@ TARGETS = [
     for f in ("numpy", "torch", "jax")] + [
     (f"peak RSS growth, 1024 MiB numpy -> {f}", "2 MiB",
      f"1 GiB numpy -> {f}: under 2 MiB RSS growth") for f in FRAMEWORKS]
+
+
+EXCHANGE_ARGS = 8  # arguments per call: the per-argument cost is the call's
+# cost over an empty call's, divided by this
+
+
+def exchange_rows(quick: bool) -> list[Row]:
+    """A real consumer of the DLPack C exchange API, tvm-ffi, passing unitensor
+    Tensors over each owner's memory against torch tensors (which publish the
+    API themselves): per argument, the call's cost over an empty call's."""
+    if importlib.util.find_spec("tvm_ffi") is None or "torch" not in FRAMEWORKS:
+        return [Row("exchange", "tvm-ffi per argument", None, None, "",
+                    "not measured: needs apache-tvm-ffi and torch")]
+    import torch
+    import tvm_ffi
+
+    nop = tvm_ffi.get_global_func("testing.nop")
+    base = aligned(16)
+    native = [torch.from_numpy(base.copy()) for _ in range(EXCHANGE_ARGS)]
+    owners = [f for f in FRAMEWORKS if f != "torch"] + ["torch"]
+    args = {owner: [ut.asarray(make(owner, base.copy()))
+                    for _ in range(EXCHANGE_ARGS)] for owner in owners}
+    for owner in owners:
+        nop(*args[owner])  # the Buffer each Tensor keeps is made at its first crossing
+    fns = [nop, lambda: nop(*native)] + [
+        (lambda a=a: nop(*a)) for a in args.values()]
+    empty, torch_us, *ours = side_by_side(fns, quick)
+    theirs = (torch_us - empty) / EXCHANGE_ARGS
+    return [Row("exchange", f"tvm-ffi per argument: ut.Tensor over {owner}",
+                (us - empty) / EXCHANGE_ARGS, theirs,
+                "torch.Tensor (torch's own C exchange API)",
+                "no __dlpack__ call; read-only flag set" if owner in
+                ("jax", "tensorflow") else "no __dlpack__ call")
+            for owner, us in zip(owners, ours, strict=True)]
 
 
 def verdicts(rows: list[Row]) -> list[tuple[str, str, str]]:
@@ -646,7 +683,8 @@ def main(argv: list[str] | None = None) -> int:
         import jax
         jax.config.update("jax_enable_x64", True)
     rows = (conversions(args.quick) + dispatch(args.quick) + rss(args.quick)
-            + clients(args.quick) + import_time(args.quick) + dask_rows(args.quick))
+            + clients(args.quick) + import_time(args.quick) + dask_rows(args.quick)
+            + exchange_rows(args.quick))
     text = markdown(rows, args.quick)
     print(text)
     if args.write:

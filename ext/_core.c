@@ -35,6 +35,10 @@
  *    owns nothing: it answers exposed(), "does unitensor point into this
  *    memory?", asked before a framework moves memory it owns (torch's pickler
  *    moves a storage into shared memory and frees the old block).
+ * 8. unitensor.Tensor's DLPack C exchange API (the "Tensor as producer" block)
+ *    adds no ownership of its own: a managed tensor it hands out is an Export
+ *    (rule 3), one it takes in is a Buffer's source at once (rule 1), and its
+ *    allocator's memory is an owned Buffer held by an Export.
  *
  * Every error message comes from arg_error(), in one format:
  * "{func}(): {arg}: expected {what is accepted}, got {what was received}".
@@ -2009,6 +2013,304 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* ------------------------ DLPack C exchange API: the Tensor as producer --- */
+
+/* unitensor.Tensor publishes this table (DLPack 1.3) as its type's
+ * __dlpack_c_exchange_api__, so that a consumer in C (tvm-ffi and the kernel
+ * libraries built on it) takes a Tensor of any owner - numpy, JAX, TensorFlow,
+ * CuPy, ... none of which publishes one - without a Python __dlpack__ call.
+ *
+ * Ownership (rules 1 and 3 hold unchanged): every managed tensor handed out is
+ * an Export of the Tensor's Buffer, so it keeps the memory alive after the
+ * Tensor is gone and its deleter runs exactly once, from the consumer; one
+ * taken in (managed_tensor_to_py_object_no_sync) becomes the source of a new
+ * Buffer at once, or is given back through managed_delete() if refused. What
+ * needs Python - the owner's first export of a Tensor's memory, wrapping a
+ * Buffer as a Tensor, a framework's current CUDA stream - goes through the
+ * hooks provide_exchange() was given; the common case (a Tensor whose Buffer
+ * exists) reads it through unitensor._fast's `_tensor_buffer` and calls no
+ * Python at all. */
+static struct {
+    PyTypeObject *tensor_type; /* unitensor.Tensor */
+    PyObject *buffer_of;       /* Tensor -> its Buffer (exported on first need) */
+    PyObject *tensor_of;       /* Buffer -> a Tensor over it */
+    PyObject *work_stream;     /* (device_type, device_id) -> a stream int or None */
+    /* unitensor._fast: the Buffer a Tensor already holds (borrowed), or NULL */
+    PyObject *(*cached_buffer)(PyObject *tensor);
+} provider;
+
+static int
+provider_ready(const char *func)
+{
+    if (provider.tensor_type == NULL) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s(): unitensor._core.provide_exchange() was not called", func);
+        return -1;
+    }
+    return 0;
+}
+
+/* The Buffer over a Tensor's memory (a new reference), or NULL with an error:
+ * a TypeError for what is no Tensor, the owner's refusal (a symbolic tensor, a
+ * layout DLPack cannot describe) as the Python path raises it. */
+static Buffer *
+provider_buffer(PyObject *obj, const char *func)
+{
+    if (provider_ready(func) < 0) {
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(obj, provider.tensor_type)) {
+        arg_error(PyExc_TypeError, func, "py_object", "a unitensor.Tensor",
+                  "an object of type '%s'", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    PyObject *buf = provider.cached_buffer(obj);
+    buf = buf != NULL ? Py_NewRef(buf) : PyObject_CallOneArg(provider.buffer_of, obj);
+    if (buf == NULL) {
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(buf, &BufferType)) {
+        arg_error(PyExc_TypeError, func, "py_object",
+                  "a Tensor whose memory is a unitensor._core.Buffer",
+                  "an object of type '%s'", Py_TYPE(buf)->tp_name);
+        Py_DECREF(buf);
+        return NULL;
+    }
+    if (check_usable((Buffer *)buf, func) < 0) {
+        Py_DECREF(buf);
+        return NULL;
+    }
+    return (Buffer *)buf;
+}
+
+/* A new managed tensor over the Tensor's memory, flagged READ_ONLY where the
+ * memory is (JAX, TensorFlow, a non-writable numpy array). */
+static int
+provide_managed(void *py_object, DLManagedTensorVersioned **out)
+{
+    Buffer *b = provider_buffer(py_object, "managed_tensor_from_py_object_no_sync");
+    if (b == NULL) {
+        return -1;
+    }
+    *out = new_export(b, KIND_VERSIONED, false);
+    Py_DECREF(b); /* the Export holds its own reference */
+    return *out == NULL ? -1 : 0;
+}
+
+/* A DLTensor over the Tensor's memory, pointing into its Buffer's metadata:
+ * the Tensor holds that Buffer for as long as the Tensor lives, which the
+ * caller guarantees until control returns to it. */
+static int
+provide_dltensor(void *py_object, DLTensor *out)
+{
+    Buffer *b = provider_buffer(py_object, "dltensor_from_py_object_no_sync");
+    if (b == NULL) {
+        return -1;
+    }
+    *out = (DLTensor){
+        .data = b->data,
+        .device = b->device,
+        .ndim = b->ndim,
+        .dtype = b->dtype,
+        .shape = b->shape,
+        .strides = b->strides,
+        .byte_offset = 0, /* folded into data, as in every export */
+    };
+    Py_DECREF(b);
+    return 0;
+}
+
+/* A Tensor over a managed tensor whose ownership the caller gives up: the
+ * device's natural owner wraps it (numpy on the CPU), as from_dlpack would. */
+static int
+provide_tensor(DLManagedTensorVersioned *managed, void **out_py_object)
+{
+    static const char func[] = "managed_tensor_to_py_object_no_sync";
+    if (managed == NULL) {
+        arg_error(PyExc_ValueError, func, "tensor", "a managed tensor", "NULL");
+        return -1;
+    }
+    Buffer *b = provider_ready(func) < 0 ? NULL : buffer_new(SOURCE_DLPACK_VERSIONED);
+    if (b == NULL || load_managed(b, KIND_VERSIONED, managed, func) < 0) {
+        managed_delete(KIND_VERSIONED, managed); /* refused: ours to give back */
+        Py_XDECREF(b);
+        return -1;
+    }
+    b->kind = KIND_VERSIONED;
+    b->managed = managed;
+    PyObject *tensor = PyObject_CallOneArg(provider.tensor_of, (PyObject *)b);
+    Py_DECREF(b); /* the Tensor holds it, or the deleter has run */
+    if (tensor == NULL) {
+        return -1;
+    }
+    *out_py_object = tensor;
+    return 0;
+}
+
+/* Hands the error set now to the consumer's set_error (kind: the exception's
+ * type name), which may set its own; without one, the error stays set. */
+static void
+report_to_consumer(void *error_ctx,
+                   void (*set_error)(void *, const char *, const char *))
+{
+    if (set_error == NULL) {
+        return;
+    }
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *exc = PyErr_GetRaisedException();
+#else
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+    PyObject *exc = value;
+#endif
+    PyObject *text = exc == NULL ? NULL : PyObject_Str(exc);
+    const char *message = text == NULL ? NULL : PyUnicode_AsUTF8(text);
+    PyErr_Clear(); /* from str() or the UTF-8 conversion, if they failed */
+    set_error(error_ctx, exc == NULL ? "RuntimeError" : Py_TYPE(exc)->tp_name,
+              message == NULL ? "unitensor could not allocate the tensor" : message);
+    Py_XDECREF(text);
+    Py_XDECREF(exc);
+}
+
+/* New zero-filled host memory shaped like `prototype`, owned by a Buffer that
+ * the managed tensor's Export holds: freed when the consumer's deleter runs.
+ * Only CPU memory: other devices need a framework, which this C code never
+ * imports. It may be called without the GIL (from a kernel): it takes it. */
+static int
+provide_allocation(DLTensor *prototype, DLManagedTensorVersioned **out, void *error_ctx,
+                   void (*set_error)(void *, const char *, const char *))
+{
+    static const char func[] = "managed_tensor_allocator";
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Buffer *b = NULL;
+    DLManagedTensorVersioned *managed = NULL;
+    if (prototype == NULL || out == NULL) {
+        arg_error(PyExc_ValueError, func, "prototype", "a DLTensor and an out pointer",
+                  "NULL");
+        goto done;
+    }
+    if (prototype->device.device_type != kDLCPU) {
+        const char *name = device_name(prototype->device.device_type);
+        arg_error(PyExc_ValueError, func, "prototype",
+                  "a tensor on the CPU (device type 1): unitensor allocates host "
+                  "memory only",
+                  "device %s (%d, %d)", name == NULL ? "unknown" : name,
+                  (int)prototype->device.device_type, (int)prototype->device.device_id);
+        goto done;
+    }
+    if (prototype->ndim < 0 || prototype->ndim > MAX_NDIM ||
+        (prototype->ndim > 0 && prototype->shape == NULL)) {
+        arg_error(PyExc_ValueError, func, "prototype",
+                  "0 <= ndim <= 64, with a shape array for ndim > 0", "ndim=%d%s",
+                  (int)prototype->ndim, prototype->shape == NULL ? ", shape NULL" : "");
+        goto done;
+    }
+    if (check_dtype(prototype->dtype, PyExc_TypeError, func, "prototype") < 0) {
+        goto done;
+    }
+    b = owned_buffer(prototype->ndim, prototype->shape, prototype->dtype,
+                     DEFAULT_ALIGNMENT, func);
+    if (b != NULL) {
+        managed = new_export(b, KIND_VERSIONED, false);
+    }
+done:
+    Py_XDECREF(b); /* the Export holds it, or nobody does: freed */
+    if (managed == NULL) {
+        report_to_consumer(error_ctx, set_error);
+    }
+    else {
+        *out = managed;
+    }
+    PyGILState_Release(gil);
+    return managed == NULL ? -1 : 0;
+}
+
+/* The stream a consumer's kernels run on for memory on this device: none on the
+ * CPU; on CUDA, unitensor's (the current stream of the framework that wraps
+ * CUDA memory: cupy, else torch), from the `work_stream` hook. */
+static int
+provide_work_stream(DLDeviceType device_type, int32_t device_id, void **out_stream)
+{
+    static const char func[] = "current_work_stream";
+    DLDevice device = {device_type, device_id};
+    *out_stream = NULL;
+    if (device_id < 0) {
+        arg_error(PyExc_ValueError, func, "device_id", "a device id of 0 or more", "%d",
+                  (int)device_id);
+        return -1;
+    }
+    if (streamless(device)) {
+        return 0;
+    }
+    if (!cuda_readable(device)) {
+        const char *name = device_name(device_type);
+        arg_error(PyExc_ValueError, func, "device_type",
+                  "a device unitensor holds memory on: CPU (1), CUDA (2), CUDAHost "
+                  "(3), ROCMHost (11) or CUDAManaged (13)",
+                  "%d (%s)", (int)device_type, name == NULL ? "unknown" : name);
+        return -1;
+    }
+    if (provider_ready(func) < 0) {
+        return -1;
+    }
+    PyObject *stream = PyObject_CallFunction(provider.work_stream, "ii",
+                                             (int)device_type, (int)device_id);
+    if (stream == NULL) {
+        return -1;
+    }
+    /* DLPack's stream numbers: 1 is CUDA's legacy default stream (handle 0),
+     * 2 the per-thread default (cudaStreamPerThread, handle 2), else a handle. */
+    unsigned long long handle =
+        stream == Py_None ? 1 : PyLong_AsUnsignedLongLong(stream);
+    Py_DECREF(stream);
+    if (handle == (unsigned long long)-1 && PyErr_Occurred()) {
+        return -1;
+    }
+    *out_stream = handle == 1 ? NULL : (void *)(uintptr_t)handle;
+    return 0;
+}
+
+static const DLPackExchangeAPI provider_api = {
+    .header = {.version = {UT_DLPACK_MAJOR, UT_EXCHANGE_MINOR}, .prev_api = NULL},
+    .managed_tensor_allocator = provide_allocation,
+    .managed_tensor_from_py_object_no_sync = provide_managed,
+    .managed_tensor_to_py_object_no_sync = provide_tensor,
+    .dltensor_from_py_object_no_sync = provide_dltensor,
+    .current_work_stream = provide_work_stream,
+};
+
+/* provide_exchange(tensor_type, buffer_of, tensor_of, work_stream): installs
+ * the hooks and gives the capsule that tensor_type publishes as
+ * __dlpack_c_exchange_api__ (the table is static: it lives as long as the
+ * process, as the spec requires). Called again, it replaces the hooks. */
+static PyObject *
+provide_exchange(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "provide_exchange";
+    if (nargs != 4 || !PyType_Check(args[0]) || !PyCallable_Check(args[1]) ||
+        !PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(tensor_type, buffer_of, tensor_of, work_stream): a type "
+                         "and three callables",
+                         "%zd arguments", nargs);
+    }
+    const struct {
+        PyObject *(*buffer)(PyObject *tensor);
+    } *fast = PyCapsule_Import("unitensor._fast._tensor_buffer", 0);
+    if (fast == NULL) {
+        return NULL;
+    }
+    provider.cached_buffer = fast->buffer;
+    Py_XSETREF(provider.tensor_type, (PyTypeObject *)Py_NewRef(args[0]));
+    Py_XSETREF(provider.buffer_of, Py_NewRef(args[1]));
+    Py_XSETREF(provider.tensor_of, Py_NewRef(args[2]));
+    Py_XSETREF(provider.work_stream, Py_NewRef(args[3]));
+    return PyCapsule_New((void *)&provider_api, UT_EXCHANGE_API_CAPSULE, NULL);
+}
+
 /* ----------------------------------------------- array interface exports --- */
 
 static PyObject *
@@ -2490,6 +2792,11 @@ static PyMethodDef module_methods[] = {
      "type has none, a refusal (complex_refusals, for complex data: a method's or "
      "attribute's name, or a callable taking obj) answers True, or make cannot "
      "read the memory."},
+    {"provide_exchange", (PyCFunction)(void (*)(void))provide_exchange, METH_FASTCALL,
+     "provide_exchange(tensor_type, buffer_of, tensor_of, work_stream)\nThe "
+     "'dlpack_exchange_api' capsule unitensor.Tensor publishes as "
+     "__dlpack_c_exchange_api__ (DLPack 1.3); the hooks: Tensor -> Buffer, "
+     "Buffer -> Tensor, (device_type, device_id) -> CUDA stream int or None."},
     {"from_buffer", (PyCFunction)(void (*)(void))from_buffer,
      METH_FASTCALL | METH_KEYWORDS,
      "from_buffer(obj, *, func='from_buffer', arg='obj')\nWrap obj's buffer-protocol "

@@ -31,6 +31,8 @@
  * - set_refresh(hook): what re-derives a view of an immutable base (a Tensor
  *   whose `view` is set) when its _native is read; such a Tensor is no Tensor
  *   to the fast paths, so they never read a stale array.
+ * - _tensor_buffer: a capsule through which unitensor._core's DLPack C exchange
+ *   API reads the Buffer a Tensor already holds, without Python.
  * - enter_owner(), leave_owner(), owner_blocks(): the count of open
  *   unitensor.owner() blocks, held here; while it is 0 the fast paths need not
  *   ask Python which owner is forced.
@@ -349,6 +351,29 @@ no_aliases(TensorObject *t)
 {
     return t->aliases == NULL || t->aliases == Py_None;
 }
+
+/* ---------------------------------------- the Buffer, for _core's C --- */
+
+/* What unitensor._core's DLPack C exchange API (Tensor as a producer) reads of
+ * a Tensor, published as the capsule `_tensor_buffer` so that it needs no
+ * attribute lookup per argument: the Buffer the Tensor already holds, borrowed,
+ * or NULL (no error set) where Python must decide - no Buffer yet, a view of an
+ * immutable base (which may have to be re-derived first), an empty Tensor. */
+static PyObject *
+cached_buffer(PyObject *obj)
+{
+    if (!is_tensor(obj) || no_aliases((TensorObject *)obj)) {
+        return NULL;
+    }
+    return ((AliasesObject *)((TensorObject *)obj)->aliases)->buffer;
+}
+
+/* The capsule's pointer: a struct, so that a function pointer never passes
+ * through a void pointer. */
+static const struct {
+    PyObject *(*buffer)(PyObject *tensor);
+} tensor_buffer_api = {cached_buffer};
+#define TENSOR_BUFFER_CAPSULE "unitensor._fast._tensor_buffer"
 
 /* ------------------------------------------------------ Entry, TypeEntry --- */
 
@@ -1557,5 +1582,13 @@ PyInit__fast(void)
         Py_XDECREF(m);
         return NULL;
     }
+    PyObject *capsule =
+        PyCapsule_New((void *)&tensor_buffer_api, TENSOR_BUFFER_CAPSULE, NULL);
+    if (capsule == NULL || PyModule_AddObjectRef(m, "_tensor_buffer", capsule) < 0) {
+        Py_XDECREF(capsule);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_DECREF(capsule);
     return m;
 }

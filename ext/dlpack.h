@@ -11,6 +11,9 @@
 
 #define UT_DLPACK_MAJOR 1
 #define UT_DLPACK_MINOR 1
+/* The version of the C exchange API table unitensor publishes (its managed
+ * tensors stay 1.1: nothing they carry is newer). */
+#define UT_EXCHANGE_MINOR 3
 
 typedef struct {
     uint32_t major;
@@ -112,7 +115,9 @@ typedef struct DLPackExchangeAPIHeader {
 
 typedef struct {
     DLPackExchangeAPIHeader header;
-    /* A new tensor of the producer shaped like `prototype` (unused here). */
+    /* A new tensor of the producer shaped like `prototype` (its dtype, ndim,
+     * shape and device); on failure it calls set_error(error_ctx, the error's
+     * kind, its message) and returns -1. */
     int (*managed_tensor_allocator)(DLTensor *prototype, DLManagedTensorVersioned **out,
                                     void *error_ctx,
                                     void (*set_error)(void *error_ctx, const char *kind,

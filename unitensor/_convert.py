@@ -34,6 +34,7 @@ from ._errors import (
     is_ours,
     refused,
     renamed,
+    restated,
 )
 
 if TYPE_CHECKING:
@@ -329,6 +330,36 @@ def _order(aliases: _Aliases, framework: str) -> None:
     buf = cast(_core.Buffer, aliases.buffer)  # `ordered` is set with it
     target = _LOADED.get(framework) or _backends.get(framework)
     buf.order(target.consumer_stream(buf.device[1]))
+
+
+# -- the DLPack C exchange API (Tensor as producer): the parts that need Python ---
+# ext/_core.c publishes the table; a consumer in C calls these only where the
+# Tensor has no Buffer yet, gives back a tensor, or asks for a CUDA stream.
+_EXCHANGE = "__dlpack_c_exchange_api__"
+
+
+def exchange_buffer(t: Tensor) -> _core.Buffer:
+    """The Buffer a managed tensor of ``t`` is exported from (made once)."""
+    return buffer_of(t, _EXCHANGE)
+
+
+def exchange_tensor(buf: _core.Buffer) -> Tensor:
+    """A Tensor over a managed tensor a consumer hands back, as from_dlpack wraps."""
+    return _from_buffer(buf, _EXCHANGE)
+
+
+def exchange_stream(device_type: int, device_id: int) -> int | None:
+    """The stream a C consumer runs on for CUDA memory on ``device_id``: the
+    current one of the framework that wraps CUDA memory (cupy, else torch), as
+    a ``__dlpack__`` stream number (1: the legacy default stream).
+    """
+    try:
+        producer = _natural_cuda_owner(_EXCHANGE).producer(device_id)
+        return None if producer is None else producer.stream()
+    except Exception as exc:  # no CUDA here: the C consumer's request is refused
+        if not is_ours(exc):
+            raise
+        raise restated(exc, ValueError, "current_work_stream", "device_type") from exc
 
 
 def _import_dlpack(obj: Any, func: str, arg: str) -> _core.Buffer:

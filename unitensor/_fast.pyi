@@ -18,6 +18,8 @@ from ._views import Base, Link
 
 #: the most arguments one CALL fast path passes on, x included
 MAX_CALL_ARGS: Final[int]
+# For ext/_core.c's C exchange API: the Buffer a Tensor holds, read from C.
+_tensor_buffer: Final[object]
 
 # Subclassed by unitensor.Tensor, which has every method; calling it raises
 # TypeError (asarray() and from_dlpack() make Tensors). Its C storage makes it a

@@ -10,9 +10,9 @@ import operator
 import sys
 from collections.abc import Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import _backends, _convert, _fast, _fastpath
+from . import _backends, _convert, _core, _fast, _fastpath
 from ._device import Device
 from ._dtypes import DType
 from ._errors import arg_error, describe, refused, unknown_size, warn_read_only_alias
@@ -47,6 +47,9 @@ class Tensor(_fast.TensorBase):
     # adapter (_backend), its array (_native), and the _Aliases record (_aliases),
     # made on first need so that asarray() stays cheap.
     __slots__ = ()
+    # The DLPack 1.3 C exchange API (ext/_core.c): a C consumer (tvm-ffi) takes
+    # a Tensor of any owner with no Python __dlpack__ call; set below.
+    __dlpack_c_exchange_api__: ClassVar[object]
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         # Tensor() itself refuses: asarray() and from_dlpack() make Tensors.
@@ -536,6 +539,9 @@ def _restore(owner: str, native: Any, readonly: bool) -> Tensor:
 # array) without any checks.
 _make = _fast.make_tensor
 _fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this class
+Tensor.__dlpack_c_exchange_api__ = _core.provide_exchange(
+    Tensor, _convert.exchange_buffer, _convert.exchange_tensor,
+    _convert.exchange_stream)
 
 # The views: a cached one (or the owner's own array) is returned from C.
 for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
