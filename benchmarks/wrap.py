@@ -19,6 +19,14 @@ loaded machine. The rows:
   same function written in torch (and against ``jax.vjp`` of the JAX body);
 - TensorFlow pairs: a TF caller against the body written in TF, a TF body against
   it called natively in TF.
+- #34 (``--rows training,like``): a torch caller's forward + backward through a
+  ``jax.jit`` body against the floor made of its parts (a no-op
+  ``autograd.Function``, the jitted vjp and pullback natively, the frameworks' own
+  DLPack hand-overs), target 1.2x; 100 torch Adam steps over a jitted JAX loss
+  against the same loop over a Warp-taped loss (where Warp is installed), target
+  1.5x; ``jax.jit`` of a torch body against torch2jax at 16 elements (target 1x)
+  and at 10^6 and 10^7 (1.05x), and eager calls against each framework's own
+  DLPack route (1.05x).
 
 Targets (#14): the jit row at most 25 µs; the large-array rows at most 1.2x the
 body run natively. A target is reported as met or not met from this run's figures;
@@ -467,9 +475,11 @@ def main(argv: list[str] | None = None) -> None:
     if with_tf:
         import tensorflow as tf
         versions += f", tensorflow {tf.__version__}"
-    sizes = ", ".join(f"{n:.0e}" for n in LARGE) if "large" in which else ""
+    sizes = (", ".join(f"{n:.0e}" for n in LARGE)
+             if "large" in which or "like" in which else "")
     arrays = " and ".join(filter(None, (
-        str(SMALL) if "small" in which or with_tf else "", sizes)))
+        str(SMALL) if {"small", "training", "like"} & set(which) or with_tf else "",
+        sizes)))
     print(f"\n(three float32 arrays of {arrays} elements; {versions}; "
           f"{os.cpu_count()} CPUs, {THREADS or 'default'} intra-op threads, "
           f"load average {load:.1f} before and "
