@@ -19,6 +19,14 @@ loaded machine. The rows:
   same function written in torch (and against ``jax.vjp`` of the JAX body);
 - TensorFlow pairs: a TF caller against the body written in TF, a TF body against
   it called natively in TF.
+- #34 (``--rows training,like``): a torch caller's forward + backward through a
+  ``jax.jit`` body against the floor made of its parts (a no-op
+  ``autograd.Function``, the jitted vjp and pullback natively, the frameworks' own
+  DLPack hand-overs), target 1.2x; 100 torch Adam steps over a jitted JAX loss
+  against the same loop over a Warp-taped loss (where Warp is installed), target
+  1.5x; ``jax.jit`` of a torch body against torch2jax at 16 elements (target 1x)
+  and at 10^6 and 10^7 (1.05x), and eager calls against each framework's own
+  DLPack route (1.05x).
 
 Targets (#14): the jit row at most 25 µs; the large-array rows at most 1.2x the
 body run natively. A target is reported as met or not met from this run's figures;
@@ -252,6 +260,171 @@ def tf_rows(quick: bool) -> list[Row]:
     ]
 
 
+# -- #34: training loops, torch2jax, the frameworks' own DLPack routes ---------------
+def training_rows(quick: bool) -> list[Row]:
+    """A torch caller's forward + backward through a ``jax.jit`` body against the
+    floor made of its parts, measured in the same run (a torch
+    ``autograd.Function`` that does nothing, forward + backward; the jitted
+    forward with ``jax.vjp`` and its pullback called natively; the hand-overs
+    the call makes, each by the frameworks' own DLPack: three inputs and a
+    cotangent to jax, the output and a gradient to torch); and a 100-step torch
+    Adam loop over a jitted JAX loss against the same loop over a Warp-taped
+    loss (a ``wp.kernel`` under ``wp.Tape``, ``wp.from_torch``), where Warp is
+    installed.
+    """
+    (ta, tb, tc), (ja, jb, jc) = inputs(SMALL)
+    from_torch_jit = ut.wrap("torch", "jax")(jax.jit(body))
+    tg = ta.clone().requires_grad_()
+
+    def bridged_fwd_bwd():
+        from_torch_jit(tg, tb, tc).sum().backward()
+
+    class Nothing(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b, c):
+            return torch.empty_like(a)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, None, None
+
+    def nothing_fwd_bwd():
+        Nothing.apply(tg, tb, tc).sum().backward()
+
+    @jax.jit
+    def forward(a, b, c):
+        return jax.vjp(lambda a: body(a, b, c), a)
+
+    pullback = jax.jit(lambda vjp, ct: vjp(ct))
+    ones = jnp.ones(SMALL, jnp.float32)
+
+    def jax_fwd_pull():
+        _, vjp = forward(ja, jb, jc)
+        return pullback(vjp, ones)
+
+    def to_jax():
+        return jax.dlpack.from_dlpack(ta)
+
+    def to_torch():
+        return torch.from_dlpack(ja)
+
+    us, nothing, native, t2j, j2t = side_by_side(
+        [bridged_fwd_bwd, nothing_fwd_bwd, jax_fwd_pull, to_jax, to_torch], quick)
+    floor = nothing + native + 4 * t2j + 2 * j2t
+    rows = [Row("torch → jax.jit body, forward + backward", us,
+                f"floor: no-op autograd.Function {nothing:.1f} + jitted vjp and "
+                f"pullback natively {native:.1f} + 4 x {t2j:.1f} to jax + "
+                f"2 x {j2t:.1f} to torch", floor, target_ratio=1.2)]
+    return rows + adam_rows(quick)
+
+
+def adam_rows(quick: bool) -> list[Row]:
+    """100 torch Adam steps over a jitted JAX loss (bridged) against the same
+    loop over a Warp-taped loss (Warp's CPU backend), where Warp is installed.
+    """
+    if importlib.util.find_spec("warp") is None:
+        return []
+    import warp as wp
+
+    wp.config.quiet = True
+    wp.init()
+    n, steps = 1024, 100
+    target = torch.linspace(0.5, 2.0, n)
+
+    @wp.kernel
+    def squared_error(x: wp.array(dtype=float), t: wp.array(dtype=float),  # type: ignore[valid-type]
+                      loss: wp.array(dtype=float)):  # type: ignore[valid-type]
+        i = wp.tid()
+        d = x[i] * x[i] - t[i]
+        wp.atomic_add(loss, 0, d * d)
+
+    loss_jax = ut.wrap("torch", "jax")(jax.jit(lambda x, t: jnp.sum((x * x - t) ** 2)))
+
+    def jax_loop():
+        x = torch.ones(n, requires_grad=True)
+        opt = torch.optim.Adam([x], lr=0.01)
+        for _ in range(steps):
+            opt.zero_grad()
+            loss_jax(x, target).backward()
+            opt.step()
+        return x
+
+    wt = wp.from_torch(target)
+
+    def warp_loop():  # Warp's documented route: from_torch, a Tape
+        x = torch.ones(n, requires_grad=True)
+        x.grad = torch.zeros_like(x)
+        wx = wp.from_torch(x)  # (its grad aliases x.grad)
+        opt = torch.optim.Adam([x], lr=0.01)
+        loss = wp.zeros(1, dtype=float, requires_grad=True)
+        tape = wp.Tape()
+        for _ in range(steps):
+            loss.zero_()
+            with tape:
+                wp.launch(squared_error, dim=n, inputs=[wx, wt], outputs=[loss])
+            tape.backward(loss)
+            opt.step()
+            tape.reset()  # the gradients zeroed, the launches forgotten
+        return x
+
+    # the same optimum reached both ways: the loops compute the same thing
+    torch.testing.assert_close(jax_loop(), warp_loop(), rtol=1e-4, atol=1e-5)
+    return [pair(f"torch Adam, {steps} steps over a jax.jit loss (bridged, {n} "
+                 "elements)", jax_loop,
+                 "the same loop over a Warp-taped loss (wp.from_torch, wp.Tape)",
+                 warp_loop, quick, target_ratio=1.5)]
+
+
+def torch2jax_small_rows(quick: bool) -> list[Row]:
+    """``jax.jit`` of a jax caller of a torch body (16 elements) against
+    torch2jax's compiled custom call, same run, where it is installed.
+    """
+    reference = torch2jax_jit(SMALL)
+    if reference is None:
+        return []
+    _, js = inputs(SMALL)
+    jit_bridged = jax.jit(ut.wrap("jax", "torch")(body))
+    return [pair("jax.jit(jax → torch body)",
+                 lambda: jit_bridged(*js).block_until_ready(),
+                 "jax.jit(torch2jax of the torch body)",
+                 lambda: reference(*js).block_until_ready(), quick, target_ratio=1.0)]
+
+
+def dlpack_rows(n: int, quick: bool) -> list[Row]:
+    """Large arrays against like-for-like references: eagerly, each framework's
+    own DLPack route (the caller's arrays in, the body's result out); under
+    ``jax.jit``, torch2jax (which also writes into XLA's buffers).
+    """
+    (ta, tb, tc), (ja, jb, jc) = inputs(n)
+    from_jax = ut.wrap("jax", "torch")(body)
+    from_torch = ut.wrap("torch", "jax")(body)
+    size = f"10^{len(str(n)) - 1}"
+
+    def torch_route():  # a jax caller of a torch body, by DLPack both ways
+        views = (torch.from_dlpack(x) for x in (ja, jb, jc))
+        return jax.dlpack.from_dlpack(body(*views))
+
+    def jax_route():  # a torch caller of a jax body, by DLPack both ways
+        views = (jax.dlpack.from_dlpack(t) for t in (ta, tb, tc))
+        return torch.from_dlpack(body(*views))
+
+    rows = [
+        pair(f"jax → torch body, eager ({size})", lambda: from_jax(ja, jb, jc),
+             "torch's own DLPack route", torch_route, quick, target_ratio=1.05),
+        pair(f"torch → jax body, eager ({size})", lambda: from_torch(ta, tb, tc),
+             "jax's own DLPack route", jax_route, quick, target_ratio=1.05),
+    ]
+    reference = torch2jax_jit(n)
+    if reference is not None:
+        jit_bridged = jax.jit(from_jax)
+        rows.append(pair(f"jax.jit(jax → torch body) ({size})",
+                         lambda: jit_bridged(ja, jb, jc).block_until_ready(),
+                         "jax.jit(torch2jax of the torch body)",
+                         lambda: reference(ja, jb, jc).block_until_ready(), quick,
+                         target_ratio=1.05))
+    return rows
+
+
 def markdown(rows: list[Row]) -> str:
     lines = ["| bridged call | µs | reference | µs | ratio | target |",
              "|---|---:|---|---:|---:|---|"]
@@ -263,8 +436,10 @@ def markdown(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (CI)")
-    parser.add_argument("--rows", default="small,large,tf",
-                        help="which rows, comma-separated: small, large, tf")
+    parser.add_argument("--rows", default="small,large,tf,training,like",
+                        help="which rows, comma-separated: small, large, tf, "
+                             "training (#34: the floor, Adam vs Warp), like "
+                             "(#34: torch2jax and DLPack references)")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="N intra-op threads for torch, XLA and TF (on a "
                              "shared machine, 1 keeps one framework's threads from "
@@ -285,6 +460,12 @@ def main(argv: list[str] | None = None) -> None:
     if "large" in which:
         for n in LARGE:
             rows += large_rows(n, args.quick)
+    if "training" in which:
+        rows += training_rows(args.quick)
+    if "like" in which:
+        rows += torch2jax_small_rows(args.quick)
+        for n in LARGE:
+            rows += dlpack_rows(n, args.quick)
     with_tf = "tf" in which and importlib.util.find_spec("tensorflow") is not None
     if with_tf:
         rows += tf_rows(args.quick)
@@ -294,9 +475,11 @@ def main(argv: list[str] | None = None) -> None:
     if with_tf:
         import tensorflow as tf
         versions += f", tensorflow {tf.__version__}"
-    sizes = ", ".join(f"{n:.0e}" for n in LARGE) if "large" in which else ""
+    sizes = (", ".join(f"{n:.0e}" for n in LARGE)
+             if "large" in which or "like" in which else "")
     arrays = " and ".join(filter(None, (
-        str(SMALL) if "small" in which or with_tf else "", sizes)))
+        str(SMALL) if {"small", "training", "like"} & set(which) or with_tf else "",
+        sizes)))
     print(f"\n(three float32 arrays of {arrays} elements; {versions}; "
           f"{os.cpu_count()} CPUs, {THREADS or 'default'} intra-op threads, "
           f"load average {load:.1f} before and "

@@ -35,7 +35,7 @@ from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, describe
 from ._lend import lend
 from ._parts import COMPILED_PARTS, IMMUTABLE, PARTS, Guarded, Unconverted, part
-from ._trees import FLAT, ONE, TUPLE, flatten, unflatten
+from ._trees import FLAT, ONE, TUPLE, constant_key, flatten, frozen, unflatten
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -59,6 +59,9 @@ _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's g
 # (unitensor/_wrap/torch_ops.py: the bridge as one opaque op).
 BRIDGES: weakref.WeakValueDictionary[int, Bridge] = weakref.WeakValueDictionary()
 _numbers = itertools.count()
+# what a bridge keeps per input signature (Bridge.compiled): beyond this many
+# entries the oldest goes (a body called with ever new shapes or constants)
+_KEPT = 32
 _COUNTS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -233,8 +236,8 @@ class Bridge:
     other framework cannot alias them.
     """
 
-    __slots__ = ("__weakref__", "_eager", "_types", "differentiable", "func", "given",
-                 "key", "quiet", "source", "target")
+    __slots__ = ("__weakref__", "_eager", "_types", "compiled", "differentiable",
+                 "func", "given", "key", "quiet", "source", "target")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -245,6 +248,10 @@ class Bridge:
         self.differentiable = PAIRS[source, target]
         # the output shapes the user gave (wrap's output_shapes), read
         self.given: Given | None = None
+        # what the body's part compiled or learned per input signature (its
+        # key: the signature, the part's own): a jitted jax body's forward and
+        # pullback, the output shapes a run found
+        self.compiled: dict[Any, Any] = {}
         # _call hidden from torch.compile, made on the first call that needs it
         self._eager: Callable[..., Any] | None = None
         self.key = next(_numbers)
@@ -382,10 +389,52 @@ class Call:
         (``output_shapes``), else the body framework's ``eval_shape``.
         """
         given = self.bridge.given
-        if given is None:
-            return self.body().eval_shape(self.run, specs)
-        self.out, found = given
-        return found
+        if given is not None:
+            self.out, found = given
+            return found
+        # one pass per input signature: a second trace (another jax.jit of
+        # the bridge, a grad, a tf.function retrace) does not run the body again
+        key = self.key("shapes", tuple(specs))
+        kept = None if key is None else self.bridge.compiled.get(key)
+        if kept is None:
+            # (its outputs are dropped: not lent, no copy made or reported)
+            found = self.body().eval_shape(
+                lambda arrays: self.run(arrays, lent=False), specs)
+            kept = (self.out, found)
+            if key is not None:
+                self.keep(key, kept)
+        self.out, found = kept
+        return list(found)
+
+    def template(self) -> list[Any]:
+        """The flattened arguments with None in place of the caller's arrays."""
+        leaves = list(self.leaves)
+        for i in self.positions:
+            leaves[i] = None
+        return leaves
+
+    def key(self, kind: str, *signature: Any) -> Any:
+        """A key of :attr:`Bridge.compiled`: ``kind``, ``signature`` (the
+        arrays' shapes and dtypes...) and the other arguments (the structure,
+        the constants), or None where one of those is unhashable.
+        """
+        key = (kind, *signature, frozen(self.tree),
+               tuple(map(constant_key, self.template())))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def keep(self, key: Any, value: Any) -> Any:
+        """``value`` kept on the bridge under ``key`` (the oldest dropped
+        beyond ``_KEPT`` entries); returns it.
+        """
+        kept = self.bridge.compiled
+        if len(kept) >= _KEPT:
+            del kept[next(iter(kept))]
+        kept[key] = value
+        return value
 
     def result(self, arrays: list[Any]) -> Any:
         """The body's output with ``arrays`` (the caller's) in place of its own."""
@@ -458,9 +507,18 @@ class Call:
     def pullback(self, arrays: list[Any]
                  ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
         """The body on ``arrays`` (its framework's), and its pullback: the body
-        framework's ``pullback`` of :meth:`run`.
+        framework's ``pullback`` of :meth:`run`, or, where the body's part
+        compiles it (a ``jax.jit`` body: ``compiled_pullback``), its compiled
+        form, made once per input signature.
         """
-        return self.body().pullback(self.run, arrays, self.wrt)
+        body = self.body()
+        # optional in a part (only jax compiles): None where it does not apply
+        compiled = getattr(body, "compiled_pullback", None)
+        if compiled is not None:
+            found = compiled(self, arrays)
+            if found is not None:
+                return found
+        return body.pullback(self.run, arrays, self.wrt)
 
     def derivative(self) -> Bridge:
         """The body's vector-Jacobian product as a bridge of the same pair:

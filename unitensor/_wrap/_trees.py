@@ -43,6 +43,25 @@ def _walk(node: Any, leaves: list[Any]) -> Any:
     return None
 
 
+def frozen(tree: Any) -> Any:
+    """``flatten``'s description of a tree as a hashable key (its lists as
+    tuples), for what is kept per call signature.
+    """
+    if type(tree) is list:
+        return tuple(frozen(node) for node in tree)
+    if type(tree) is tuple:
+        return tuple(frozen(node) for node in tree)
+    return tree
+
+
+def constant_key(value: Any) -> Any:
+    """A constant argument (not an array) as part of a key: with its type (1,
+    1.0 and True are equal, and traced differently), a float by its bits (-0.0
+    is not 0.0).
+    """
+    return (type(value), value.hex() if type(value) is float else value)
+
+
 def unflatten(tree: Any, leaves: list[Any]) -> Any:
     """The tree ``flatten`` described, with ``leaves`` in order."""
     return _build(tree, iter(leaves))

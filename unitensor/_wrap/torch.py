@@ -12,8 +12,9 @@ composition of ``torch.func`` transformations.
 As the body, a torch function's derivatives are ``torch.func.jvp``,
 ``torch.func.vjp`` (``torch.autograd.grad`` outside torch transformations) and
 ``torch.func.vmap``, and its output shapes (which ``jax.jit`` needs before it
-runs) come from one run on meta tensors (unless wrap's ``output_shapes`` gives
-them).
+runs) from one run on zeros, once per input signature (unless wrap's
+``output_shapes`` gives them): never on meta or fake tensors, whose memory a
+body cannot read or hand to another framework's kernel.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.autograd import forward_ad
 
 from .. import _core
@@ -312,57 +313,24 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
 def eval_shape(run: Callable[[list[Any]], list[Any]],
                specs: list[tuple[tuple[int, ...], DType]]
                ) -> list[tuple[tuple[int, ...], DType]]:
-    """The shapes and dtypes of ``run``'s outputs for inputs of ``specs``,
-    from one run on meta tensors (no data, no computation), or, where the body
-    mixes in real tensors of its own (a module's parameters and buffers), which
-    meta tensors refuse, on fake tensors. Where torch._dynamo's import would
-    abort the process (_triton.py), on zeros: meta and fake tensors run torch's
-    Python decompositions, which import it (torch/_compile.py); zeros cost a real
-    run of the body, with the same shapes. A body whose shapes no such run
-    finds (one reading values) is given its shapes instead: wrap's
-    ``output_shapes``, which skips this pass (``Call.shapes``).
-    """
-    return _shapes(run, specs, dynamo_would_abort())
-
-
-def _shapes(run: Callable[[list[Any]], list[Any]],
-            specs: list[tuple[tuple[int, ...], DType]], on_zeros: bool
-            ) -> list[tuple[tuple[int, ...], DType]]:
-    """``eval_shape``'s pass: on zeros where ``on_zeros`` (torch._dynamo's
-    import would abort), else on meta tensors, fake ones where those refuse.
+    """The shapes and dtypes of ``run``'s outputs for inputs of ``specs``, from
+    one run on zeros: real memory, never meta or fake tensors, whose data
+    pointer is null or refused (a body handing it to a kernel of another
+    framework, a Warp kernel, crashes on a null pointer) and whose values are
+    unreadable (a body reading ``.item()``). The run's side effects happen (a
+    module in training mode updates its statistics on zeros): ``Call.shapes``
+    keeps its result per input signature, and wrap's ``output_shapes`` skips
+    it altogether.
     """
     try:
-        if on_zeros:
-            outs = run([torch.zeros(shape, dtype=torch_dtype(dtype))
-                        for shape, dtype in specs])
-            return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
-        try:
-            metas = [torch.empty(shape, dtype=torch_dtype(dtype), device="meta")
-                     for shape, dtype in specs]
-            with torch.device("meta"):  # tensors the body makes are meta too
-                outs = run(metas)
-        except RuntimeError as exc:
-            if "meta" not in str(exc):
-                raise
-            outs = _fake_run(run, specs)
+        outs = run([torch.zeros(shape, dtype=torch_dtype(dtype))
+                    for shape, dtype in specs])
     except Exception as exc:
-        exc.add_note("(raised while wrap() ran the torch body on meta tensors, to "
-                     "find its output shapes for jax.jit or tf.function: give "
-                     "them as wrap(..., output_shapes=...) to skip this run)")
+        exc.add_note("(raised while wrap() ran the torch body on zeros, to find "
+                     "its output shapes for jax.jit or tf.function: give them as "
+                     "wrap(..., output_shapes=...) to skip this run)")
         raise
     return [(tuple(y.shape), parse_dtype(y.dtype, "wrap")) for y in outs]
-
-
-def _fake_run(run: Callable[[list[Any]], list[Any]],
-              specs: list[tuple[tuple[int, ...], DType]]) -> list[Any]:
-    """``run`` on fake tensors of ``specs``: the real tensors it meets take
-    part as fakes of themselves. Compiled functions run eagerly there (a
-    compiled kernel would run on the fakes' missing data).
-    """
-    with torch.compiler.set_stance("force_eager"), \
-            FakeTensorMode(allow_non_fake_inputs=True):
-        return run([torch.empty(shape, dtype=torch_dtype(dtype))
-                    for shape, dtype in specs])
 
 
 _DLPACK_CPU = 1  # DLPack's kDLCPU
