@@ -145,6 +145,27 @@ def test_exchange_host_view_names_what_it_takes():
 
 
 @requires_exchange
+def test_a_guarded_refusal_is_asked_only_while_its_table_is_filled():
+    # numpy's route from torch asks whether memory was lent read-only only once
+    # some was (a Python call: as costly as the rest of the route's checks)
+    asked = []
+
+    def refusal(x):
+        asked.append(x)
+        return True
+
+    table: dict = {}
+    t = torch.arange(3.0)
+    a = _core.exchange_host_view(np.asarray, ((table, refusal),), (), t)
+    assert a is not None and a.tolist() == [0.0, 1.0, 2.0]
+    assert asked == []
+    table[0] = None
+    assert _core.exchange_host_view(np.asarray, ((table, refusal),), (), t) is None
+    assert asked == [t]
+    assert NUMPY.ROUTES["torch"].args[1][-1][0] is torch_interop._LENT_READ_ONLY
+
+
+@requires_exchange
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_,
                                    np.complex128, np.float16])
 def test_exchange_export_gives_torch_the_same_memory(dtype):

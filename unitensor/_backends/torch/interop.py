@@ -30,7 +30,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, describe, warn_read_only_alias
-from .._dlpack import StreamOrder, buffer_from_dlpack
+from .._dlpack import LENT_READ_ONLY, StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
@@ -153,7 +153,7 @@ def alias(buf: _core.Buffer) -> torch.Tensor:
 # keeps the storage's own record allocated (not its memory) until it is dropped,
 # so no other storage can have that address while the entry lives: a tensor of
 # unrelated memory is never taken for lent memory, even after the lent one died.
-_LENT_READ_ONLY: dict[int, StorageWeakRef] = {}
+_LENT_READ_ONLY: dict[int, StorageWeakRef] = LENT_READ_ONLY  # (_dlpack.py)
 _swept_at = 64  # the table's size that triggers the next sweep of dead entries
 
 
