@@ -16,7 +16,6 @@ from typing import Any
 from .. import _core
 from .._device import CPU_READABLE
 
-
 # Read-only memory lent to a framework that cannot mark its arrays read-only
 # (torch): the storage's address -> the framework's weak reference to it. Filled
 # by that framework's adapter (torch's ``readonly`` answers from it); a route that
