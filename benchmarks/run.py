@@ -15,6 +15,7 @@ import datetime
 import importlib.util
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -140,6 +141,36 @@ DLPACK_ROUTES = {("torch", "numpy"): _np_from_dlpack,
 METHOD = {"numpy": "numpy", "torch": "torch", "jax": "jax", "tensorflow": "tf"}
 
 
+# Targets that cannot mark an array read-only: read-only memory is aliased
+# writable there, with one ut.AliasWarning per process (docs/interop.md).
+CANNOT_MARK_READ_ONLY = ("torch", "cupy")
+ALIASED = "zero-copy, read-only memory aliased writable (ut.AliasWarning)"
+
+
+def conversion_note(x: object, dst: str) -> str:
+    """What ``ut.asarray(x)``'s view for ``dst`` is: "zero-copy" where it has the
+    source's data pointer, else "copy: <the CopyWarning's reason>". An
+    AliasWarning is no copy: it says that read-only memory was aliased."""
+    src = ut.asarray(x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        view = getattr(src, METHOD[dst])()
+    copies = [w for w in caught if issubclass(w.category, ut.CopyWarning)]
+    if copies:
+        reason = str(copies[0].message).split("because ")[-1]
+        return f"copy: {re.split(r' [(]|; ', reason)[0]}"
+    if _data_ptr(view) != _data_ptr(src):
+        return "copy (not reported)"
+    if src.readonly and dst in CANNOT_MARK_READ_ONLY:
+        return ALIASED
+    return "zero-copy"
+
+
+def _data_ptr(x: object) -> int:
+    from unitensor._convert import buffer_of
+    return buffer_of(ut.asarray(x)).data_ptr
+
+
 def conversions(quick: bool) -> list[Row]:
     rows = []
     sizes = [("16 elements", 16)] + ([] if quick else [("64 MiB", 16 * 2**20)])
@@ -156,11 +187,7 @@ def conversions(quick: bool) -> list[Row]:
                     continue
                 name, route = native_route(src, dst)
                 method = METHOD[dst]
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", ut.CopyWarning)
-                    getattr(ut.asarray(x), method)()
-                reason = str(caught[0].message).split("because ")[-1] if caught else ""
-                note = f"copy: {reason.split(' (')[0]}" if caught else "zero-copy"
+                note = conversion_note(x, dst)
                 dlpack = DLPACK_ROUTES.get((src, dst))  # the generic route replaced
                 dl_name, dl_route = dlpack() if dlpack is not None else ("", None)
                 fns = [lambda x=x, m=method: getattr(ut.asarray(x), m)(),
