@@ -653,6 +653,16 @@ GAPS = [
     "doing the buffer-protocol import and torch's exchange import measured 0.54 µs "
     "against the route's 0.57 µs: not kept. Without the view cache the row is "
     "~0.05 µs cheaper; the rest is `ut.asarray` and the C view path's lookups.",
+    "- torch -> numpy asks whether the tensor's memory was lent read-only (a Python "
+    "call) only while some memory was (`_dlpack.LENT_READ_ONLY`); its remaining "
+    "checks, `is_neg()` and `requires_grad`, cost ~0.1-0.2 µs each through torch's "
+    "Python bindings.",
+    "- torch <-> tensorflow: each target's own route, no Buffer in between: torch "
+    "reads TF's capsule (`torch.from_dlpack`, the native route's own import) and "
+    "records the storage as lent read-only (a weak reference per conversion, which "
+    "makes memory lent read-only stay read-only when it comes back: most of the "
+    "gap); TF reads torch's memory through torch's C exchange import and its own "
+    "C++ import, without `__dlpack__`'s Python.",
     "- 3x faster than `np.from_dlpack(t)` / `torch.from_dlpack(a)` would be below "
     "the cost of making the framework's array object at all (`torch.from_numpy` "
     "alone is more than a third of `torch.from_dlpack`).",
