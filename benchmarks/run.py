@@ -15,6 +15,7 @@ import datetime
 import importlib.util
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -140,6 +141,36 @@ DLPACK_ROUTES = {("torch", "numpy"): _np_from_dlpack,
 METHOD = {"numpy": "numpy", "torch": "torch", "jax": "jax", "tensorflow": "tf"}
 
 
+# Targets that cannot mark an array read-only: read-only memory is aliased
+# writable there, with one ut.AliasWarning per process (docs/interop.md).
+CANNOT_MARK_READ_ONLY = ("torch", "cupy")
+ALIASED = "zero-copy, read-only memory aliased writable (ut.AliasWarning)"
+
+
+def conversion_note(x: object, dst: str) -> str:
+    """What ``ut.asarray(x)``'s view for ``dst`` is: "zero-copy" where it has the
+    source's data pointer, else "copy: <the CopyWarning's reason>". An
+    AliasWarning is no copy: it says that read-only memory was aliased."""
+    src = ut.asarray(x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        view = getattr(src, METHOD[dst])()
+    copies = [w for w in caught if issubclass(w.category, ut.CopyWarning)]
+    if copies:
+        reason = str(copies[0].message).split("because ")[-1]
+        return f"copy: {re.split(r' [(]|; ', reason)[0]}"
+    if _data_ptr(view) != _data_ptr(src):
+        return "copy (not reported)"
+    if src.readonly and dst in CANNOT_MARK_READ_ONLY:
+        return ALIASED
+    return "zero-copy"
+
+
+def _data_ptr(x: object) -> int:
+    from unitensor._convert import buffer_of
+    return buffer_of(ut.asarray(x)).data_ptr
+
+
 def conversions(quick: bool) -> list[Row]:
     rows = []
     sizes = [("16 elements", 16)] + ([] if quick else [("64 MiB", 16 * 2**20)])
@@ -156,11 +187,7 @@ def conversions(quick: bool) -> list[Row]:
                     continue
                 name, route = native_route(src, dst)
                 method = METHOD[dst]
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always", ut.CopyWarning)
-                    getattr(ut.asarray(x), method)()
-                reason = str(caught[0].message).split("because ")[-1] if caught else ""
-                note = f"copy: {reason.split(' (')[0]}" if caught else "zero-copy"
+                note = conversion_note(x, dst)
                 dlpack = DLPACK_ROUTES.get((src, dst))  # the generic route replaced
                 dl_name, dl_route = dlpack() if dlpack is not None else ("", None)
                 fns = [lambda x=x, m=method: getattr(ut.asarray(x), m)(),
@@ -663,6 +690,16 @@ GAPS = [
     "doing the buffer-protocol import and torch's exchange import measured 0.54 µs "
     "against the route's 0.57 µs: not kept. Without the view cache the row is "
     "~0.05 µs cheaper; the rest is `ut.asarray` and the C view path's lookups.",
+    "- torch -> numpy asks whether the tensor's memory was lent read-only (a Python "
+    "call) only while some memory was (`_dlpack.LENT_READ_ONLY`); its remaining "
+    "checks, `is_neg()` and `requires_grad`, cost ~0.1-0.2 µs each through torch's "
+    "Python bindings.",
+    "- torch <-> tensorflow: each target's own route, no Buffer in between: torch "
+    "reads TF's capsule (`torch.from_dlpack`, the native route's own import) and "
+    "records the storage as lent read-only (a weak reference per conversion, which "
+    "makes memory lent read-only stay read-only when it comes back: most of the "
+    "gap); TF reads torch's memory through torch's C exchange import and its own "
+    "C++ import, without `__dlpack__`'s Python.",
     "- 3x faster than `np.from_dlpack(t)` / `torch.from_dlpack(a)` would be below "
     "the cost of making the framework's array object at all (`torch.from_numpy` "
     "alone is more than a third of `torch.from_dlpack`).",

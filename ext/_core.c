@@ -1936,12 +1936,25 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 /* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
  * an error. A refusal is the name of obj's method (called with no argument) or
- * attribute (read: torch's requires_grad), or a callable (called with obj). */
+ * attribute (read: torch's requires_grad), a callable (called with obj), or a
+ * pair (table, callable): the callable asked only while the table is not empty
+ * (memory lent read-only: none in the common case, where a Python call would
+ * cost as much as the rest of the route's checks together). */
 static int
 any_method_true(PyObject *obj, PyObject *names)
 {
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
         PyObject *name = PyTuple_GET_ITEM(names, i), *answer;
+        if (PyTuple_CheckExact(name) && PyTuple_GET_SIZE(name) == 2) {
+            Py_ssize_t filled = PyObject_Length(PyTuple_GET_ITEM(name, 0));
+            if (filled <= 0) {
+                if (filled < 0) {
+                    return -1;
+                }
+                continue;
+            }
+            name = PyTuple_GET_ITEM(name, 1);
+        }
         if (PyUnicode_Check(name)) {
             answer = PyObject_GetAttr(obj, name);
             if (answer != NULL && PyCallable_Check(answer)) {
@@ -1978,7 +1991,8 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         !PyTuple_Check(args[2])) {
         return arg_error(PyExc_TypeError, func, "args",
                          "(make, refusals, complex_refusals, obj): a callable, two "
-                         "tuples of method names, an array",
+                         "tuples of refusals (method names, callables, (table, "
+                         "callable) pairs), an array",
                          "%zd arguments", nargs);
     }
     PyObject *make = args[0], *obj = args[3];
@@ -2790,8 +2804,9 @@ static PyMethodDef module_methods[] = {
      "exchange_host_view(make, refusals, complex_refusals, obj)\nmake(Buffer) over "
      "obj's CPU memory through its type's DLPack C exchange API; None where obj's "
      "type has none, a refusal (complex_refusals, for complex data: a method's or "
-     "attribute's name, or a callable taking obj) answers True, or make cannot "
-     "read the memory."},
+     "attribute's name, a callable taking obj, or a pair (table, callable) whose "
+     "callable is asked only while the table is not empty) answers True, or make "
+     "cannot read the memory."},
     {"provide_exchange", (PyCFunction)(void (*)(void))provide_exchange, METH_FASTCALL,
      "provide_exchange(tensor_type, buffer_of, tensor_of, work_stream)\nThe "
      "'dlpack_exchange_api' capsule unitensor.Tensor publishes as "

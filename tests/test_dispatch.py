@@ -559,3 +559,41 @@ def test_what_clients_met_answers_as_the_numpy_owner(framework, call):
             and found in (TypeError, IndexError)):  # it refuses beyond the standard
         return
     assert found == expected
+
+
+def test_an_integer_array_with_a_float_is_cast_once_where_its_owner_computes(
+        monkeypatch):
+    # issue 35's cost of the one dtype rule: numpy computes int32 * 0.5 in
+    # float64, the rule's dtype, its operand cast to it: that result is kept (it
+    # went 2 -> 6 us when the cast was made again); torch computes it in its
+    # float32, not the rule's float64: cast first, as before
+    x = ut.asarray(np.arange(4, dtype=np.int32))
+    for warm in (x * 0.5, x + 1.5, x ** 0.5, x * 1j):  # (the general path's first)
+        assert warm.owner == "numpy"
+    casts = []
+
+    def recording(backend):
+        astype = backend.astype
+
+        def cast(native, dtype):
+            casts.append(dtype)
+            return astype(native, dtype)
+        return cast
+
+    monkeypatch.setattr(x._backend, "astype", recording(x._backend))
+    for r in (x * 0.5, x + 1.5, x ** 0.5, x * 1j):
+        assert casts == []
+        assert r.owner == "numpy"
+    np.testing.assert_array_equal((x * 0.5).numpy(), np.arange(4) * 0.5)
+    assert (x * 0.5).dtype == ut.float64
+    assert (x * 1j).dtype == ut.complex128
+    assert (x == 0.5).dtype == ut.bool  # (a bool result tells no dtype: cast first)
+    torch = pytest.importorskip("torch")
+    casts.clear()
+    t = ut.asarray(torch.arange(4, dtype=torch.int32))
+    assert (t * 0.5).dtype == ut.float64
+    monkeypatch.setattr(t._backend, "astype", recording(t._backend))
+    r = t * 0.5
+    assert casts == [ut.float64]
+    assert r.dtype == ut.float64
+    assert r.numpy().tolist() == [0.0, 0.5, 1.0, 1.5]

@@ -231,6 +231,8 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
     target = _LOADED.get(framework) or _backends.get(framework, func)
     if copy is not True:
         route = target.ROUTES.get(t._backend.NAME)
+        if reading and getattr(route, "lends_read_only", False):
+            route = None  # (it would warn and cache an alias only lent for a call)
         native = None if route is None else route(t._native)
         if native is not None:  # the framework's own zero-copy route
             return cast(Any, shared(t).views.setdefault(framework, native))

@@ -5,7 +5,7 @@ tables are the source of truth.
 """
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from typing import (
     Any,
     Final,
@@ -125,9 +125,14 @@ def from_buffer(obj: _BufferExporter, /, *, func: str = "from_buffer",
                 arg: str = "obj") -> Buffer: ...
 def exchange_import(obj: object, /) -> Buffer: ...
 def exchange_export(buffer: Buffer, array_type: type[_T], /) -> _T: ...
+# a method's or attribute's name, a callable, or (table, callable): asked while
+# the table is not empty
+_Refusal = str | Callable[[Any], object] | tuple[Sized, Callable[[Any], object]]
+
+
 def exchange_host_view(make: Callable[[Buffer], _T],
-                       refusals: tuple[str | Callable[[Any], object], ...],
-                       complex_refusals: tuple[str | Callable[[Any], object], ...],
+                       refusals: tuple[_Refusal, ...],
+                       complex_refusals: tuple[_Refusal, ...],
                        obj: object, /) -> _T | None: ...
 # The DLPack 1.3 C exchange API that unitensor.Tensor publishes: the hooks are
 # Tensor -> its Buffer, Buffer -> a Tensor, (device_type, device_id) -> a CUDA

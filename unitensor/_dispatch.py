@@ -475,7 +475,14 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
                     # first (_one_kind's rule; torch would give its float32)
                     if name.startswith("bitwise_"):
                         return call(name, (x1, x2), {})  # no floats: refused
-                    return binary(name, _lifted(x1, kind2), x2)
+                    target = _default_dtype(backend, x1,
+                                            _DEFAULT_KIND[_SCALAR_RANK[kind2]])
+                    if backend.dtype_from_native(result.dtype) == target:
+                        # the framework computed in that dtype already, its
+                        # operands cast to it: the values the rule's cast gives
+                        # (numpy's, torch's, jax's int32 * 0.5), not made twice
+                        return _as_tensors(backend, result, name)
+                    return binary(name, _cast_to(x1, target), x2)
                 return _as_tensors(backend, result, name)
     # numpy's float64 and complex128 scalars are Python floats and complexes
     # (subclasses): taken as the Python scalars they are, weak, as torch and
@@ -521,9 +528,13 @@ def _lifted(x: Tensor, scalar: type) -> Tensor:
     """``x`` (of an integer or bool dtype) cast by its owner to the default dtype
     of the Python scalar type ``scalar`` (float or complex) on its device.
     """
+    return _cast_to(x, _default_dtype(x._backend, x,
+                                      _DEFAULT_KIND[_SCALAR_RANK[scalar]]))
+
+
+def _cast_to(x: Tensor, dtype: DType) -> Tensor:
     backend = x._backend
-    target = _default_dtype(backend, x, _DEFAULT_KIND[_SCALAR_RANK[scalar]])
-    return _make(backend, backend.astype(x._native, target))
+    return _make(backend, backend.astype(x._native, dtype))
 
 
 _NUMBER = (bool, int, float, complex)

@@ -9,6 +9,7 @@ the buffer protocol) are tested with the adapter, in tests/backends/."""
 from __future__ import annotations
 
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -145,6 +146,28 @@ def test_exchange_host_view_names_what_it_takes():
 
 
 @requires_exchange
+def test_a_guarded_refusal_is_asked_only_while_its_table_is_filled():
+    # numpy's route from torch asks whether memory was lent read-only only once
+    # some was (a Python call: as costly as the rest of the route's checks)
+    asked = []
+
+    def refusal(x):
+        asked.append(x)
+        return True
+
+    table: dict = {}
+    t = torch.arange(3.0)
+    a = _core.exchange_host_view(np.asarray, ((table, refusal),), (), t)
+    assert a is not None
+    assert a.tolist() == [0.0, 1.0, 2.0]
+    assert asked == []
+    table[0] = None
+    assert _core.exchange_host_view(np.asarray, ((table, refusal),), (), t) is None
+    assert asked == [t]
+    assert NUMPY.ROUTES["torch"].args[1][-1][0] is torch_interop._LENT_READ_ONLY
+
+
+@requires_exchange
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.bool_,
                                    np.complex128, np.float16])
 def test_exchange_export_gives_torch_the_same_memory(dtype):
@@ -195,3 +218,52 @@ def test_exchange_export_failure_frees_the_export_exactly_once():
     assert counters.double_calls == 0
 
 
+
+
+# -- torch <-> tensorflow: each framework's own route from the other -------------------
+def _address(x) -> int:
+    from unitensor._convert import buffer_of
+    return buffer_of(ut.asarray(x)).data_ptr
+
+
+def test_torch_takes_tensorflow_memory_by_its_route_warned_and_known_read_only(
+        monkeypatch):
+    tf = pytest.importorskip("tensorflow")
+    from unitensor import _errors
+    route = TORCH.ROUTES["tensorflow"]
+    a = tf.reshape(tf.range(12.0), (3, 4))
+    t = route(a)
+    assert t is not None
+    assert t.data_ptr() == _address(a)  # TF's own memory, no Buffer in between
+    assert ut.asarray(t).readonly  # remembered as lent: read-only when it comes back
+    x = ut.asarray(a)
+    monkeypatch.setattr(_errors, "_alias_warned", False)
+    with pytest.warns(ut.AliasWarning, match="read-only memory handed to torch"):
+        v = x.torch()
+    assert v is x.torch()  # cached, as a view is
+    assert v.data_ptr() == _address(a)
+    np.testing.assert_array_equal(v.numpy(), a.numpy())
+    # an operand only read takes the general path: no warning, nothing cached
+    y = ut.asarray(tf.range(3.0))
+    monkeypatch.setattr(_errors, "_alias_warned", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ut.add(ut.asarray(torch.ones(3)), y).numpy().tolist() == [1.0, 2.0, 3.0]
+    assert y._aliases is None or "torch" not in y._aliases.views
+
+
+@requires_exchange
+def test_tensorflow_takes_torch_memory_by_its_route_or_leaves_it_to_the_general_path():
+    pytest.importorskip("tensorflow")
+    route = _backends.get("tensorflow").ROUTES["torch"]
+    t = torch.arange(64.0)  # torch's allocations: 64-byte aligned
+    view = route(t)
+    assert view is not None
+    assert _address(view) == t.data_ptr()
+    np.testing.assert_array_equal(view.numpy(), t.numpy())
+    assert route(t.reshape(8, 8)[:, 1:]) is None  # not row-major compact
+    assert route(t[1:5]) is None  # not 64-byte aligned
+    assert route(t._neg_view()) is None  # the exchange would lose the sign
+    assert route(torch.tensor([1 + 2j]).conj()) is None  # ... or the conjugation
+    assert route(torch.empty(3, device="meta")) is None  # torch cannot export it
+    assert ut.asarray(t).tf() is not None

@@ -16,6 +16,13 @@ from typing import Any
 from .. import _core
 from .._device import CPU_READABLE
 
+# Read-only memory lent to a framework that cannot mark its arrays read-only
+# (torch): the storage's address -> the framework's weak reference to it. Filled
+# by that framework's adapter (torch's ``readonly`` answers from it); a route that
+# must decline such memory (numpy's from torch) asks nothing while it is empty,
+# the common case.
+LENT_READ_ONLY: dict[int, Any] = {}
+
 
 def buffer_from_dlpack(obj: Any, func: str = "from_capsule", arg: str = "capsule",
                        stream: int | None = None) -> _core.Buffer:

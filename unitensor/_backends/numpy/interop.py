@@ -12,7 +12,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
 from .. import _loaded
-from .._dlpack import cpu_only_reason
+from .._dlpack import LENT_READ_ONLY, cpu_only_reason
 from .._dtype_tables import numpy_dtype_table
 
 NATIVE_DTYPES = numpy_dtype_table(np)
@@ -140,9 +140,11 @@ def _lent_to_torch(x: Any) -> bool:
 # name (bfloat16).
 # A tensor that requires grad (numpy would drop its graph: the general path
 # refuses it, as torch's own .numpy() does), and one over memory unitensor lent
-# torch read-only (the general path marks the Buffer read-only), are declined too.
+# torch read-only (the general path marks the Buffer read-only), are declined too;
+# that last question is asked only while some memory was lent (LENT_READ_ONLY).
 ROUTES = {"torch": functools.partial(_core.exchange_host_view, np.asarray,
-                                     ("is_neg", "requires_grad", _lent_to_torch),
+                                     ("is_neg", "requires_grad",
+                                      (LENT_READ_ONLY, _lent_to_torch)),
                                      ("is_conj",)),
           "tensorflow": _from_tensorflow}
 

@@ -30,7 +30,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, describe, warn_read_only_alias
-from .._dlpack import StreamOrder, buffer_from_dlpack
+from .._dlpack import LENT_READ_ONLY, StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
 _TO_TORCH = {d: t for t, d in NATIVE_DTYPES.items()}
@@ -124,7 +124,29 @@ def _from_numpy(x: np.ndarray) -> torch.Tensor | None:
 _FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
                                      "uint8", "float16", "float32", "float64",
                                      "complex64", "complex128")}
-ROUTES = {"numpy": _from_numpy}
+def _from_tensorflow(x: Any) -> torch.Tensor | None:  # x: a tf.Tensor
+    """TF's own DLPack export (``__dlpack__``: a legacy capsule from its C++)
+    read by torch's import: ``torch.from_dlpack(tf.experimental.dlpack.to_dlpack(x))``,
+    without the Buffer's Python path (5x its cost). TF memory is immutable and
+    torch cannot mark it: aliased as ``alias`` aliases it, warned once and
+    remembered as lent. None where TF cannot export it or torch cannot import it,
+    and for memory off the CPU (CUDA stream order is the general path's): the
+    general path decides. A hand-over only (``lends_read_only``): an operand only
+    read takes the general path, which neither warns nor caches such an alias.
+    """
+    try:
+        t = torch.from_dlpack(x.__dlpack__())
+    except Exception:  # TF's or torch's refusal, of whatever type: said later
+        return None
+    if not t.is_cpu:
+        return None
+    warn_read_only_alias("torch", "torch")
+    _lend_read_only(t)
+    return t
+
+
+_from_tensorflow.lends_read_only = True  # type: ignore[attr-defined]
+ROUTES = {"numpy": _from_numpy, "tensorflow": _from_tensorflow}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
@@ -153,7 +175,7 @@ def alias(buf: _core.Buffer) -> torch.Tensor:
 # keeps the storage's own record allocated (not its memory) until it is dropped,
 # so no other storage can have that address while the entry lives: a tensor of
 # unrelated memory is never taken for lent memory, even after the lent one died.
-_LENT_READ_ONLY: dict[int, StorageWeakRef] = {}
+_LENT_READ_ONLY: dict[int, StorageWeakRef] = LENT_READ_ONLY  # (_dlpack.py)
 _swept_at = 64  # the table's size that triggers the next sweep of dead entries
 
 

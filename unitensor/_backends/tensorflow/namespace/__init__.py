@@ -75,7 +75,14 @@ from ._numpy_route import (
     through_numpy,
     to_numpy,
 )
-from .elementwise import _BINARY, _UNARY, _binary_function, _isfinite, _unary_function
+from .elementwise import (
+    _BINARY,
+    _FLOATING_ONLY,
+    _UNARY,
+    _binary_function,
+    _isfinite,
+    _unary_function,
+)
 from .inspection import __array_namespace_info__
 
 __all__ = ["ARRAY", "FIXES", "NAMESPACE", "NOT_YET", "SAME_DTYPE", "device_from_native",
@@ -159,6 +166,9 @@ def _build() -> list[str]:
 
 NOT_YET = _build()
 _COMPLEX = frozenset({tf.complex64, tf.complex128})
+# The inputs a floating-only function casts first (elementwise._FLOATING_ONLY).
+_NOT_FLOATING = frozenset({tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8,
+                           tf.uint16, tf.uint32, tf.uint64})
 
 
 def _complex_special_cases(name: str) -> Callable[..., Any]:
@@ -184,6 +194,13 @@ def _complex_special_cases(name: str) -> Callable[..., Any]:
                        lambda: tf.where(ordinary, result,
                                         _numpy_op(name, (x,), x.dtype, x.shape)))
     function.__name__ = name
+    # For the C fast path (_fastpath.learn): TF's op itself for the dtypes that
+    # need none of the above (real floating ones; any dtype where the op takes
+    # integers as they are), as torch's and jax's rows have it. A refusal of the
+    # op (a missing kernel) sends the call back here, to the numpy detour.
+    function.real_path = _UNARY[name]  # type: ignore[attr-defined]
+    function.complex_dtypes = _COMPLEX | (  # type: ignore[attr-defined]
+        _NOT_FLOATING if name in _FLOATING_ONLY else frozenset())
     return function
 
 
@@ -205,6 +222,7 @@ SAME_DTYPE: dict[str, Callable[..., Any]] = {
     name: _BINARY[name] for name in (
         "add", "subtract", "multiply", "equal", "not_equal", "less", "less_equal",
         "greater", "greater_equal", "logical_and", "logical_or", "logical_xor")}
+SAME_DTYPE["matmul"] = linear_algebra.matmul_same_dtype
 
 
 def namespace() -> object:

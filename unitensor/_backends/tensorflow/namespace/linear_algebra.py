@@ -33,6 +33,18 @@ def _widened(op: Callable[[Tensor, Tensor], Tensor], a: Tensor, b: Tensor) -> Te
     return tf.cast(op(tf.cast(a, wide), tf.cast(b, wide)), a.dtype)
 
 
+def matmul_same_dtype(x1: Tensor, x2: Tensor, /) -> Tensor:
+    """``matmul`` of two tensors of one dtype (the C fast path's, SAME_DTYPE):
+    TF's own where ``matmul`` below would call it with them as they are (any
+    dtype with a kernel, two stacks of matrices), without its checks of both
+    dtypes; vectors go to ``matmul`` (TF's refusal of them logs to stderr).
+    """
+    if (x1.dtype in _SMALL_INTEGERS or x1.dtype == tf.bool or x1.ndim < 2
+            or x2.ndim < 2):
+        return matmul(x1, x2)
+    return tf.linalg.matmul(x1, x2)
+
+
 def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
     a, b = _common(x1, x2, "matmul")
     if a.dtype in _SMALL_INTEGERS:

@@ -37,8 +37,17 @@ def _reduce(op: Callable[..., Tensor], x: Tensor, axis: Any, keepdims: bool) -> 
     return op(x, axis=_axes(axis, x.ndim), keepdims=keepdims)
 
 
+# The dtypes a sum accumulates in as they are (_sum_dtype gives them back).
+_OWN_DTYPE_SUMS = frozenset({tf.float16, tf.bfloat16, tf.float32, tf.float64,
+                             tf.complex64, tf.complex128, tf.uint64, DEFAULT_INT})
+
+
 def sum(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
         keepdims: bool = False) -> Tensor:
+    if axis is None and dtype is None and x.dtype in _OWN_DTYPE_SUMS:
+        # the whole array in its own dtype: what _reduce calls, without reading
+        # the dtype three more times (each a Python property of TF's)
+        return tf.math.reduce_sum(x, axis=None, keepdims=keepdims)
     return _reduce(tf.math.reduce_sum, _cast(x, _sum_dtype(x, dtype)), axis, keepdims)
 
 
