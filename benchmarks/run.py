@@ -375,6 +375,54 @@ def tensorflow_dispatch(quick: bool) -> list[Row]:
     return rows
 
 
+def native_functions(quick: bool) -> list[Row]:
+    """A framework's own function given a Tensor (unitensor/_native.py's hooks:
+    torch's ``__torch_function__``, numpy's ``__array__``, TensorFlow's
+    ``__tf_tensor__``) against the same function on the framework's own array,
+    and against the explicit view (``t.torch()``), 16 float32 elements."""
+    rows = []
+    a = aligned(16)
+    if "torch" in FRAMEWORKS:
+        import torch
+        b = torch.from_numpy(a.copy())
+        t = ut.asarray(b)
+        hooked, viewed, native = side_by_side(
+            [lambda: torch.sin(t), lambda: torch.sin(t.torch()),
+             lambda: torch.sin(b)], quick)
+        rows += [Row("native functions", "torch (16): torch.sin(t)", hooked, viewed,
+                     "torch.sin(t.torch())", "__torch_function__: torch's own "
+                     "dispatch to a Python hook is most of it"),
+                 Row("native functions", "torch (16): torch.sin(t), vs torch's own",
+                     hooked, native, "torch.sin(a)")]
+    t = ut.asarray(a)
+    hooked, viewed, native = side_by_side(
+        [lambda: np.sin(t), lambda: np.sin(t.numpy()), lambda: np.sin(a)], quick)
+    rows += [Row("native functions", "numpy (16): np.sin(t)", hooked, native,
+                 "np.sin(a)", "__array__"),
+             Row("native functions", "numpy (16): np.sin(t.numpy())", viewed, native,
+                 "np.sin(a)")]
+    if "tensorflow" in FRAMEWORKS:
+        import tensorflow as tf
+        x = make("tensorflow", aligned(16))
+        t = ut.asarray(x)
+        hooked, viewed, native = side_by_side(
+            [lambda: tf.sin(t), lambda: tf.sin(t.tf()), lambda: tf.sin(x)], quick)
+        rows += [Row("native functions", "tensorflow (16): tf.sin(t)", hooked, native,
+                     "tf.sin(a)", "__tf_tensor__: TF's Python fallback after its "
+                     "C fast path declines a foreign object"),
+                 Row("native functions", "tensorflow (16): tf.sin(t.tf())", viewed,
+                     native, "tf.sin(a)")]
+    if "jax" in FRAMEWORKS:
+        import jax.numpy as jnp
+        x = jnp.asarray(aligned(16))
+        t = ut.asarray(x)
+        viewed, native = side_by_side([lambda: jnp.sin(t.jax()), lambda: jnp.sin(x)],
+                                      quick)
+        rows.append(Row("native functions", "jax (16): jnp.sin(t.jax())", viewed,
+                        native, "jnp.sin(a)", "jnp.sin(t) is refused by JAX"))
+    return rows
+
+
 def dask_rows(quick: bool) -> list[Row]:
     """dask-owned graphs against the same graph written in dask.array: the cost of
     building one operation's graph, and a whole computation end to end (building
@@ -549,6 +597,8 @@ TARGETS = [
      "ut.add on tensorflow (16) <= tf.math.add"),
     ("tensorflow (16): ut.add(x, y) vs fast path", "+1",
      "ut.add on tensorflow (16): within 1 µs of TFE_Py_FastPathExecute"),
+    ("torch (16): torch.sin(t)", "+0.3",
+     "torch.sin(t) within 0.3 µs of torch.sin(t.torch())"),
     ("import unitensor", 30_000.0, "import unitensor < 30 ms"),
 ] + [(f"tvm-ffi per argument: ut.Tensor over {f}", "1.2x",
       f"tvm-ffi takes a {f}-owned Tensor within 1.2x of a torch tensor")
@@ -720,7 +770,8 @@ def main(argv: list[str] | None = None) -> int:
         import jax
         jax.config.update("jax_enable_x64", True)
     rows = (conversions(args.quick) + dispatch(args.quick) + rss(args.quick)
-            + clients(args.quick) + import_time(args.quick) + dask_rows(args.quick)
+            + native_functions(args.quick) + clients(args.quick)
+            + import_time(args.quick) + dask_rows(args.quick)
             + exchange_rows(args.quick))
     text = markdown(rows, args.quick)
     print(text)

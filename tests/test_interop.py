@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 from frameworks import ALL_DTYPES, aligned_empty, make, pointer, to_numpy, values
-from owners import FRAMEWORKS
+from owners import FRAMEWORKS, needs_cuda
 
 import unitensor as ut
 
@@ -273,3 +273,120 @@ def test_created_memory_is_writable_by_compiled_code_only_where_its_owner_mutate
     else:
         scipy.ndimage.uniform_filter1d(np.arange(4.0), 1, output=np.asarray(out))
         assert np.asarray(out).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+# -- a framework's own functions given a Tensor (unitensor/_native.py's rule) ---
+# The framework computes on the Tensor's zero-copy view and returns its own array;
+# read-only memory is never written through it.
+
+def _float32(src: str):
+    base = np.arange(6, dtype=np.float32).reshape(2, 3)
+    return base, ut.asarray(make(src, base))
+
+
+@pytest.mark.parametrize("src", [f for f in ("numpy", "torch", "jax")
+                                 if f in FRAMEWORKS])
+def test_torch_functions_compute_on_the_tensors_memory(src):
+    torch = pytest.importorskip("torch")
+    base, t = _float32(src)
+    out = torch.sin(t)
+    assert type(out) is torch.Tensor
+    np.testing.assert_allclose(out.numpy(), np.sin(base), rtol=1e-6)
+    flat = torch.reshape(t, (-1,))  # a view: the Tensor's own memory
+    assert type(flat) is torch.Tensor
+    assert flat.data_ptr() == pointer(t.native)
+    both = torch.cat([t, torch.zeros(1, 3)])  # Tensors inside a list too
+    assert both.shape == (3, 3)
+    assert both[:2].tolist() == base.tolist()
+    assert torch.nn.functional.relu(t).tolist() == base.tolist()
+
+
+def test_torch_functions_write_a_writable_tensor_in_place():
+    torch = pytest.importorskip("torch")
+    memory = np.array([-1.0, 2.0], dtype=np.float32)
+    t = ut.asarray(memory)
+    torch.relu_(t)
+    assert memory.tolist() == [0.0, 2.0]
+    torch.add(torch.ones(2), 1, out=t)
+    assert memory.tolist() == [2.0, 2.0]
+
+
+def test_torch_functions_never_write_read_only_memory():
+    torch = pytest.importorskip("torch")
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.asarray([-1.0, 2.0])
+    t = ut.asarray(x)
+    with pytest.raises(ValueError, match=r"relu_\(\): input: .*read-only memory"):
+        torch.relu_(t)
+    with pytest.raises(ValueError, match=r"add\(\): out: .*read-only memory"):
+        torch.add(torch.ones(2), 1, out=t)
+    with pytest.raises(ValueError, match=r"relu\(\): input: .*read-only memory"):
+        torch.nn.functional.relu(t, inplace=True)
+    assert x.tolist() == [-1.0, 2.0]
+    assert torch.relu(t).tolist() == [0.0, 2.0]  # reading it is zero-copy, as t.torch()
+
+
+def test_tensorflow_functions_take_the_tensors_view():
+    tf = pytest.importorskip("tensorflow")
+    memory = aligned_empty((2, 3), np.float32)  # TF's CPU kernels need 64 bytes
+    memory[...] = np.arange(6).reshape(2, 3)
+    for t in (ut.asarray(memory), ut.asarray(tf.constant(memory))):
+        # the conversion is the Tensor's zero-copy view (cached), not a copy
+        assert tf.convert_to_tensor(t) is t.tf()
+        assert pointer(tf.convert_to_tensor(t)) == pointer(t.native)
+        out = tf.sin(t)
+        assert type(out) is type(tf.constant(0.0))
+        np.testing.assert_allclose(out.numpy(), np.sin(memory), rtol=1e-6)
+        assert tf.concat([t, t], 0).shape == (4, 3)
+        with pytest.raises(ValueError, match="int32"):  # TF's own dtype rule
+            tf.convert_to_tensor(t, dtype=tf.int32)
+
+
+@pytest.mark.parametrize("src", [f for f in ("numpy", "torch", "jax", "tensorflow")
+                                 if f in FRAMEWORKS])
+def test_numpy_functions_compute_on_the_tensors_view(src):
+    # numpy's route is __array__: its ufuncs and functions return numpy's arrays,
+    # views of the Tensor's memory read-only where that memory is
+    base, t = _float32(src)
+    out = np.sin(t)
+    assert type(out) is np.ndarray
+    np.testing.assert_allclose(out, np.sin(base), rtol=1e-6)
+    flat = np.reshape(t, -1)
+    assert type(flat) is np.ndarray
+    assert np.shares_memory(flat, t.numpy())
+    assert flat.flags.writeable == (not t.readonly)
+    assert t.readonly == (src in ("jax", "tensorflow"))
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason=(
+    "JAX refuses a foreign array inside its jitted functions: __jax_array__ is "
+    "no longer triggered while jit abstracts its arguments (JAX >= 0.9); "
+    "jnp.sin(t.jax()) is the spelling (docs/interop.md, Native functions)"))
+def test_jax_functions_take_a_tensor():
+    jnp = pytest.importorskip("jax.numpy")
+    assert jnp.sin(ut.asarray(np.ones(2, np.float32))).tolist() == [np.sin(1.0)] * 2
+
+
+def test_cuda_array_interface_only_on_cuda_memory():
+    t = ut.asarray(np.ones(3, np.float32))
+    assert not hasattr(t, "__cuda_array_interface__")
+    with pytest.raises(AttributeError, match=r"__cuda_array_interface__\(\): self"):
+        t.__cuda_array_interface__  # noqa: B018
+
+
+@needs_cuda
+def test_cuda_array_interface_of_cuda_memory():
+    torch = pytest.importorskip("torch")
+    x = torch.arange(4.0, device="cuda")
+    iface = ut.asarray(x).__cuda_array_interface__
+    assert iface["version"] == 3
+    assert iface["data"] == (x.data_ptr(), False)
+    assert iface["shape"] == (4,)
+    assert "stream" in iface
+    jax = pytest.importorskip("jax")
+    try:
+        gpu = jax.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("jax has no CUDA backend here")
+    y = jax.device_put(jax.numpy.arange(4.0), gpu)
+    assert ut.asarray(y).__cuda_array_interface__["data"][1] is True  # read-only

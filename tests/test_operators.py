@@ -123,3 +123,23 @@ def test_inplace_never_grows_the_left_operand(framework):
         x += ut.asarray(make(framework, np.ones((2, 3))))
     x += ut.asarray(make(framework, np.ones(1)))  # broadcasting into x is fine
     assert x.shape == (3,)
+
+
+def test_operators_stay_the_tensors_beside_torchs_functions():
+    # torch hands `a + t` to Tensor.__torch_function__ as TensorBase.add, which it
+    # also passes for `a.add(t)`: both are handed back, so the operator is the
+    # Tensor's reflected one; torch's function torch.add(a, t) is torch's
+    torch = pytest.importorskip("torch")
+    a = torch.tensor([1.0, 2.0])
+    t = ut.asarray(np.array([3.0, 4.0], dtype=np.float32))
+    for op in ("+", "-", "*", "/", "//", "%", "**", "<", "<=", ">", ">=", "==", "!="):
+        result = eval(f"a {op} t")
+        assert isinstance(result, ut.Tensor), op
+        expected = eval(f"a {op} torch.from_numpy(t.numpy())")
+        assert result.numpy().tolist() == expected.tolist()
+    assert isinstance(a.reshape(1, 2) @ t, ut.Tensor)
+    added = torch.add(a, t)
+    assert type(added) is torch.Tensor
+    assert added.tolist() == [4.0, 6.0]
+    with pytest.raises(TypeError):
+        a.add(t)  # the method form cannot be told from the operator

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import _backends, _convert, _core, _fast, _fastpath
-from ._device import Device
+from . import _backends, _convert, _core, _fast, _fastpath, _native
+from ._device import KDL_CUDA, KDL_CUDA_MANAGED, Device
 from ._dtypes import DType
 from ._errors import arg_error, describe, refused, unknown_size, warn_read_only_alias
 from ._standard import SUPPORTED_VERSIONS
@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # the frameworks' own array types, for users' type checkers
 # cross to another framework; ``views``, the zero-copy arrays already made for
 # other frameworks, so that ``.torch()`` twice converts once.
 _Aliases = _fast.Aliases
+
+# DLPack's device types of memory a CUDA kernel addresses (CUDA, CUDA-managed).
+_CUDA_DEVICE_TYPES = frozenset({KDL_CUDA, KDL_CUDA_MANAGED})
 
 
 class Tensor(_fast.TensorBase):
@@ -285,6 +288,32 @@ class Tensor(_fast.TensorBase):
             The device pair, ``(1, 0)`` on the CPU.
         """
         return self.device.dlpack
+
+    # torch's own functions on a Tensor (torch.sin(t), F.relu(t)) compute on its
+    # torch view and return torch's tensor; the operators stay the Tensor's
+    # (_native.py states the rule and its measured cost).
+    __torch_function__: Any = classmethod(_native.torch_function)
+
+    def __tf_tensor__(self, dtype: Any = None, name: Any = None) -> Any:
+        """TensorFlow's conversion protocol (``tf.convert_to_tensor``, and every
+        TensorFlow function given a Tensor): the Tensor's TensorFlow view,
+        zero-copy and cached (``t.tf()``), TensorFlow's own dtype rule applied.
+        """
+        return self.tf().__tf_tensor__(dtype, name)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA memory's ``__cuda_array_interface__`` (v3): its pointer marked
+        read-only where the memory is, and ``stream``, the producer's current
+        stream, for the consumer to wait on. Absent (``AttributeError``) on
+        memory of any other device, as the protocol asks.
+        """
+        if self.device.dlpack[0] not in _CUDA_DEVICE_TYPES:
+            raise arg_error(AttributeError, "__cuda_array_interface__", "self",
+                            "an array in CUDA memory",
+                            f"an array on device {self.device}")
+        buf = _convert.buffer_of(self, "__cuda_array_interface__")
+        return buf.__cuda_array_interface__
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         array = self.numpy(copy=copy)
