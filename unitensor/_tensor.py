@@ -118,7 +118,8 @@ class Tensor(_fast.TensorBase):
         Parameters
         ----------
         framework : str
-            'numpy', 'torch', 'jax', 'tensorflow', 'cupy' or 'array_api_strict'.
+            'numpy', 'torch', 'jax', 'tensorflow', 'cupy', 'array_api_strict' or
+            'warp'.
         copy : bool, optional
             ``None``: zero-copy where the framework can alias the memory, else a
             copy with a :class:`CopyWarning`; ``False``: zero-copy or
@@ -236,6 +237,29 @@ class Tensor(_fast.TensorBase):
             Made once and cached: ``t.cupy() is t.cupy()``.
         """
         return _convert.view(self, "cupy", copy, "cupy")
+
+    def warp(self, *, copy: bool | None = None) -> Any:
+        """Give the memory as a ``warp.array`` (CPU or CUDA memory, at least
+        one dimension, a dtype Warp has).
+
+        Read-only memory (a JAX or TensorFlow array) is aliased too: Warp
+        cannot mark it read-only, so writing through it (a kernel's output) is
+        undefined (:class:`AliasWarning`, once per process); this Tensor stays
+        ``readonly``.
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where Warp can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        warp.array
+            Made once and cached: ``t.warp() is t.warp()``.
+        """
+        return _convert.view(self, "warp", copy, "warp")
 
     def _shared(self) -> _Aliases:
         """The record shared by every Tensor aliasing this memory (made once)."""
@@ -539,6 +563,7 @@ _fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this c
 
 # The views: a cached one (or the owner's own array) is returned from C.
 for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
-                            ("tf", "tensorflow"), ("cupy", "cupy")):
+                            ("tf", "tensorflow"), ("cupy", "cupy"),
+                            ("warp", "warp")):
     setattr(Tensor, _method, _fastpath.view(getattr(Tensor, _method), _framework))
 del _method, _framework
