@@ -28,7 +28,7 @@ def warp_array(values, dtype=np.float32):
 def test_a_warp_array_is_viewed_zero_copy_by_every_framework(view):
     a = warp_array([[0, 1, 2], [3, 4, 5]])
     t = ut.asarray(a)
-    assert t.dtype == ut.float32 and t.shape == (2, 3) and t.device == ut.Device("cpu")
+    assert (t.dtype, t.shape, t.device) == (ut.float32, (2, 3), ut.Device("cpu"))
     other = getattr(t, view)()
     assert pointer(other) == a.ptr
     np.testing.assert_array_equal(np.asarray(other), a.numpy())

@@ -42,7 +42,8 @@ from .._errors import arg_error
 from ._bridge import Call
 from ._lend import copy_kept
 
-_runtime = wp._src.context.runtime  # holds the active tape (Tape.__enter__ sets it)
+# the active tape is runtime.tape (set by Tape.__enter__; Warp names it nowhere else)
+_runtime: Any = wp._src.context.runtime
 _FLOATS = frozenset(k for k, d in NATIVE_DTYPES.items() if d.kind == "real floating")
 
 
@@ -95,7 +96,7 @@ def _with_grad(x: wp.array) -> wp.array:
     """A fresh view of ``x``'s memory with a gradient array of its own (a view
     the bridge made may be cached on a Tensor: it is left as it is).
     """
-    view = wp.array(ptr=x.ptr, shape=x.shape, strides=x.strides, dtype=x.dtype,
+    view: Any = wp.array(ptr=x.ptr, shape=x.shape, strides=x.strides, dtype=x.dtype,
                     capacity=x.capacity, device=x.device, requires_grad=True)
     view._ref = x  # Warp's keep-alive slot
     return view
@@ -201,7 +202,7 @@ def _item(x: wp.array, dim: int, k: int) -> wp.array:
         raise arg_error(NotImplementedError, "wrap", "args", "batched arrays of "
                         "at least two dimensions where a Warp body is batched "
                         "(Warp has no 0-d arrays)", f"a batch of shape {x.shape}")
-    view = wp.array(ptr=x.ptr + k * x.strides[dim], shape=shape,
+    view: Any = wp.array(ptr=x.ptr + k * x.strides[dim], shape=shape,
                     strides=x.strides[:dim] + x.strides[dim + 1:], dtype=x.dtype,
                     capacity=x.capacity, device=x.device)
     view._ref = x

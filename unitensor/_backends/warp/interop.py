@@ -47,12 +47,12 @@ def dtype(x: wp.array) -> DType:
                         f"a Warp array of {wp.types.type_repr(x.dtype)}") from None
 
 
-def device(x: wp.array) -> Device:
+def device(x: Any) -> Device:
     d = x.device
     return CPU if d.is_cpu else Device("cuda", d.ordinal)
 
 
-def export(x: wp.array) -> _core.Buffer:
+def export(x: Any) -> _core.Buffer:
     dtype(x)  # refuses vector, matrix and struct dtypes (the interface flattens them)
     if x.device.is_cpu:
         # bfloat16's typestr is a void: the Buffer is told its dtype
@@ -87,7 +87,7 @@ def alias(buf: _core.Buffer) -> wp.array:
         return wp.empty(buf.shape, dtype=dt, device=where)
     item = buf.itemsize
     # Warp reads the first element at ``ptr``, strides in bytes (negative ones too)
-    array = wp.array(ptr=buf.data_ptr, shape=buf.shape,
+    array: Any = wp.array(ptr=buf.data_ptr, shape=buf.shape,
                      strides=tuple(s * item for s in buf.strides), dtype=dt,
                      capacity=buf.nbytes, device=where)
     array._ref = buf  # Warp's keep-alive slot: the Buffer outlives the view

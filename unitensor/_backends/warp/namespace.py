@@ -53,7 +53,7 @@ def device_from_native(native_device: Any) -> Device:
     return CPU if d.is_cpu else Device("cuda", d.ordinal)
 
 
-def setitem(x: wp.array, key: Any, value: Any) -> wp.array:
+def setitem(x: Any, key: Any, value: Any) -> Any:
     """``x[key] = value`` through numpy's view of ``x``'s CPU memory (a Warp
     array takes no item assignment outside kernels).
     """
