@@ -2,7 +2,6 @@
 machine and loads it from its kernel cache afterwards).
 """
 
-from __future__ import annotations
 
 import warp as wp
 

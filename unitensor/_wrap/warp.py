@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 import warp as wp
 
-from .. import _convert
+from .. import _convert, _core
 from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP
+from .._backends.warp.interop import alias as _alias
 from .._dtypes import DType
 from .._errors import arg_error
 from ._bridge import Call
@@ -244,16 +245,20 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
 
 
 def from_xla(buffer: Any) -> wp.array:
-    """A view of a buffer XLA lends to a callback, through unitensor's
-    conversion (Warp's own import of it is DLPack, 70x its array interface).
+    """A view of a buffer XLA lends to a callback (compact and aligned, which
+    Warp aliases as it is): its capsule as a Buffer, Warp's view of it, without
+    the general conversion (Warp's own import of it is DLPack, 70x the array
+    interface).
     """
-    return _convert.view(_convert.asarray(buffer), "warp", None, "wrap", None, True)
+    return _alias(_core.from_capsule(buffer.__dlpack__()))
 
 
 def write(buffer: Any, src: wp.array) -> None:
     """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
-    dst = _convert.view(_convert.asarray(buffer), "numpy", None, "wrap")
-    np.copyto(dst, src.numpy())
+    if src.device.is_cpu:  # numpy's views of both: one memcpy
+        np.copyto(np.asarray(_core.from_capsule(buffer.__dlpack__())), np.asarray(src))
+    else:
+        wp.copy(from_xla(buffer), src)
 
 
 def kept_inputs(xs: list[Any]) -> list[int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import warp as wp
 
 from ... import _core
@@ -79,17 +80,76 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     return None
 
 
+def _public_view(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...],
+                 dtype: Any, capacity: int, device: Any) -> Any:
+    """Warp's own constructor of an array over memory it does not own."""
+    return wp.array(ptr=ptr, shape=shape, strides=strides, dtype=dtype,
+                    capacity=capacity, device=device)
+
+
+def _made_like(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...],
+               dtype: Any, capacity: int, device: Any) -> Any:
+    """The array ``_public_view`` makes, its attributes set at once (Warp's
+    constructor costs ~8 µs, most of it checks of arguments made right here).
+    """
+    array = _new(wp.array)
+    size = 1
+    for n in shape:
+        size *= n
+    contiguous = _contiguous(shape, strides, _SIZES[dtype])
+    array.__dict__.update(_ATTRIBUTES, dtype=dtype, ndim=len(shape), size=size,
+                          capacity=capacity, shape=shape, strides=strides, ptr=ptr,
+                          device=device, is_contiguous=contiguous)
+    return array
+
+
+def _contiguous(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> bool:
+    step = item
+    for n, s in zip(reversed(shape), reversed(strides), strict=True):
+        if s != step:
+            return False
+        step *= n
+    return True
+
+
+def _checked_maker() -> Any:
+    """``_made_like`` where it makes exactly what Warp's constructor makes (every
+    attribute, a value of its own or one shared safely), else ``_public_view``:
+    a Warp release that adds or changes an attribute takes the public path.
+    """
+    host = np.zeros(6, np.float32)
+    cpu = wp.get_device("cpu")
+    args = (host.ctypes.data + 20, (3,), (-8,), wp.float32, 24, cpu)
+    public, fast = _public_view(*args), _made_like(*args)
+    immutable = (type(None), bool, int, tuple, type, type(cpu), type(
+        public.__dict__.get("_memory_kind")))
+    same = (public.__dict__ == fast.__dict__
+            and all(isinstance(v, immutable) for v in _ATTRIBUTES.values()))
+    return _made_like if same else _public_view
+
+
+_new = wp.array.__new__  # (sets the two attributes its __del__ reads)
+# the attributes of an array over memory Warp does not own, as its constructor
+# sets them, less those of each array (dtype, shape, strides, ptr, ...)
+_ATTRIBUTES = {k: v for k, v in _public_view(
+    1, (1,), (4,), wp.float32, 4, wp.get_device("cpu")).__dict__.items()
+    if k not in ("dtype", "ndim", "size", "capacity", "shape", "strides", "ptr",
+                 "device", "is_contiguous")}
+_SIZES = {k: wp.types.type_size_in_bytes(k) for k in NATIVE_DTYPES}
+_view = _checked_maker()
+_CPU = wp.get_device("cpu")
+
+
 def alias(buf: _core.Buffer) -> wp.array:
     kind, index = buf.device
-    where = "cpu" if kind in CPU_READABLE else f"cuda:{index}"
+    device = _CPU if kind in CPU_READABLE else wp.get_device(f"cuda:{index}")
     dt = TO_WARP[from_dlpack_code(buf.dtype)]
     if buf.size == 0:  # no memory to alias; Warp's empty arrays hold none either
-        return wp.empty(buf.shape, dtype=dt, device=where)
+        return wp.empty(buf.shape, dtype=dt, device=device)
     item = buf.itemsize
     # Warp reads the first element at ``ptr``, strides in bytes (negative ones too)
-    array: Any = wp.array(ptr=buf.data_ptr, shape=buf.shape,
-                     strides=tuple(s * item for s in buf.strides), dtype=dt,
-                     capacity=buf.nbytes, device=where)
+    array = _view(buf.data_ptr, buf.shape, tuple(s * item for s in buf.strides), dt,
+                  buf.nbytes, device)
     array._ref = buf  # Warp's keep-alive slot: the Buffer outlives the view
     return array
 
