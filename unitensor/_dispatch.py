@@ -508,7 +508,10 @@ def _rank(x: Tensor) -> int:
         # not model): the dtype's own kind, as it traces everywhere else.
         # (Dynamo is imported by torch.compile's first use, not by torch.)
         return KIND_RANK[x.dtype.kind]
-    key = (x._backend, x._native.dtype)
+    try:
+        key = (x._backend, x._native.dtype)
+    except AttributeError:  # an array with no dtype attribute (Dr.Jit's)
+        return KIND_RANK[x.dtype.kind]
     try:
         return _NATIVE_RANK[key]
     except KeyError:

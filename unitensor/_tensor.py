@@ -118,8 +118,8 @@ class Tensor(_fast.TensorBase):
         Parameters
         ----------
         framework : str
-            'numpy', 'torch', 'jax', 'tensorflow', 'cupy', 'array_api_strict' or
-            'warp'.
+            'numpy', 'torch', 'jax', 'tensorflow', 'cupy', 'array_api_strict',
+            'warp' or 'drjit'.
         copy : bool, optional
             ``None``: zero-copy where the framework can alias the memory, else a
             copy with a :class:`CopyWarning`; ``False``: zero-copy or
@@ -260,6 +260,25 @@ class Tensor(_fast.TensorBase):
             Made once and cached: ``t.warp() is t.warp()``.
         """
         return _convert.view(self, "warp", copy, "warp")
+
+    def drjit(self, *, copy: bool | None = None) -> Any:
+        """Give the memory as a Dr.Jit tensor of its differentiable backend
+        (``drjit.llvm.ad.TensorXf``, ... on the CPU; compact memory, a dtype
+        Dr.Jit has).
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where Dr.Jit can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        drjit tensor
+            Made once and cached: ``t.drjit() is t.drjit()``.
+        """
+        return _convert.view(self, "drjit", copy, "drjit")
 
     def _shared(self) -> _Aliases:
         """The record shared by every Tensor aliasing this memory (made once)."""
@@ -564,6 +583,6 @@ _fastpath.configure(Tensor)  # _make and the C fast paths make Tensors of this c
 # The views: a cached one (or the owner's own array) is returned from C.
 for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
                             ("tf", "tensorflow"), ("cupy", "cupy"),
-                            ("warp", "warp")):
+                            ("warp", "warp"), ("drjit", "drjit")):
     setattr(Tensor, _method, _fastpath.view(getattr(Tensor, _method), _framework))
 del _method, _framework
