@@ -12,7 +12,17 @@ crosses.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+if "tensorflow" in sys.modules and "drjit" not in sys.modules:
+    # Dr.Jit's LLVM after TensorFlow's: its first kernel crashes the process
+    # (unitensor imports Dr.Jit first where it imports TensorFlow itself:
+    # _backends/_triton.py)
+    raise RuntimeError("unitensor cannot load Dr.Jit: TensorFlow was imported "
+                       "first, and Dr.Jit's LLVM backend then crashes the process "
+                       "(drjit 1.5, tensorflow 2.21): import drjit before "
+                       "tensorflow")
 
 import drjit as dr
 import drjit.llvm.ad as _llvm
