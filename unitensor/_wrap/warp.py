@@ -253,7 +253,7 @@ def from_xla(buffer: Any) -> wp.array:
     return _alias(_core.from_capsule(buffer.__dlpack__()))
 
 
-def write(buffer: Any, src: wp.array) -> None:
+def write(buffer: Any, src: Any) -> None:
     """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
     if src.device.is_cpu:  # numpy's views of both: one memcpy
         np.copyto(np.asarray(_core.from_capsule(buffer.__dlpack__())), np.asarray(src))
