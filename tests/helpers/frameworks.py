@@ -49,8 +49,8 @@ def pointer(array) -> int:
         return array._array.__array_interface__["data"][0]
     if module == "warp":
         return array.ptr
-    if module == "drjit":
-        return array.data_()
+    if module == "drjit":  # Dr.Jit exposes no pointer: read its DLPack capsule
+        return capsule_data_pointer(array.__dlpack__())
     raise TypeError(type(array))
 
 
