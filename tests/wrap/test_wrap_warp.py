@@ -28,6 +28,11 @@ import warp_kernels as wk  # noqa: E402  (needs warp)
 X = [0.5, -1.25, 2.0, 3.0]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _warp_started():
+    wp.init()  # (about a second, once: no test's own time)
+
+
 @pytest.fixture(scope="module")
 def kernels():
     wk.load()
