@@ -239,10 +239,10 @@ class Tensor(_fast.TensorBase):
         return _convert.view(self, "cupy", copy, "cupy")
 
     def warp(self, *, copy: bool | None = None) -> Any:
-        """Give the memory as a ``warp.array`` (CPU or CUDA memory, at least
-        one dimension, a dtype Warp has).
+        """Give the memory as a ``warp.array``.
 
-        Read-only memory (a JAX or TensorFlow array) is aliased too: Warp
+        Warp holds CPU or CUDA memory of at least one dimension, of its scalar
+        dtypes. Read-only memory (a JAX or TensorFlow array) is aliased too: Warp
         cannot mark it read-only, so writing through it (a kernel's output) is
         undefined (:class:`AliasWarning`, once per process); this Tensor stays
         ``readonly``.
@@ -262,9 +262,10 @@ class Tensor(_fast.TensorBase):
         return _convert.view(self, "warp", copy, "warp")
 
     def drjit(self, *, copy: bool | None = None) -> Any:
-        """Give the memory as a Dr.Jit tensor of its differentiable backend
-        (``drjit.llvm.ad.TensorXf``, ... on the CPU; compact memory, a dtype
-        Dr.Jit has).
+        """Give the memory as a Dr.Jit tensor.
+
+        A tensor of Dr.Jit's differentiable backend (``drjit.llvm.ad.TensorXf``,
+        ... on the CPU) over compact memory of a dtype Dr.Jit has.
 
         Parameters
         ----------

@@ -34,25 +34,24 @@ def _installed(name: str) -> bool:
         return False
 
 
-#: the other modules carrying LLVM that must load before TensorFlow: Dr.Jit
-#: (its LLVM backend, loaded at its import, crashes on its first kernel, or the
-#: process aborts at exit with "free(): invalid pointer", where TensorFlow came
-#: first: drjit 1.5, tensorflow-cpu 2.21); ``_backends/drjit/interop.py``
-#: refuses to load after TensorFlow instead
-BEFORE_TENSORFLOW = ("triton", "drjit")
-
-
 def before_tensorflow() -> None:
     """Import triton and Dr.Jit where installed and TensorFlow is not loaded yet:
     unitensor is about to import TensorFlow (after it, triton's import would
     abort the process at torch.compile's first use, Dr.Jit's crash it; before
     it, they all load).
+
+    Dr.Jit carries LLVM too (its CPU backend, loaded at its import): where
+    TensorFlow came first, its first kernel crashes the process, and the
+    process aborts at exit ("free(): invalid pointer"; drjit 1.5,
+    tensorflow-cpu 2.21). ``_backends/drjit/interop.py`` refuses to load after
+    TensorFlow instead.
     """
     if "tensorflow" in sys.modules:
         return
-    for name in BEFORE_TENSORFLOW:
-        if name not in sys.modules and _installed(name):
-            importlib.import_module(name)  # (its LLVM loaded before TF's)
+    if "triton" not in sys.modules and _installed("triton"):
+        import triton  # noqa: F401  (its LLVM options registered before TF's)
+    if "drjit" not in sys.modules and _installed("drjit"):
+        import drjit  # noqa: F401  (its LLVM loaded before TF's)
 
 
 def dynamo_would_abort(modules: Container[str] | None = None,
