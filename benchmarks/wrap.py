@@ -291,6 +291,30 @@ def warp_rows(quick: bool) -> list[Row]:
     ]
 
 
+def drjit_rows(quick: bool) -> list[Row]:
+    """A Dr.Jit body (16 float32 elements, its LLVM backend) against Dr.Jit's own
+    ``dr.wrap`` of the same body (one without an in-place update, whose
+    gradient ``dr.wrap`` gets right), from torch.
+    """
+    if importlib.util.find_spec("drjit") is None:
+        return []
+    import drjit as dr
+
+    def dr_body(a):
+        return a * a + 1.0
+
+    x = (torch.arange(SMALL, dtype=torch.float32) / SMALL).requires_grad_()
+    ours = ut.wrap("torch", "drjit")(dr_body)
+    theirs = dr.wrap(source="torch", target="drjit")(dr_body)
+    return [
+        pair("torch → drjit body, forward + backward",
+             lambda: ours(x).sum().backward(), "dr.wrap(torch → drjit), the same",
+             lambda: theirs(x).sum().backward(), quick),
+        pair("torch → drjit body, forward", lambda: ours(x.detach()),
+             "dr.wrap(torch → drjit), the same", lambda: theirs(x.detach()), quick),
+    ]
+
+
 def markdown(rows: list[Row]) -> str:
     lines = ["| bridged call | µs | reference | µs | ratio | target |",
              "|---|---:|---|---:|---:|---|"]
@@ -302,8 +326,9 @@ def markdown(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (CI)")
-    parser.add_argument("--rows", default="small,large,tf,warp",
-                        help="which rows, comma-separated: small, large, tf, warp")
+    parser.add_argument("--rows", default="small,large,tf,warp,drjit",
+                        help="which rows, comma-separated: small, large, tf, warp, "
+                             "drjit")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="N intra-op threads for torch, XLA and TF (on a "
                              "shared machine, 1 keeps one framework's threads from "
@@ -329,6 +354,8 @@ def main(argv: list[str] | None = None) -> None:
         rows += tf_rows(args.quick)
     if "warp" in which:
         rows += warp_rows(args.quick)
+    if "drjit" in which:
+        rows += drjit_rows(args.quick)
     print(markdown(rows))
     versions = (f"numpy {np.__version__}, torch {torch.__version__}, jax "
                 f"{jax.__version__}")
