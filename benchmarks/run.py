@@ -223,6 +223,36 @@ def conversions(quick: bool) -> list[Row]:
     return rows
 
 
+def warp_conversions(quick: bool) -> list[Row]:
+    """Warp's arrays both ways (16 elements, CPU), against Warp's own routes
+    (``wp.to_torch``, ``wp.from_torch``, ``wp.array(numpy, copy=False)``); where
+    warp-lang is not installed, none.
+    """
+    if importlib.util.find_spec("warp") is None or "torch" not in FRAMEWORKS:
+        return []
+    import torch
+    import warp as wp
+    base = aligned(16)
+    w = wp.array(base, dtype=wp.float32, copy=False)
+    t = torch.from_numpy(base.copy())
+    rows = [Row("conversion", "16 elements: ut.asarray(warp)",
+                per_call_us(lambda: ut.asarray(w), quick), None, "", "")]
+    cases = [("ut.asarray(warp).torch()", lambda: ut.asarray(w).torch(),
+              "wp.to_torch(w)", lambda: wp.to_torch(w)),
+             ("ut.asarray(torch).warp()", lambda: ut.asarray(t).warp(),
+              "wp.from_torch(t)", lambda: wp.from_torch(t)),
+             ("ut.asarray(numpy).warp()", lambda: ut.asarray(base).warp(),
+              "wp.array(a, copy=False)",
+              lambda: wp.array(base, dtype=wp.float32, copy=False)),
+             ("ut.asarray(warp).numpy()", lambda: ut.asarray(w).numpy(),
+              "w.numpy()", lambda: w.numpy())]
+    for case, ours, name, theirs in cases:
+        mine, native = side_by_side([ours, theirs], quick)
+        rows.append(Row("conversion", f"16 elements: {case}", mine, native, name,
+                        "zero-copy"))
+    return rows
+
+
 def _ops(framework: str) -> object:
     """The framework's own module for its native operations."""
     if framework == "jax":
@@ -769,7 +799,8 @@ def main(argv: list[str] | None = None) -> int:
     if "jax" in FRAMEWORKS:
         import jax
         jax.config.update("jax_enable_x64", True)
-    rows = (conversions(args.quick) + dispatch(args.quick) + rss(args.quick)
+    rows = (conversions(args.quick) + warp_conversions(args.quick)
+            + dispatch(args.quick) + rss(args.quick)
             + native_functions(args.quick) + clients(args.quick)
             + import_time(args.quick) + dask_rows(args.quick)
             + exchange_rows(args.quick))

@@ -425,6 +425,69 @@ def dlpack_rows(n: int, quick: bool) -> list[Row]:
     return rows
 
 
+def warp_rows(quick: bool) -> list[Row]:
+    """A Warp kernel as the body (16 float32 elements, CPU) against Warp's own
+    routes: ``wp.from_torch`` + ``wp.Tape`` in an ``autograd.Function`` for a
+    torch caller, ``wp.jax_kernel`` for a jax caller (#34: within 1.2x).
+    """
+    if importlib.util.find_spec("warp") is None:
+        return []
+    import warp as wp
+
+    from . import warp_kernels as wk
+    wk.load()
+    x = torch.arange(SMALL, dtype=torch.float32) / SMALL
+    xg = x.clone().requires_grad_()
+    j = jnp.asarray(x.numpy())
+    from_torch = ut.wrap("torch", "warp")(wk.cube_body)
+    from_jax = ut.wrap("jax", "warp")(wk.cube_body)
+    reference = wp.jax_kernel(wk.cube, enable_backward=True)
+    jit_ours, jit_ref = jax.jit(from_jax), jax.jit(lambda a: reference(a)[0])
+    grad_ours = jax.jit(jax.grad(lambda a: from_jax(a).sum()))
+    grad_ref = jax.jit(jax.grad(lambda a: reference(a)[0].sum()))
+    target = {"target_ratio": 1.2}
+    return [
+        pair("torch → warp body, forward", lambda: from_torch(x),
+             "wp.from_torch + launch + wp.to_torch (autograd.Function)",
+             lambda: wk.TapedCube.apply(x), quick, **target),
+        pair("torch → warp body, forward + backward",
+             lambda: from_torch(xg).sum().backward(),
+             "wp.from_torch + wp.Tape (autograd.Function), the same",
+             lambda: wk.TapedCube.apply(xg).sum().backward(), quick, **target),
+        pair("jax.jit(jax → warp body)", lambda: jit_ours(j).block_until_ready(),
+             "jax.jit(wp.jax_kernel)", lambda: jit_ref(j).block_until_ready(),
+             quick, **target),
+        pair("jax.jit(jax.grad(jax → warp body))",
+             lambda: grad_ours(j).block_until_ready(),
+             "jax.jit(jax.grad(wp.jax_kernel(enable_backward=True)))",
+             lambda: grad_ref(j).block_until_ready(), quick, **target),
+    ]
+
+
+def drjit_rows(quick: bool) -> list[Row]:
+    """A Dr.Jit body (16 float32 elements, its LLVM backend) against Dr.Jit's own
+    ``dr.wrap`` of the same body (one without an in-place update, whose
+    gradient ``dr.wrap`` gets right), from torch.
+    """
+    if importlib.util.find_spec("drjit") is None:
+        return []
+    import drjit as dr
+
+    def dr_body(a):
+        return a * a + 1.0
+
+    x = (torch.arange(SMALL, dtype=torch.float32) / SMALL).requires_grad_()
+    ours = ut.wrap("torch", "drjit")(dr_body)
+    theirs = dr.wrap(source="torch", target="drjit")(dr_body)
+    return [
+        pair("torch → drjit body, forward + backward",
+             lambda: ours(x).sum().backward(), "dr.wrap(torch → drjit), the same",
+             lambda: theirs(x).sum().backward(), quick),
+        pair("torch → drjit body, forward", lambda: ours(x.detach()),
+             "dr.wrap(torch → drjit), the same", lambda: theirs(x.detach()), quick),
+    ]
+
+
 def markdown(rows: list[Row]) -> str:
     lines = ["| bridged call | µs | reference | µs | ratio | target |",
              "|---|---:|---|---:|---:|---|"]
@@ -436,10 +499,10 @@ def markdown(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (CI)")
-    parser.add_argument("--rows", default="small,large,tf,training,like",
+    parser.add_argument("--rows", default="small,large,tf,training,like,warp,drjit",
                         help="which rows, comma-separated: small, large, tf, "
                              "training (#34: the floor, Adam vs Warp), like "
-                             "(#34: torch2jax and DLPack references)")
+                             "(#34: torch2jax and DLPack references), warp, drjit")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="N intra-op threads for torch, XLA and TF (on a "
                              "shared machine, 1 keeps one framework's threads from "
@@ -469,6 +532,10 @@ def main(argv: list[str] | None = None) -> None:
     with_tf = "tf" in which and importlib.util.find_spec("tensorflow") is not None
     if with_tf:
         rows += tf_rows(args.quick)
+    if "warp" in which:
+        rows += warp_rows(args.quick)
+    if "drjit" in which:
+        rows += drjit_rows(args.quick)
     print(markdown(rows))
     versions = (f"numpy {np.__version__}, torch {torch.__version__}, jax "
                 f"{jax.__version__}")

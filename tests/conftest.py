@@ -18,6 +18,10 @@ import pytest
 # rule itself.
 if importlib.util.find_spec("triton") is not None:
     import triton  # noqa: F401
+# Dr.Jit's LLVM backend too: after TensorFlow, its first kernel crashes the
+# process (unitensor/_backends/_triton.py).
+if importlib.util.find_spec("drjit") is not None:
+    import drjit  # noqa: F401
 
 from owners import FRAMEWORKS
 

@@ -90,7 +90,9 @@ CASES = {
              "numbers, got an object of type 'dict'"),
     "P-35": (lambda: ut.asarray([1.0]).to("pytorchh"), ValueError,
              "to(): framework: expected one of ('numpy', 'torch', 'jax', "
-             "'tensorflow', 'cupy', 'dask', 'array_api_strict'), got 'pytorchh' of "
+             "'tensorflow', 'cupy', 'dask', 'array_api_strict', 'warp', 'drjit'), "
+             "got "
+             "'pytorchh' of "
              "type 'str'"),
     "P-38": (lambda: ut.asarray(np.arange(2.0)).__dlpack__(copy="yes"), TypeError,
              "__dlpack__(): copy: expected True, False or None, got an object of "

@@ -17,9 +17,10 @@ The rule, in order:
 Operands owned by another framework are converted to the chosen one zero-copy
 (read-only memory may be aliased, since an operand is only read). Operands on
 different devices are an error naming both: never an implicit transfer.
-A backend whose adapter has no namespace (``namespace()`` is None) would compute in
-numpy on zero-copy views; every backend has one now (tensorflow's is written in
-its ``namespace.py``, against TF's own ops).
+A backend whose adapter has no namespace (``namespace()`` is None: Warp) computes
+in numpy on zero-copy views, its results numpy's; an in-place operator writes the
+result back into its memory (every other backend has a namespace: tensorflow's is
+written in its ``namespace/``, against TF's own ops).
 
 Each backend's functions are looked up once per name: the adapter's fix for a
 deviation where it has one, else the backend's Array API namespace. Once the
@@ -514,7 +515,10 @@ def _rank(x: Tensor) -> int:
         # not model): the dtype's own kind, as it traces everywhere else.
         # (Dynamo is imported by torch.compile's first use, not by torch.)
         return KIND_RANK[x.dtype.kind]
-    key = (x._backend, x._native.dtype)
+    try:
+        key = (x._backend, x._native.dtype)
+    except AttributeError:  # an array with no dtype attribute (Dr.Jit's)
+        return KIND_RANK[x.dtype.kind]
     try:
         return _NATIVE_RANK[key]
     except KeyError:
@@ -1181,8 +1185,15 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             x.dtype.kind]:  # float32 += int32: the operand cast first (as binary)
         other = _make(other._backend, other._backend.astype(other._native, x.dtype))
     backend = x._backend
-    if backend.namespace() is None:  # a framework computing in numpy
-        _rebind(x, binary(name, x, other)._native, func, _compute(backend))
+    if backend.namespace() is None:  # a framework computing in numpy (Warp)
+        computed = binary(name, x, other)
+        if backend.IMMUTABLE:
+            _rebind(x, computed._native, func, _compute(backend))
+            return
+        # written back into x's memory, which stays its owner's (as numpy's
+        # in-place operators write)
+        _check_result(x, computed, func)
+        backend.setitem(x._native, ..., computed._native)
         return
     forced = _forced.get() if owner_blocks() else None  # as _choose reads it
     operand = None if forced is not None else _operand(other, backend, name, x)

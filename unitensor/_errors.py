@@ -29,7 +29,7 @@ STANDARD_TYPES: tuple[type[Exception], ...] = (
 # tests/test_messages.py checks that they agree.
 CONVERSIONS: frozenset[str] = frozenset({
     "numpy", "torch", "jax", "tensorflow", "cupy", "dask", "array_api_strict",
-    "tf", "to"})
+    "warp", "drjit", "tf", "to"})
 
 
 class CopyWarning(UserWarning):

@@ -124,7 +124,8 @@ class Tensor(_fast.TensorBase):
         Parameters
         ----------
         framework : str
-            'numpy', 'torch', 'jax', 'tensorflow', 'cupy' or 'array_api_strict'.
+            'numpy', 'torch', 'jax', 'tensorflow', 'cupy', 'array_api_strict',
+            'warp' or 'drjit'.
         copy : bool, optional
             ``None``: zero-copy where the framework can alias the memory, else a
             copy with a :class:`CopyWarning`; ``False``: zero-copy or
@@ -242,6 +243,49 @@ class Tensor(_fast.TensorBase):
             Made once and cached: ``t.cupy() is t.cupy()``.
         """
         return _convert.view(self, "cupy", copy, "cupy")
+
+    def warp(self, *, copy: bool | None = None) -> Any:
+        """Give the memory as a ``warp.array``.
+
+        Warp holds CPU or CUDA memory of at least one dimension, of its scalar
+        dtypes. Read-only memory (a JAX or TensorFlow array) is aliased too: Warp
+        cannot mark it read-only, so writing through it (a kernel's output) is
+        undefined (:class:`AliasWarning`, once per process); this Tensor stays
+        ``readonly``.
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where Warp can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        warp.array
+            Made once and cached: ``t.warp() is t.warp()``.
+        """
+        return _convert.view(self, "warp", copy, "warp")
+
+    def drjit(self, *, copy: bool | None = None) -> Any:
+        """Give the memory as a Dr.Jit tensor.
+
+        A tensor of Dr.Jit's differentiable backend (``drjit.llvm.ad.TensorXf``,
+        ... on the CPU) over compact memory of a dtype Dr.Jit has.
+
+        Parameters
+        ----------
+        copy : bool, optional
+            ``None``: zero-copy where Dr.Jit can alias the memory, else a copy
+            with a :class:`CopyWarning`; ``False``: zero-copy or ``BufferError``;
+            ``True``: always a fresh copy.
+
+        Returns
+        -------
+        drjit tensor
+            Made once and cached: ``t.drjit() is t.drjit()``.
+        """
+        return _convert.view(self, "drjit", copy, "drjit")
 
     def _shared(self) -> _Aliases:
         """The record shared by every Tensor aliasing this memory (made once)."""
@@ -574,6 +618,7 @@ Tensor.__dlpack_c_exchange_api__ = _core.provide_exchange(
 
 # The views: a cached one (or the owner's own array) is returned from C.
 for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax"),
-                            ("tf", "tensorflow"), ("cupy", "cupy")):
+                            ("tf", "tensorflow"), ("cupy", "cupy"),
+                            ("warp", "warp"), ("drjit", "drjit")):
     setattr(Tensor, _method, _fastpath.view(getattr(Tensor, _method), _framework))
 del _method, _framework

@@ -47,6 +47,10 @@ def pointer(array) -> int:
         return capsule_data_pointer(tf_capsule(array))
     if module == "array_api_strict":
         return array._array.__array_interface__["data"][0]
+    if module == "warp":
+        return array.ptr
+    if module == "drjit":  # Dr.Jit exposes no pointer: read its DLPack capsule
+        return capsule_data_pointer(array.__dlpack__())
     raise TypeError(type(array))
 
 

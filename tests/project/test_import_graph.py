@@ -239,6 +239,7 @@ def test_every_module_has_a_layer_and_imports_only_down():
 OWNERS = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "tensorflow": "tensorflow",
           "cupy": "cupy", "cupyx": "cupy", "dask": "dask", "distributed": "dask",
           "array_api_strict": "array_api_strict", "numpy": "numpy",
+          "warp": "warp", "drjit": "drjit",
           "ml_dtypes": None, "array_api_compat": None, "triton": None}
 # (module, framework) imported outside its owner's rooms, and why.
 FRAMEWORK_IMPORTS = {
@@ -256,6 +257,8 @@ FRAMEWORK_IMPORTS = {
     ("unitensor.dask", "numpy"): "ut.dask.chunked splits numpy arrays",
     ("unitensor._backends._triton", "triton"): "before TensorFlow, where installed "
     "(after it, torch._dynamo's import of triton aborts the process)",
+    ("unitensor._backends._triton", "drjit"): "before TensorFlow, where installed "
+    "(after it, Dr.Jit's LLVM backend crashes the process)",
 }
 
 

@@ -60,8 +60,8 @@ def test_wrap_is_public_and_keeps_the_function_s_name():
     ("numpy", "numpy"), ("dask", "numpy"), ("torch", "dask")])
 def test_pairs_not_bridged_yet_are_refused_naming_the_supported_ones(source, target):
     with pytest.raises(NotImplementedError, match=r"^wrap\(\): source, target: "
-                       r"expected a pair bridged so far: any two of torch, jax and "
-                       r"tensorflow "
+                       r"expected a pair bridged so far: any two of torch, jax, "
+                       r"tensorflow, warp and drjit "
                        r".*got source=.*target="):
         ut.wrap(source, target)
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._adapter import Adapter
 
 NAMES: Final = ("numpy", "torch", "jax", "tensorflow", "cupy", "dask",
-                 "array_api_strict")
+                 "array_api_strict", "warp", "drjit")
 _facts: dict[str, ModuleType] = {
     name: importlib.import_module(f"{__name__}.{name}") for name in NAMES}
 # top-level module -> framework name: the one table of module prefixes.

@@ -35,13 +35,23 @@ def _installed(name: str) -> bool:
 
 
 def before_tensorflow() -> None:
-    """Import triton where it is installed and TensorFlow is not loaded yet:
+    """Import triton and Dr.Jit where installed and TensorFlow is not loaded yet:
     unitensor is about to import TensorFlow (after it, triton's import would
-    abort the process at torch.compile's first use; before it, both load).
+    abort the process at torch.compile's first use, Dr.Jit's crash it; before
+    it, they all load).
+
+    Dr.Jit carries LLVM too (its CPU backend, loaded at its import): where
+    TensorFlow came first, its first kernel crashes the process, and the
+    process aborts at exit ("free(): invalid pointer"; drjit 1.5,
+    tensorflow-cpu 2.21). ``_backends/drjit/interop.py`` refuses to load after
+    TensorFlow instead.
     """
-    if ("tensorflow" not in sys.modules and "triton" not in sys.modules
-            and _installed("triton")):
+    if "tensorflow" in sys.modules:
+        return
+    if "triton" not in sys.modules and _installed("triton"):
         import triton  # noqa: F401  (its LLVM options registered before TF's)
+    if "drjit" not in sys.modules and _installed("drjit"):
+        import drjit  # noqa: F401  (its LLVM loaded before TF's)
 
 
 def dynamo_would_abort(modules: Container[str] | None = None,

@@ -96,7 +96,7 @@ def wrap(source: str, target: str, *, output_shapes: Any = None
     ----------
     source : str
         The caller's framework: what goes in and comes out ('torch', 'jax',
-        'tensorflow', 'numpy', 'array_api_strict' or 'cupy').
+        'tensorflow', 'warp', 'drjit', 'numpy', 'array_api_strict' or 'cupy').
     target : str
         The framework the body is written in (one of the same, not ``source``).
     output_shapes : optional
@@ -128,9 +128,10 @@ def wrap(source: str, target: str, *, output_shapes: Any = None
     ValueError
         ``source`` or ``target`` names no framework unitensor knows.
     NotImplementedError
-        The pair is not bridged: any two of torch, jax and tensorflow are
-        differentiable, and numpy, array_api_strict or cupy may be the caller or
-        the body of a plain call with any other of the six. A TensorFlow caller
+        The pair is not bridged: any two of torch, jax, tensorflow, warp and
+        drjit are differentiable (Warp in reverse mode, both first order only),
+        and numpy, array_api_strict or cupy may be the caller or the body of a
+        plain call with any other of these. A TensorFlow caller
         inside ``tf.function(jit_compile=True)``; complex derivatives with
         TensorFlow; a plain body under ``jax.jit`` or another transformation, or
         inside ``tf.function``.

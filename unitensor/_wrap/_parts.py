@@ -211,6 +211,8 @@ PARTS: Final[dict[str, Part]] = {
     "torch": Part("unitensor._wrap.torch", BodyForTorch, (Guarded,)),
     "jax": Part("unitensor._wrap.jax", BodyForJax),
     "tensorflow": Part("unitensor._wrap.tensorflow", Body, (Unconverted,)),
+    "warp": Part("unitensor._wrap.warp", Body),
+    "drjit": Part("unitensor._wrap.drjit", Body),
     "numpy": Part("unitensor._wrap.numpy", None, (NumpyMemory,)),
     "array_api_strict": Part("unitensor._wrap.array_api_strict", None),
     "cupy": Part("unitensor._wrap.cupy", None),

@@ -26,6 +26,7 @@ import numpy as np
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
+from .. import _convert
 from .._backends.jax.interop import jax_dtype
 from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, conversion_refused, describe
@@ -268,6 +269,13 @@ def _check(avals: tuple[Any, ...], found: list[tuple[tuple[int, ...], Any]]) -> 
                             f"shape {shape} and dtype {_same_dtype(dtype).name}")
 
 
+def _dtype(y: Any) -> Any:
+    """The dtype of a body's output: its own attribute, or unitensor's reading
+    of it (a Dr.Jit array has no dtype attribute).
+    """
+    return y.dtype if hasattr(y, "dtype") else _convert.asarray(y).dtype
+
+
 @functools.cache
 def _same_dtype(dtype: Any) -> Any:
     """Any framework's dtype as unitensor's (cached: a jit call checks each
@@ -300,7 +308,7 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
         ys = fn.run_copied(xs)
-        _check(fn.out_avals(), [(tuple(y.shape), y.dtype) for y in ys])
+        _check(fn.out_avals(), [(tuple(y.shape), _dtype(y)) for y in ys])
         _write(body, outs, ys)
         del ys
         kept = body.kept_inputs(xs)
