@@ -135,7 +135,12 @@ def run_pytest(cwd: Path, args: list[str], suite: str, namespace: str, owner: st
         log, done = Path(tmp) / "log.jsonl", Path(tmp) / "done.txt"
         output = Path(tmp) / "output.txt"
         done.touch()
-        env = {**os.environ, "UNITENSOR_CLIENTS_SUITE": suite,
+        # JAX compiles every new shape of every operation (most of the jax owner's
+        # time): its persistent cache, in CACHE, makes a second run cheaper.
+        env = {"JAX_COMPILATION_CACHE_DIR": str(CACHE / "jax"),
+               "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+               "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0",
+               **os.environ, "UNITENSOR_CLIENTS_SUITE": suite,
                "UNITENSOR_CLIENTS_NAMESPACE": namespace,
                "UNITENSOR_DEFAULT_OWNER": owner, "JAX_ENABLE_X64": "1",
                "SCIPY_ARRAY_API": "1", "UNITENSOR_CLIENTS_LOG": str(log),
