@@ -26,8 +26,8 @@ if importlib.util.find_spec("drjit") is not None:
 from owners import FRAMEWORKS
 
 LONG = ("a long check (conformance on every owner, the sanitizers, the benchmark "
-        "runs): outside the whole suite's 8 minutes; `pytest --long -m long` runs it, "
-        "as .ci/run does")
+        "runs, the clients tier): outside the whole suite's 8 minutes; "
+        "`pytest --long -m long` runs it, as .ci/run does")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -8,7 +8,11 @@ the owner's), and raise no CopyWarning about unitensor's own intermediates
 
 from __future__ import annotations
 
+import importlib
 import pickle
+import sys
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -175,3 +179,107 @@ def test_scikit_learn_pairwise_distances_in_threads(owner, x64):
         got = pairwise_distances(tensor(owner, a), tensor(owner, b), n_jobs=2)
     assert got.owner == owner
     np.testing.assert_allclose(values(got), expected, rtol=1e-12, atol=1e-12)
+
+
+# --- the clients tier: the clients' own suites (clients/, python -m clients) ---
+
+ROOT = Path(__file__).resolve().parent.parent
+# The subset .ci/run's long step runs: the tests whose id hashes to 0 modulo N (the
+# same subset on array_api_strict and on every owner); docs/conformance.md says why.
+CLIENTS_SAMPLE = "0/8"
+
+
+def clients_module(name: str) -> Any:
+    # clients/ sits beside the package, as conformance/ does: not installed
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return importlib.import_module(f"clients.{name}")
+
+
+def test_clients_plugin_names_a_test_alike_on_every_namespace():
+    common_id = clients_module("plugin").common_id
+    strict = ("sklearn/x/test_a.py::test_f[array_api_strict-CPU_DEVICE-float64-1]",
+              "sklearn/x/test_a.py::test_f[array_api_strict-device1-float32-1]",
+              "tests/main/test_at.py::test_g[array_api_strict]")
+    ours = ("sklearn/x/test_a.py::test_f[unitensor-cpu-float64-1]",
+            "sklearn/x/test_a.py::test_f[unitensor-cpu-float32-1]",
+            "tests/main/test_at.py::test_g[unitensor]")
+    assert [common_id(t) for t in strict] == [common_id(t) for t in ours]
+    assert common_id(ours[0]) == "sklearn/x/test_a.py::test_f[XP-float64-1]"
+
+
+def test_clients_plugin_makes_unitensor_scikit_learns_namespace(monkeypatch):
+    from sklearn.utils import _array_api
+    from sklearn.utils._testing import _array_api_for_tests
+    for name in ("yield_namespaces", "yield_namespace_device_dtype_combinations",
+                 "yield_mixed_namespace_input_permutations"):
+        monkeypatch.setattr(_array_api, name, getattr(_array_api, name))
+    clients_module("plugin").patch_scikit_learn("unitensor")
+    combinations = list(_array_api.yield_namespace_device_dtype_combinations())
+    assert combinations == [("unitensor", "cpu", "float64"),
+                            ("unitensor", "cpu", "float32")]
+    assert list(_array_api.yield_mixed_namespace_input_permutations()) == []
+    xp, _ = _array_api_for_tests(*combinations[0])
+    assert xp is ut
+
+
+def test_clients_plugin_makes_unitensor_an_array_api_extra_backend(monkeypatch):
+    from array_api_extra._lib import _backends
+    monkeypatch.setattr(_backends, "Backend", _backends.Backend)
+    clients_module("plugin").patch_array_api_extra()
+    backend = _backends.Backend.UNITENSOR
+    assert backend.modname == "unitensor"
+    assert not backend.like(_backends.Backend.NUMPY)
+    assert backend.pytest_param().id == "unitensor"
+    # the suite's own members are all still there, with their values
+    assert _backends.Backend.TORCH.value == "torch"
+
+
+@pytest.mark.slow  # pytest in fresh processes, a 5 s hang: ~15 s
+def test_clients_runner_charges_a_process_death_to_its_test_and_runs_the_rest(
+        tmp_path):
+    run_pytest = clients_module("__main__").run_pytest
+    (tmp_path / "test_client.py").write_text(
+        "import os\nimport pytest\n\n"
+        "@pytest.mark.parametrize('xp', ['unitensor', 'numpy'])\n"
+        "@pytest.mark.parametrize('case', ['a', 'dies', 'b', 'fails', 'hangs'])\n"
+        "def test_case(case, xp):\n"
+        "    if case == 'dies':\n        os.abort()\n"
+        "    if case == 'hangs':\n        import time; time.sleep(600)\n"
+        "    assert case != 'fails'\n")
+    results = run_pytest(tmp_path, ["test_client.py"], "none", "unitensor", "numpy",
+                         "", timeout=5)
+    outcomes = {test_id.partition("::")[2]: outcome
+                for test_id, (outcome, _) in results.items()}
+    assert outcomes == {"test_case[a-XP]": "passed", "test_case[dies-XP]": "crashed",
+                        "test_case[b-XP]": "passed", "test_case[fails-XP]": "failed",
+                        "test_case[hangs-XP]": "crashed"}
+
+
+# array-api-extra recognises a lazy array by its type (dask's, jax's) and takes its
+# lazy paths for those only; on a dask-owned Tensor it takes the eager ones, whose
+# data-dependent shapes (x[mask] = f(x[mask]), a 0-d mask, argsort after a mask) the
+# dask owner refuses: not solved yet, docs/conformance.md lists them.
+DASK_OPEN = pytest.mark.xfail(
+    reason="array-api-extra's eager paths on the dask owner (data-dependent shapes): "
+           "open, docs/conformance.md", strict=False)
+CLIENT_RUNS = [pytest.param(suite, owner, marks=[DASK_OPEN] if owner == "dask" else [])
+               for suite in ("scikit-learn", "array-api-extra")
+               for owner in ("numpy", "torch", "jax", "tensorflow", "dask")
+               if (suite, owner) != ("scikit-learn", "dask")]
+
+
+@pytest.mark.long
+@pytest.mark.clients
+@pytest.mark.parametrize(("suite", "owner"), CLIENT_RUNS)
+def test_clients_own_suite_passes_on_the_owner_where_it_passes_on_the_reference(
+        suite, owner):
+    """The client's own tests (a fixed subset), on array_api_strict and on unitensor
+    with this owner, each in its own processes: every test that passes on the
+    reference passes on the owner, or docs/conformance.md's known failures give its
+    cause (python -m clients prints the same, and --write makes the table)."""
+    pytest.importorskip("tensorflow" if owner == "tensorflow" else owner)
+    runner = clients_module("__main__")
+    result = runner.compare(suite, owner, CLIENTS_SAMPLE)
+    assert result.passing, "nothing passed on the reference: the plugin is broken"
+    assert not runner.unexplained(result)

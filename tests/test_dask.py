@@ -871,6 +871,19 @@ def test_chunked_takes_a_dict_of_x_s_axes_negative_ones_too():
             ut.dask.chunked(a, chunks)
 
 
+@pytest.mark.parametrize("name", ["min", "max", "argmin", "argmax"])
+def test_min_max_of_an_empty_array_along_a_full_axis_are_empty(name):
+    # before: dask reduced the empty chunk and failed when computed ("zero-size
+    # array to reduction operation minimum"); array-api-extra's searchsorted found it
+    x = ut.asarray(da.from_array(np.empty((0, 2))))
+    got = getattr(ut, name)(x, axis=-1, keepdims=True)
+    expected = getattr(np, name)(np.empty((0, 2)), axis=-1, keepdims=True)
+    assert got.shape == expected.shape == (0, 1)
+    assert got.numpy().dtype == expected.dtype
+    with pytest.raises(ValueError, match=name):  # an empty reduced axis: refused
+        getattr(ut, name)(x, axis=0)
+
+
 def test_std_and_var_over_empty_chunks_after_a_mask():
     # before: NaN (dask's moments of an empty chunk are 0 / 0), found in review
     data = np.arange(40.0)

@@ -162,6 +162,21 @@ def test_jax_permute_dims_takes_negative_axes(x64):
     assert ut.asinh(x).numpy()[0].real < 0  # the branch cut's side, by the zero's sign
 
 
+def test_min_and_max_of_a_long_array_with_a_nan_are_nan():
+    """XLA on CPU skipped the NaN (and x[0]) of 10,001 elements: min gave 1e-4
+    (array-api-extra's own searchsorted test found it on the jax owner)."""
+    import jax.numpy as jnp
+    a = np.linspace(0, 1, 10001, dtype=np.float32)
+    a[0], a[5000] = -np.inf, np.nan
+    x = ut.asarray(jnp.asarray(a))
+    assert np.isnan(ut.min(x).numpy())
+    assert np.isnan(ut.max(x).numpy())
+    rows = ut.asarray(jnp.asarray(np.stack([a, np.linspace(0, 1, 10001)])))
+    np.testing.assert_array_equal(ut.min(rows, axis=1, keepdims=True).numpy(),
+                                  [[np.nan], [0.0]])
+    assert ut.max(ut.asarray(jnp.asarray([1, 5, 2]))).numpy() == 5  # integers as before
+
+
 def test_jax_direct_import_matches_jax_dlpack_and_falls_back(monkeypatch):
     jax_backend = _backends.get("jax")
     from unitensor._backends.jax import interop as jax_interop

@@ -93,7 +93,8 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
                     is None, reason="ruff is not installed (test extra)")
 def test_ruff_clean():
     ruff = os.path.join(os.path.dirname(sys.executable), "ruff")
-    paths = [p for p in ("unitensor", "tests", "benchmarks", "conformance")
+    paths = [p for p in ("unitensor", "tests", "benchmarks", "conformance",
+                              "clients")
              if (ROOT / p).is_dir()]
     out = subprocess.run([ruff, "check", *paths], capture_output=True, text=True,
                          cwd=ROOT)

@@ -378,11 +378,18 @@ def _per_chunk(name: str, kinds: str) -> Callable[..., Any]:
 def _of_something(name: str) -> Callable[..., Any]:
     """max, min, argmax, argmin: refused, as numpy refuses, where a reduced axis
     is empty (dask builds the graph, and numpy's refusal came only once computed).
+    Where only a kept axis is empty (min of a (0, 2) array along its last axis) the
+    result is empty, as numpy's: dask reduced its empty chunk and failed when
+    computed ("zero-size array to reduction operation minimum").
     """
     own = getattr(compat, name)
 
     def run(x: da.Array, /, *, axis: Any = None, **kwargs: Any) -> Any:
         refuse_empty_reduction(name, x.shape, axis)
+        if 0 in x.shape:
+            # numpy gives the empty result's shape and dtype (no element is read)
+            empty = getattr(np, name)(np.empty(x.shape, x.dtype), axis=axis, **kwargs)
+            return da.from_array(empty)
         return own(x, axis=axis, **kwargs)
     return run
 

@@ -64,6 +64,23 @@ def _bool_of_complex(native: Callable[..., Any]) -> Callable[..., Any]:
     return fixed
 
 
+def _nan_propagating(name: str) -> Callable[..., Any]:
+    """jnp.min/max of a long floating array holding a NaN (10,001 elements, XLA on
+    CPU) skip the NaN, and an element with it: jnp.min(x) gave 1e-4 where x[0] is
+    -inf. The standard (and numpy): a NaN in the reduced elements gives NaN.
+    """
+    native = getattr(jnp, name)
+
+    def fixed(x: jax.Array, /, **kw: Any) -> jax.Array:
+        result = native(x, **kw)
+        if not jnp.issubdtype(x.dtype, jnp.inexact):
+            return result
+        nan = jnp.any(jnp.isnan(x), axis=kw.get("axis"),
+                      keepdims=bool(kw.get("keepdims", False)))
+        return jnp.where(nan, jnp.asarray(jnp.nan, dtype=result.dtype), result)
+    return fixed
+
+
 def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     """jnp.permute_dims refuses negative axes, which the standard allows."""
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
@@ -76,7 +93,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "cumulative_sum": _bool_of_complex(jnp.cumulative_sum),
     "sum": _bool_of_complex(jnp.sum), "prod": _bool_of_complex(jnp.prod),
     "floor_divide": floor_divide_fixed(jnp), "remainder": remainder_fixed(jnp),
-    "sign": sign_fixed(jnp)}
+    "sign": sign_fixed(jnp), "min": _nan_propagating("min"),
+    "max": _nan_propagating("max")}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
     jnp.asarray, reference(name))
