@@ -60,6 +60,7 @@ def test_scikit_learn_lda_and_pca_run_in_the_owner(owner):
                                rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.slow  # fits estimators on every owner: 9 s on jax (its compiles)
 @pytest.mark.parametrize("owner", OWNERS)
 def test_fitted_estimators_pickle_and_clone(owner):
     from sklearn.base import clone

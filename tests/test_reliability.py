@@ -507,6 +507,7 @@ def test_p32_a_gigabyte_crosses_without_copies(x64):
     gc.collect()
 
 
+@pytest.mark.slow  # many round trips to see memory settle: ~4.5 s
 def test_p33_round_trips_do_not_leak():
     x = np.arange(16.0)
     for _ in range(2000):

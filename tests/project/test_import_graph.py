@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "unitensor"
 
@@ -289,6 +291,7 @@ def _own_room(module: str, framework: str) -> bool:
     return (owner is not None and (in_backends or in_wrap)) or shared
 
 
+@pytest.mark.slow  # parses every module and follows its imports: ~9 s
 def test_frameworks_are_imported_only_in_their_rooms():
     stray = sorted(f"{m} imports {f}" for m, f in _framework_imports()
                    if not _own_room(m, f) and (m, f) not in FRAMEWORK_IMPORTS)

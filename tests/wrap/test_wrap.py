@@ -1349,6 +1349,7 @@ def test_a_torch_body_in_eval_mode_reads_the_caller_s_state():
     np.testing.assert_array_equal(state["1.running_mean"], [1.0, 1.0, 1.0])
 
 
+@pytest.mark.slow  # torch.compile of the body: ~4.5 s
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
 def test_a_compiled_torch_function_inside_a_torch_body_gives_its_values():
     # Dynamo traces the read-only mode of the body: it must not change values
