@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-METHODS = {"numpy": "numpy", "torch": "torch", "jax": "jax", "tf": "tensorflow"}
+METHODS = {"numpy": "numpy", "torch": "torch", "jax": "jax", "tf": "tensorflow",
+           "warp": "warp"}
 
 
 def _table(text: str, heading: str) -> list[list[str]]:
@@ -50,7 +51,10 @@ def _conversion_rows() -> list[tuple[str, str, str, str]]:
 
 
 def test_the_conversion_rows_agree_with_the_interop_matrix():
-    matrix, rows = _matrix(), _conversion_rows()
+    matrix = _matrix()
+    # the matrix is the main job's frameworks; Warp's rows (no namespace, not in
+    # the main job) are checked by pointer in tests/backends/test_warp.py
+    rows = [r for r in _conversion_rows() if (r[1], r[2]) in matrix]
     assert len(rows) >= 12  # every pair of numpy, torch, jax, tensorflow, once
     for case, src, dst, note in rows:
         expected = matrix[src, dst]
