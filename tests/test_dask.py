@@ -492,6 +492,7 @@ def test_local_cluster_with_two_worker_processes_computes_the_same_values():
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a cluster through 4x its memory: ~35 s, in .ci/run's long step
 def test_out_of_core_array_four_times_a_workers_memory_limit():
     distributed = pytest.importorskip("distributed")
     # 2 workers of 400 MiB each; the array is 1.6 GiB of float64 (200 chunks of

@@ -127,6 +127,7 @@ def test_architecture_map_names_files_that_exist():
 
 
 @pytest.mark.slow  # a cold mypy run reads the frameworks' stubs: ~1 minute
+@pytest.mark.long  # a whole-tool run: in .ci/run's long step, not the 8 minutes
 @pytest.mark.skipif(shutil.which("mypy", path=os.path.dirname(sys.executable))
                     is None, reason="mypy is not installed (test extra)")
 def test_mypy_clean():
