@@ -81,3 +81,17 @@ def _build(node: Any, items: Iterator[Any]) -> Any:
         # caller's framework takes the body's framework's type as a tree
         return tuple(values)
     return kind(*values)  # a named tuple
+
+
+# -- the inexact leaves a jax caller's primitive passes -------------------------
+# A jax caller hands a body's derivative rules tangents and cotangents of the
+# inexact (floating, complex) leaves only; the parts' rules take one per leaf.
+def spread(given: list[Any], mask: list[bool]) -> list[Any]:
+    """``given`` placed at the True places of ``mask``, None elsewhere."""
+    items = iter(given)
+    return [next(items) if m else None for m in mask]
+
+
+def kept(values: list[Any], mask: list[bool]) -> list[Any]:
+    """The ``values`` at the True places of ``mask``."""
+    return [v for v, m in zip(values, mask, strict=True) if m]

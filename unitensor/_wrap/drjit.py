@@ -39,6 +39,7 @@ from .._dtypes import DType
 from .._errors import arg_error
 from ._bridge import Call
 from ._lend import copy_kept
+from ._trees import kept, spread
 
 _FLOATS = frozenset(k for k, d in NATIVE_DTYPES.items() if d.kind == "real floating")
 # the derivative runs (pullbacks, Jacobian-vector products) this context is
@@ -170,9 +171,7 @@ def jvp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     """The tangents of ``run``'s inexact outputs, given ``tangents`` of its
     inexact inputs only (the form a jax caller's primitive uses).
     """
-    given = iter(tangents)
-    full = [next(given) if m else None for m in inexact_in]
-    return [t for t, m in zip(jvp(run, xs, full), inexact_out, strict=True) if m]
+    return kept(jvp(run, xs, spread(tangents, inexact_in)), inexact_out)
 
 
 def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
@@ -182,11 +181,9 @@ def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     ``cotangents`` of its inexact outputs only (the form a jax caller's
     primitive uses).
     """
-    given = iter(cotangents)
-    full = [next(given) if m else None for m in inexact_out]
-    grads = pullback(run, xs)[1](full)
+    grads = pullback(run, xs)[1](spread(cotangents, inexact_out))
     return [g if g is not None else dr.zeros(type(x), x.shape)
-            for g, x, m in zip(grads, xs, inexact_in, strict=True) if m]
+            for g, x in zip(kept(grads, inexact_in), kept(xs, inexact_in), strict=True)]
 
 
 def _host(x: Any) -> np.ndarray:

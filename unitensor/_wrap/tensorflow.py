@@ -46,6 +46,7 @@ from .._dtypes import DType
 from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, describe
 from ._bridge import Call
+from ._trees import kept, spread
 
 _ZERO = tf.UnconnectedGradients.ZERO
 
@@ -289,9 +290,7 @@ def jvp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     """The tangents of ``run``'s inexact outputs, given ``tangents`` of its
     inexact inputs only (the form a jax caller's primitive uses).
     """
-    given = iter(tangents)
-    full = [next(given) if m else None for m in inexact_in]
-    return [t for t, m in zip(jvp(run, xs, full), inexact_out, strict=True) if m]
+    return kept(jvp(run, xs, spread(tangents, inexact_in)), inexact_out)
 
 
 def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
@@ -301,10 +300,7 @@ def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     ``cotangents`` of its inexact outputs only (the form a jax caller's
     primitive uses).
     """
-    given = iter(cotangents)
-    full = [next(given) if m else None for m in inexact_out]
-    grads = pullback(run, xs)[1](full)
-    return [g for g, m in zip(grads, inexact_in, strict=True) if m]
+    return kept(pullback(run, xs)[1](spread(cotangents, inexact_out)), inexact_in)
 
 
 def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],

@@ -42,6 +42,7 @@ from .._dtypes import DType
 from .._errors import arg_error
 from ._bridge import Call
 from ._lend import copy_kept
+from ._trees import kept, spread
 
 # the active tape is runtime.tape (set by Tape.__enter__; Warp names it nowhere else)
 _runtime: Any = wp._src.context.runtime
@@ -189,11 +190,9 @@ def vjp_of_inexact(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     ``cotangents`` of its inexact outputs only (the form a jax caller's
     primitive uses).
     """
-    given = iter(cotangents)
-    full = [next(given) if m else None for m in inexact_out]
-    grads = pullback(run, xs)[1](full)
+    grads = pullback(run, xs)[1](spread(cotangents, inexact_out))
     return [g if g is not None else wp.zeros_like(x)
-            for g, x, m in zip(grads, xs, inexact_in, strict=True) if m]
+            for g, x in zip(kept(grads, inexact_in), kept(xs, inexact_in), strict=True)]
 
 
 def _item(x: wp.array, dim: int, k: int) -> wp.array:
