@@ -15,30 +15,13 @@ import threading
 
 import numpy as np
 import pytest
+from forge import READ_ONLY, DLDataType, DLDevice, DLTensor
 from owners import has_cuda, needs_cuda
 
 import unitensor as ut
 from unitensor import _core
 
-READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
 KDL_CPU, KDL_CUDA, KDL_OPENCL = 1, 2, 4
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int32)]
-
-
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
-                ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice),
-                ("ndim", ctypes.c_int32), ("dtype", DLDataType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
 
 
 class DLManaged(ctypes.Structure):
