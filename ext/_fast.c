@@ -379,9 +379,10 @@ static const struct {
 
 /* A row of a UNARY, BINARY, GETITEM or CALL table, for one backend: the
  * framework's function and the type of its arrays (a result of that type is
- * wrapped as it is). UNARY rows may also carry `real_func`, the framework's own
- * function for every dtype not in `complex_dtypes`, where `func` is a fix only
- * complex inputs need. Immutable: the fast paths read it without checks. */
+ * wrapped as it is). UNARY and BINARY rows may also carry `real_func`, the
+ * framework's own function for every dtype not in `complex_dtypes`, where `func`
+ * is a fix only those dtypes need (complex inputs; integer inputs of floating-point
+ * functions). Immutable: the fast paths read it without checks. */
 typedef struct {
     PyObject_HEAD PyObject *func;
     PyObject *array_type;
@@ -485,7 +486,7 @@ static PyMemberDef entry_members[] = {
     {"array_type", T_OBJECT, offsetof(EntryObject, array_type), READONLY,
      "The type of the framework's arrays: results of it are wrapped as they are."},
     {"real_func", T_OBJECT, offsetof(EntryObject, real_func), READONLY,
-     "UNARY: the function for dtypes not in complex_dtypes, or None."},
+     "UNARY, BINARY: the function for dtypes not in complex_dtypes, or None."},
     {"complex_dtypes", T_OBJECT, offsetof(EntryObject, complex_dtypes), READONLY,
      "The dtype objects that need func where real_func is set, or None."},
     {NULL},
@@ -844,8 +845,18 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
         Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
+    PyObject *func = seen->func;
+    if (seen->real_func != NULL) { /* func is a fix that only some dtypes need */
+        int needs_fix = PySet_Contains(seen->complex_dtypes, native_dtype(x1));
+        if (needs_fix < 0) {
+            PyErr_Clear();
+            Py_DECREF(seen);
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        func = needs_fix ? func : seen->real_func;
+    }
     PyObject *natives[2] = {x1->native, x2->native};
-    PyObject *result = PyObject_Vectorcall(seen->func, natives, 2, NULL);
+    PyObject *result = PyObject_Vectorcall(func, natives, 2, NULL);
     result = wrap_result(f, x1->backend, result, seen->array_type, args, nargsf, NULL);
     Py_DECREF(seen);
     return result;

@@ -13,9 +13,10 @@ immutable C structs):
 - ``asarray``: array type -> ``TypeEntry(backend, dtypes)``, the types asarray
   wraps as they are (``backend.native(obj) is obj``) and their dtype objects;
 - ``unary``, ``binary``, ``call``, ``getitem``: backend -> ``Entry(func,
-  array_type)``, the framework's function and its array type; a unary row may
-  add ``real_func``/``complex_dtypes`` where ``func`` is a fix that only complex
-  inputs need (``_backends/_fixes.py``'s ``real_path``);
+  array_type)``, the framework's function and its array type; a unary or binary
+  row may add ``real_func``/``complex_dtypes`` where ``func`` is a fix that only
+  some dtypes need (complex inputs: ``_backends/_fixes.py``'s ``real_path``;
+  integer inputs of floating-point functions: ``_float_loops.py``);
 - ``view``: no table; the framework name (views read the Tensor's own cache and
   the target adapter's ``ROUTES``).
 
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from . import _backends, _fast
+from . import _float_loops as float_loops
 from ._fast import Entry, TypeEntry, enter_owner, leave_owner, owner_blocks
 
 if TYPE_CHECKING:
@@ -90,10 +92,14 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
     kind, table = found
     if kind == "unary" or kind == "binary":
         # Operands of one dtype: the framework's own function where the adapter
-        # names one (skipping array-api-compat's promotion wrappers).
-        func = backend.SAME_DTYPE.get(name) or func
-    real_func = getattr(func, "real_path", None) if kind == "unary" else None
-    if real_func is not None:  # complex inputs only need func's fix
+        # names one (skipping array-api-compat's promotion wrappers), under the
+        # rule for integer inputs of floating-point functions, as the general path
+        same = backend.SAME_DTYPE.get(name)
+        if same is not None:
+            func = float_loops.rule(backend, name, same)
+    real_func = (getattr(func, "real_path", None)
+                 if kind == "unary" or kind == "binary" else None)
+    if real_func is not None:  # only some dtypes need func's fix
         table.setdefault(backend, Entry(func, backend.ARRAY, real_func,
                                         func.complex_dtypes))
     else:

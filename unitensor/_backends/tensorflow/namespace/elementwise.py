@@ -243,6 +243,23 @@ def _copysign(x1: Tensor, x2: Tensor) -> Tensor:
     return tf.where(_signbit(x2), -magnitude, magnitude)
 
 
+def _nextafter(x1: Tensor, x2: Tensor) -> Tensor:
+    """TF's NextAfter takes float32 and float64 only: for the 16-bit floats the
+    next value is one step of the bits (IEEE 754 orders a float's magnitude as
+    its bits), up where moving toward ``x2`` grows ``|x1|``, down otherwise.
+    """
+    if x1.dtype not in (tf.float16, tf.bfloat16):
+        return tf.math.nextafter(x1, x2)
+    grows = (x2 > x1) == (x1 > 0)
+    step = tf.where(grows, tf.constant(1, tf.int16), tf.constant(-1, tf.int16))
+    moved = tf.bitcast(tf.bitcast(x1, tf.int16) + step, x1.dtype)
+    tiny = tf.bitcast(tf.constant(1, tf.int16), x1.dtype)  # from zero: x2's side
+    result = tf.where(x1 == 0, tf.where(x2 > 0, tiny, -tiny), moved)
+    result = tf.where(x1 == x2, x2, result)
+    return tf.where(tf.math.is_nan(x1) | tf.math.is_nan(x2),
+                    tf.constant(float("nan"), x1.dtype), result)
+
+
 def _floor_divide(x1: Tensor, x2: Tensor) -> Tensor:
     if not x1.dtype.is_floating:
         if x1.dtype == tf.bool:
@@ -402,7 +419,7 @@ _BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "logical_xor": _logical(tf.math.logical_xor), "maximum": _extremum(tf.math.maximum),
     "minimum": _extremum(tf.math.minimum),
     "multiply": _fast("Mul", tf.math.multiply),
-    "nextafter": tf.math.nextafter, "not_equal": tf.math.not_equal, "pow": _pow,
+    "nextafter": _nextafter, "not_equal": tf.math.not_equal, "pow": _pow,
     "remainder": _remainder, "subtract": _fast("Sub", tf.math.subtract)}
 
 

@@ -1,0 +1,121 @@
+"""Integer and bool arrays given to a floating-point function: numpy's answer on
+every owner.
+
+The standard leaves these inputs unspecified (its floating-point functions take
+floating-point arrays); numpy, torch and jax all compute them, each in another
+dtype (``exp`` of int32: numpy float64, torch and jax float32; TensorFlow and
+array_api_strict refused). The rule, for every owner: the arrays are cast to
+the float dtype numpy's own loop computes in, then the function runs --
+
+- the elementwise floating-point functions (``exp``, ``sin``, ``atan2``, ...):
+  bool, int8, uint8 -> float16; int16, uint16 -> float32; wider -> float64,
+  after the integer promotion of the operands (``atan2(int8_x, int32_y)``: int32,
+  so float64);
+- true division (``divide``, ``/``, ``reciprocal``): float64 for every integer and
+  bool dtype (numpy's reciprocal of integers is an integer division, which
+  ``1 / x`` is not: unitensor computes ``reciprocal`` as ``1 / x``);
+
+never wider than the owner's default float on the array's device (float64 on the
+CPU; float32 for JAX without x64, and for torch on an accelerator), and float32
+where the owner has no float16 (array_api_strict). The cast is
+the owner's own ``astype``; floating inputs are not looked at.
+
+:func:`rule` wraps an owner's function once, where the dispatcher looks it up
+and where the fast paths learn it; the wrapper names the dtypes that need it
+(``complex_dtypes``, with ``real_path``, read by ``_fastpath.learn``), so that the
+C fast path calls the owner's own function for every other dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._dtypes import DTYPES, DType, float16, float32, float64, promote
+
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
+
+# numpy's loop dtype: the smallest float the integer dtype casts to safely.
+_LOOP: dict[str, DType] = {
+    "bool": float16, "int8": float16, "uint8": float16, "int16": float32,
+    "uint16": float32, "int32": float64, "uint32": float64, "int64": float64,
+    "uint64": float64}
+_INTEGER_AND_BOOL = tuple(DTYPES[name] for name in _LOOP)
+
+LOOP_FUNCTIONS = frozenset({
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
+    "expm1", "log", "log1p", "log2", "log10", "sin", "sinh", "sqrt", "tan", "tanh",
+    "atan2", "copysign", "hypot", "logaddexp", "nextafter"})
+TRUE_DIVISION = frozenset({"divide", "reciprocal"})
+
+
+def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (``backend``'s ``name``) computing integer and bool inputs in
+    floating point as the module says; ``func`` itself for other names.
+    """
+    if name not in LOOP_FUNCTIONS and name not in TRUE_DIVISION:
+        return func
+    natives = _native_dtypes(backend)
+    if not natives:
+        return func
+    true_division = name in TRUE_DIVISION
+
+    def computed_in_floating(*args: Any) -> Any:
+        found = [natives.get(getattr(a, "dtype", None)) for a in args]
+        integers = [d for d in found if d is not None]
+        if not integers:
+            return func(*args)
+        dtype = integers[0]
+        for other in integers[1:]:
+            dtype = promote(dtype, other, name)
+        target = _widest(backend, args[found.index(integers[0])],
+                         float64 if true_division else _LOOP[dtype.name])
+        return func(*(backend.astype(a, target) if d is not None else a
+                      for a, d in zip(args, found, strict=True)))
+
+    computed_in_floating.__name__ = getattr(func, "__name__", name)
+    computed_in_floating.__doc__ = func.__doc__
+    # For the C fast path (_fastpath.learn): the owner's function for every dtype
+    # but these, which need this wrapper (and a fix's own, where func has one).
+    fixed = getattr(func, "complex_dtypes", None)
+    computed_in_floating.real_path = (  # type: ignore[attr-defined]
+        func if fixed is None else func.real_path)  # type: ignore[attr-defined]
+    computed_in_floating.complex_dtypes = (  # type: ignore[attr-defined]
+        frozenset(natives) | (fixed or frozenset()))
+    return computed_in_floating
+
+
+def _native_dtypes(backend: Adapter) -> dict[Any, DType]:
+    """``backend``'s own integer and bool dtype objects -> unitensor's dtype."""
+    found = {}
+    for dtype in _INTEGER_AND_BOOL:
+        try:
+            native = backend.native_dtype(dtype)
+        except (KeyError, TypeError, ValueError):  # a dtype the framework lacks
+            continue
+        if native is not None:
+            found[native] = dtype
+    return found
+
+
+def _widest(backend: Adapter, like: Any, target: DType) -> DType:
+    """``target``, or float32 where the owner has no float16 (array_api_strict)
+    or its default float on ``like``'s device is float32 (JAX without x64, torch
+    on an accelerator).
+    """
+    if target is float16:
+        try:
+            backend.native_dtype(float16)
+        except (KeyError, TypeError, ValueError):
+            return float32
+        return target
+    if target.itemsize < 8:
+        return target
+    make_info = backend.FIXES.get("__array_namespace_info__") or getattr(
+        backend.namespace(), "__array_namespace_info__", None)
+    if make_info is None:
+        return target
+    device = backend.native_device(backend.device(like))
+    native = make_info().default_dtypes(device=device)["real floating"]
+    return float32 if backend.dtype_from_native(native) is float32 else target
