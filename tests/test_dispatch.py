@@ -477,6 +477,9 @@ CLIENT_CALLS = {
     "int16 / a Python int": lambda a: a([1, 7], "int16") / 3,
     "a Python int / bool": lambda a: 1 / a([True, True]),
     "reciprocal of int32": lambda a: ut.reciprocal(a([1, 3], "int32")),
+    "mean of int32": lambda a: ut.mean(a([[1, 2, 4], [3, 3, 3]], "int32"), axis=1),
+    "var of bool": lambda a: ut.var(a([True, False, False]), correction=1),
+    "std of int8": lambda a: ut.std(a([1, 2, 4], "int8"), keepdims=True),
     "sort with NaN": lambda a: ut.sort(a([3, _NAN, 1, -_INF, 2, _INF, _NAN, 0])),
     "argsort with NaN": lambda a: ut.argsort(a([[3, _NAN, 1, -_INF], [_NAN, 2, 0, 1]]),
                                              axis=0),
@@ -500,7 +503,7 @@ CLIENT_CALLS = {
                                                 device=a(0).device, endpoint=False),
 }
 
-# integer inputs of floating-point functions: numpy's loop dtype on every owner
+# integer inputs of floating-point functions and averages: numpy's dtype on every owner
 # (docs/namespace.md), values to the precision of the dtype, as each framework's
 # own exp, atan2, ... may round the last bit differently
 _FLOAT_RULE = {"exp of int64": "float64", "sqrt of int16": "float32",
@@ -510,7 +513,8 @@ _FLOAT_RULE = {"exp of int64": "float64", "sqrt of int16": "float32",
                "logaddexp of uint8 and a Python int": "float16",
                "nextafter of int8": "float16", "divide of int8": "float64",
                "int16 / a Python int": "float64", "a Python int / bool": "float64",
-               "reciprocal of int32": "float64"}
+               "reciprocal of int32": "float64", "mean of int32": "float64",
+               "var of bool": "float64", "std of int8": "float64"}
 # numpy's own answers (np.full, np.stack, ..., np.iterable on ndarrays), where
 # the numpy owner's could be wrong too
 NUMPY_SAYS = {

@@ -11,9 +11,10 @@ the float dtype numpy's own loop computes in, then the function runs --
   bool, int8, uint8 -> float16; int16, uint16 -> float32; wider -> float64,
   after the integer promotion of the operands (``atan2(int8_x, int32_y)``: int32,
   so float64);
-- true division (``divide``, ``/``, ``reciprocal``): float64 for every integer and
-  bool dtype (numpy's reciprocal of integers is an integer division, which
-  ``1 / x`` is not: unitensor computes ``reciprocal`` as ``1 / x``);
+- true division (``divide``, ``/``, ``reciprocal``) and the averages (``mean``,
+  ``var``, ``std``): float64 for every integer and bool dtype (numpy's reciprocal
+  of integers is an integer division, which ``1 / x`` is not: unitensor computes
+  ``reciprocal`` as ``1 / x``);
 
 never wider than the owner's default float on the array's device (float64 on the
 CPU; float32 for JAX without x64, and for torch on an accelerator), and float32
@@ -48,17 +49,23 @@ LOOP_FUNCTIONS = frozenset({
     "expm1", "log", "log1p", "log2", "log10", "sin", "sinh", "sqrt", "tan", "tanh",
     "atan2", "copysign", "hypot", "logaddexp", "nextafter"})
 TRUE_DIVISION = frozenset({"divide", "reciprocal"})
+# statistics whose results are averages: float64, as numpy's (TensorFlow's own
+# mean of integers was an integer, 2 for [1, 2, 4]; torch refused)
+AVERAGES = frozenset({"mean", "var", "std"})
 
 
 def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` (``backend``'s ``name``) computing integer and bool inputs in
     floating point as the module says; ``func`` itself for other names.
     """
-    if name not in LOOP_FUNCTIONS and name not in TRUE_DIVISION:
+    if name not in LOOP_FUNCTIONS and name not in TRUE_DIVISION and (
+            name not in AVERAGES):
         return func
     natives = _native_dtypes(backend)
     if not natives:
         return func
+    if name in AVERAGES:
+        return _average(backend, name, func, natives)
     true_division = name in TRUE_DIVISION
 
     def computed_in_floating(*args: Any) -> Any:
@@ -84,6 +91,21 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
     computed_in_floating.complex_dtypes = (  # type: ignore[attr-defined]
         frozenset(natives) | (fixed or frozenset()))
     return computed_in_floating
+
+
+def _average(backend: Adapter, name: str, func: Callable[..., Any],
+             natives: dict[Any, DType]) -> Callable[..., Any]:
+    """``func`` (mean, var, std) of an integer or bool ``x`` in float64 (its
+    other arguments are axes and numbers).
+    """
+    def averaged_in_floating(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if natives.get(getattr(x, "dtype", None)) is not None:
+            x = backend.astype(x, _widest(backend, x, float64))
+        return func(x, *args, **kwargs)
+
+    averaged_in_floating.__name__ = getattr(func, "__name__", name)
+    averaged_in_floating.__doc__ = func.__doc__
+    return averaged_in_floating
 
 
 def _native_dtypes(backend: Adapter) -> dict[Any, DType]:
