@@ -10,6 +10,7 @@ C fast path calls the framework's own function for the others.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -54,6 +55,8 @@ def floor_divide_fixed(xp: ModuleType,
             return fix(x1, x2)
 
     def fix(x1: Any, x2: Any, /) -> Any:
+        if _integers(xp, x1, x2):
+            return by_nonzero(xp, floor_divide, x1, x2)
         result = floor_divide(x1, x2)
         if xp.isdtype(result.dtype, "real floating"):
             a, b = (v if hasattr(v, "dtype") else
@@ -77,6 +80,8 @@ def remainder_fixed(xp: ModuleType) -> Callable[..., Any]:
     remainder = xp.remainder
 
     def fixed(x1: Any, x2: Any, /) -> Any:
+        if _integers(xp, x1, x2):
+            return by_nonzero(xp, remainder, x1, x2)
         result = remainder(x1, x2)
         if not xp.isdtype(result.dtype, "real floating"):
             return result
@@ -87,9 +92,97 @@ def remainder_fixed(xp: ModuleType) -> Callable[..., Any]:
     return fixed
 
 
+# (dtype type, dtype object) -> integral? (a dict read: isdtype costs ~0.5 us on
+# jax, and these checks sit on every pow, floor_divide and remainder; the type
+# first, so that no two frameworks' dtypes are compared: array_api_strict warns)
+_INTEGRAL: dict[tuple[type, Any], bool] = {}
+
+
+def _integers(xp: ModuleType, x1: Any, x2: Any) -> bool:
+    """Both operands integers (arrays of an integer dtype, or Python ints)."""
+    for v in (x1, x2):
+        dtype = getattr(v, "dtype", None)
+        if dtype is None:
+            if type(v) is not int:
+                return False
+            continue
+        key = (type(dtype), dtype)
+        integral = _INTEGRAL.get(key)
+        if integral is None:
+            integral = _INTEGRAL[key] = bool(xp.isdtype(dtype, "integral"))
+        if not integral:
+            return False
+    return True
+
+
+def by_nonzero(xp: ModuleType, op: Callable[..., Any], x1: Any, x2: Any) -> Any:
+    """``op`` (floor_divide, remainder) of integers, 0 where ``x2`` is 0, as numpy
+    answers (the standard leaves it unspecified; torch raised ZeroDivisionError,
+    jax gave -1, or the dtype's maximum for unsigned ones). No data-dependent
+    branch: it runs under tracing too.
+    """
+    if not hasattr(x2, "dtype"):  # a Python int divisor
+        return xp.zeros_like(op(x1, 1)) if x2 == 0 else op(x1, x2)
+    zero = x2 == 0
+    return xp.where(zero, 0, op(x1, xp.where(zero, 1, x2)))
+
+
+def integers_by_nonzero(xp: ModuleType, name: str) -> Callable[..., Any]:
+    """``xp``'s ``name`` (floor_divide, remainder) with integer zero divisors giving
+    0 (``by_nonzero``) and no warning; other operands as ``xp`` computes them.
+    """
+    op = getattr(xp, name)
+
+    def fixed(x1: Any, x2: Any, /) -> Any:
+        return by_nonzero(xp, op, x1, x2) if _integers(xp, x1, x2) else op(x1, x2)
+    return fixed
+
+
+def refuse_negative_powers(xp: ModuleType, pow_: Callable[..., Any],
+                           concrete: Callable[[Any], bool] = lambda x: True
+                           ) -> Callable[..., Any]:
+    """``pow`` of integers refuses negative exponents with numpy's ValueError (the
+    standard leaves them unspecified; torch and jax truncated ``2 ** -1`` to 0).
+    Exponents ``concrete`` says nothing about (jax tracers) are the owner's.
+    """
+    def fixed(x1: Any, x2: Any, /) -> Any:
+        if _integers(xp, x1, x2) and (
+                x2 < 0 if type(x2) is int else concrete(x2) and bool(xp.any(x2 < 0))):
+            raise arg_error(ValueError, "pow", "x2", "non-negative exponents for "
+                            "integer bases (numpy's rule: cast to a floating dtype "
+                            "first)", "a negative integer exponent")
+        return pow_(x1, x2)
+    return fixed
+
+
+def refuse_out_of_bounds(func: str, take: Callable[..., Any],
+                         concrete: Callable[[Any], bool] = lambda x: True,
+                         default_axis: int | None = None) -> Callable[..., Any]:
+    """``take``/``take_along_axis`` refusing indices outside ``[-n, n)`` with an
+    IndexError, as numpy, TensorFlow and the standard's bounds say (torch's
+    take_along_dim read out of bounds; jax filled the dtype's minimum). Indices
+    ``concrete`` says nothing about (jax tracers) are the owner's.
+    """
+    def fixed(x: Any, indices: Any, /, *, axis: int | None = default_axis) -> Any:
+        try:
+            n = math.prod(x.shape) if axis is None else x.shape[axis]
+        except (IndexError, TypeError):  # the owner's refusal of the axis
+            n = None
+        if n is not None and concrete(indices) and math.prod(indices.shape):
+            low, high = int(indices.min()), int(indices.max())
+            if low < -n or high >= n:
+                raise arg_error(IndexError, func, "indices", f"indices within "
+                                f"[-{n}, {n}) for an axis of {n}",
+                                f"{low if low < -n else high}")
+        return take(x, indices) if axis is None else take(x, indices, axis=axis)
+    return fixed
+
+
 def pow_fixed(xp: ModuleType, is_complex: Callable[[Any], bool]) -> Callable[..., Any]:
-    """``x ** 0`` is 1 for every x; torch gives NaN for complex ``0 ** 0``."""
-    pow_ = xp.pow
+    """``x ** 0`` is 1 for every x; torch gives NaN for complex ``0 ** 0``; integer
+    bases refuse negative exponents (``refuse_negative_powers``).
+    """
+    pow_ = refuse_negative_powers(xp, xp.pow)
 
     def fixed(x1: Any, x2: Any, /) -> Any:
         result = pow_(x1, x2)

@@ -12,7 +12,13 @@ from array_api_strict._array_object import Array
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._fixes import expm1_fixed, floor_divide_fixed, sign_fixed, tanh_fixed
+from .._fixes import (
+    expm1_fixed,
+    floor_divide_fixed,
+    integers_by_nonzero,
+    sign_fixed,
+    tanh_fixed,
+)
 from .interop import _TO_STRICT
 
 ARRAY = Array
@@ -27,6 +33,7 @@ def _isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array
 # array-api-strict computes with numpy and inherits its special-case deviations.
 _COMPLEX = frozenset({xs.complex64, xs.complex128})
 FIXES: dict[str, Callable[..., Any]] = {"floor_divide": floor_divide_fixed(xs, np),
+                            "remainder": integers_by_nonzero(xs, "remainder"),
                             "expm1": expm1_fixed(xs, _COMPLEX),
                             "tanh": tanh_fixed(xs, _COMPLEX), "sign": sign_fixed(xs),
                             "isin": _isin}

@@ -24,7 +24,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
-from .._fixes import refuse_empty_reduction
+from .._fixes import refuse_empty_reduction, refuse_negative_powers
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import indexing, linalg
@@ -478,7 +478,10 @@ FIXES: dict[str, Callable[..., Any]] = {
     "eye": _eye,
     **{name: _of_something(name) for name in ("max", "min", "argmax", "argmin")},
     "linspace": _linspace,
-    "floor_divide": _per_chunk("floor_divide", "f"),
+    "floor_divide": _per_chunk("floor_divide", "fiu"),
+    "remainder": _per_chunk("remainder", "iu"),
+    # (a dask exponent's values are known once computed: numpy refuses then)
+    "pow": refuse_negative_powers(compat, compat.pow, lambda x: False),
     "expm1": _per_chunk("expm1", "c"),
     "tanh": _per_chunk("tanh", "c"),
     "repeat": _repeat,

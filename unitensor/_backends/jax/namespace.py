@@ -15,6 +15,8 @@ from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     complex_special_cases_fixed,
     floor_divide_fixed,
+    refuse_negative_powers,
+    refuse_out_of_bounds,
     remainder_fixed,
     sign_fixed,
 )
@@ -81,6 +83,13 @@ def _nan_propagating(name: str) -> Callable[..., Any]:
     return fixed
 
 
+def _concrete(x: object) -> bool:
+    """Values known now: not a tracer of jit, grad or vmap (whose checks are
+    the owner's: JAX fills out-of-bounds gathers and truncates integer powers).
+    """
+    return not isinstance(x, jax.core.Tracer)
+
+
 def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     """jnp.permute_dims refuses negative axes, which the standard allows."""
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
@@ -94,7 +103,11 @@ FIXES: dict[str, Callable[..., Any]] = {
     "sum": _bool_of_complex(jnp.sum), "prod": _bool_of_complex(jnp.prod),
     "floor_divide": floor_divide_fixed(jnp), "remainder": remainder_fixed(jnp),
     "sign": sign_fixed(jnp), "min": _nan_propagating("min"),
-    "max": _nan_propagating("max")}
+    "max": _nan_propagating("max"),
+    "pow": refuse_negative_powers(jnp, jnp.pow, _concrete),
+    "take": refuse_out_of_bounds("take", jnp.take, _concrete),
+    "take_along_axis": refuse_out_of_bounds("take_along_axis", jnp.take_along_axis,
+                                            _concrete, default_axis=-1)}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
     jnp.asarray, reference(name))

@@ -11,7 +11,7 @@ import numpy as np
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._fixes import expm1_fixed, floor_divide_fixed, tanh_fixed
+from .._fixes import expm1_fixed, floor_divide_fixed, integers_by_nonzero, tanh_fixed
 from .interop import numpy_dtype
 
 ARRAY = np.ndarray
@@ -24,6 +24,7 @@ ARRAY = np.ndarray
 _COMPLEX = frozenset({np.dtype("complex64"), np.dtype("complex128")})
 FIXES: dict[str, Callable[..., Any]] = {
     "floor_divide": floor_divide_fixed(compat_numpy, np),
+    "remainder": integers_by_nonzero(compat_numpy, "remainder"),
     "expm1": expm1_fixed(compat_numpy, _COMPLEX),
     "tanh": tanh_fixed(compat_numpy, _COMPLEX)}
 

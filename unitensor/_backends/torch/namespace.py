@@ -30,6 +30,7 @@ from .._fixes import (
     complex_special_cases_fixed,
     floor_divide_fixed,
     pow_fixed,
+    refuse_out_of_bounds,
     remainder_fixed,
     searchsorted_nan_last,
 )
@@ -280,6 +281,15 @@ def _complex_via_numpy(name: str, native: Callable[..., Any]) -> Callable[..., A
     return fixed
 
 
+def _int64_indices(take_along_axis: Callable[..., Any]) -> Callable[..., Any]:
+    """torch.take_along_dim takes int64 indices only (numpy: any integer dtype)."""
+    def fixed(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1) -> Any:
+        if indices.dtype != torch.int64 and not indices.dtype.is_floating_point:
+            indices = indices.long()
+        return take_along_axis(x, indices, axis=axis)
+    return fixed
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
@@ -289,6 +299,10 @@ FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
              pow=pow_fixed(compat_torch, torch.Tensor.is_complex),
+             take=refuse_out_of_bounds("take", compat_torch.take),
+             take_along_axis=refuse_out_of_bounds(
+                 "take_along_axis", _int64_indices(compat_torch.take_along_axis),
+                 default_axis=-1),
              count_nonzero=_count_nonzero, conj=_resolved(compat_torch.conj),
              # mypy: array-api-compat copies torch.fft's functions in at runtime
              **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]

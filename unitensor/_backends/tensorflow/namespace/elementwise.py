@@ -224,10 +224,12 @@ def _bitwise(logical: Callable[..., Tensor],
 def _shift(left: bool) -> Callable[[Tensor, Tensor], Tensor]:
     """Shifts by the width of the type or more give what numpy gives (0, or -1
     for negative values shifted right); TF's own result is undefined there.
+    Negative counts (the standard: unspecified) are such shifts, as numpy's
+    (which reads the count as unsigned): TF shifted ``-1 << -1`` to -1.
     """
     def function(x1: Tensor, x2: Tensor) -> Tensor:
         bits = x1.dtype.size * 8
-        wide = x2 >= bits
+        wide = (x2 >= bits) | (x2 < 0) if not x2.dtype.is_unsigned else x2 >= bits
         safe = tf.where(wide, tf.zeros_like(x2), x2)
         if left:
             return tf.where(wide, tf.zeros_like(x1), tf.bitwise.left_shift(x1, safe))

@@ -24,11 +24,23 @@ def _arg(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
         if x.dtype == tf.bool:
             x = tf.cast(x, tf.uint8)
         if axis is None:
-            result = op(tf.reshape(x, [-1]), axis=0, output_type=INDEX)
+            result = _first_nan_wins(op, tf.reshape(x, [-1]), 0)
             return tf.reshape(result, [1] * x.ndim) if keepdims else result
-        result = op(x, axis=axis, output_type=INDEX)
+        result = _first_nan_wins(op, x, axis)
         return tf.expand_dims(result, axis) if keepdims else result
     return function
+
+
+def _first_nan_wins(op: Callable[..., Tensor], x: Tensor, axis: int) -> Tensor:
+    """``op`` along ``axis``, where a NaN is the answer: the index of the first
+    one, as numpy, torch and jax give (TF's ArgMax and ArgMin skip NaNs).
+    """
+    result = op(x, axis=axis, output_type=INDEX)
+    if not x.dtype.is_floating:
+        return result
+    nan = tf.math.is_nan(x)
+    first = tf.math.argmax(tf.cast(nan, tf.uint8), axis=axis, output_type=INDEX)
+    return tf.where(tf.reduce_any(nan, axis=axis), first, result)
 
 
 argmax = _arg(tf.math.argmax)
