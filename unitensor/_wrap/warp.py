@@ -48,7 +48,7 @@ import numpy as np
 import warp as wp
 
 from .. import _convert, _core
-from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP, host_zeros
+from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP
 from .._backends.warp.interop import alias as _alias
 from .._dtypes import DType
 from .._errors import arg_error, describe
@@ -314,10 +314,12 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
         # the list, getrefcount's argument, the local y; the tape's launches
         holders = sys.getrefcount(y) - 3 - places - views - _holders_on_tape(y)
         owner = y._ref
-        # a view of other memory may have other holders; but numpy's memory
-        # that only the view holds (a kernel body's output) is the body's own
+        # a view of other memory may have other holders; but a Buffer's own
+        # memory that only the view holds (a kernel body's output) is the
+        # body's alone
         return holders > 0 or (owner is not None and not isinstance(
-            owner, wp.array) and not (type(owner) is np.ndarray
+            owner, wp.array) and not (type(owner) is _core.Buffer
+                                      and owner.source == "owned"
                                       and sys.getrefcount(owner) == 3))
 
     return copy_kept(ys, "warp", quiet, kept, _memory)
@@ -337,8 +339,8 @@ _SHAPES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "unitensor_warp_shapes_only", default=False)
 # the scalar parameters a kernel body may have (one annotated float is wp.float32)
 _SCALARS = frozenset(NATIVE_DTYPES)
-# the dtypes of outputs made in numpy's memory (interop.host_zeros)
-_HOST_DTYPES = frozenset(k for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16")
+# Warp's scalar type -> the DLPack (code, bits) of the memory _zeros makes
+_HOST = {k: d.dlpack[:2] for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16"}
 
 
 def body(func: Any, outputs: int | None, dim: Any,
@@ -575,11 +577,14 @@ class Kernel:
 
 def _zeros(shape: tuple[int, ...], dtype: Any, device: Any,
            requires_grad: bool = False) -> wp.array:
-    """A new zero-filled array (numpy's memory on the CPU, made ~4x faster
-    than by Warp's constructor, where no gradient array is asked for).
+    """A new zero-filled array: on the CPU, where no gradient array is asked
+    for, a Buffer's own memory (64-byte aligned, as Warp's allocator's: JAX
+    aliases it) in Warp's view, ~2x faster than Warp's constructor.
     """
-    if device.is_cpu and not requires_grad and dtype in _HOST_DTYPES:
-        return host_zeros(shape, dtype)
+    if device.is_cpu and not requires_grad:
+        code = _HOST.get(dtype)
+        if code is not None:  # memory of unitensor's own, aligned as Warp's
+            return _alias(_core.empty(shape, *code))
     return wp.zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
