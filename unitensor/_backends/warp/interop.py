@@ -138,9 +138,6 @@ _ATTRIBUTES = {k: v for k, v in _public_view(
 _SIZES = {k: wp.types.type_size_in_bytes(k) for k in NATIVE_DTYPES}
 _view = _checked_maker()
 _CPU = wp.get_device("cpu")
-# numpy's dtype of each Warp scalar type host_zeros makes (bfloat16's is a void)
-_ALIGN = 64
-_HOST = {k: numpy_dtype(d) for k, d in NATIVE_DTYPES.items() if d is not _BFLOAT16}
 
 
 def alias(buf: _core.Buffer) -> wp.array:
@@ -154,25 +151,6 @@ def alias(buf: _core.Buffer) -> wp.array:
     array = _view(buf.data_ptr, buf.shape, tuple(s * item for s in buf.strides), dt,
                   buf.nbytes, device)
     array._ref = buf  # Warp's keep-alive slot: the Buffer outlives the view
-    return array
-
-
-def host_zeros(shape: tuple[int, ...], dtype: Any) -> wp.array:
-    """A new zero-filled CPU array of Warp's scalar ``dtype`` (not bfloat16):
-    numpy's memory, held in ``_ref`` (its only holder), viewed as ``alias``
-    views a Buffer (Warp's own ``wp.zeros`` costs ~4x as much). It starts on a
-    64-byte boundary, as Warp's allocator's do (JAX copies memory that does
-    not, numpy aligns to 16).
-    """
-    kind = _HOST[dtype]
-    nbytes = kind.itemsize
-    for n in shape:
-        nbytes *= n
-    raw = np.zeros(nbytes + _ALIGN, np.uint8)
-    start = -raw.ctypes.data % _ALIGN
-    host = raw[start:start + nbytes].view(kind).reshape(shape)
-    array = _view(host.ctypes.data, shape, host.strides, dtype, host.nbytes, _CPU)
-    array._ref = host
     return array
 
 
