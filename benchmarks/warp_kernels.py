@@ -41,5 +41,38 @@ class TapedCube(torch.autograd.Function):
         return out
 
 
+def launched_cube(x):
+    """Warp's documented torch route for a bare kernel, forward only: views
+    of a torch input and output (``wp.from_torch``), one ``wp.launch``.
+    """
+    y = torch.empty_like(x)
+    wp.launch(cube, dim=x.shape, inputs=[wp.from_torch(x)],
+              outputs=[wp.from_torch(y)])
+    return y
+
+
+class LaunchedCube(torch.autograd.Function):
+    """Warp's documented torch route for a bare kernel with its gradient:
+    ``wp.from_torch`` views, the kernel's adjoint launched in backward.
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        wp.launch(cube, dim=x.shape, inputs=[wp.from_torch(x)],
+                  outputs=[wp.from_torch(y)])
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, adj_y):
+        x, y = ctx.saved_tensors
+        adj_x = torch.zeros_like(x)
+        wp.launch(cube, dim=x.shape, inputs=[wp.from_torch(x)],
+                  outputs=[wp.from_torch(y)], adj_inputs=[wp.from_torch(adj_x)],
+                  adj_outputs=[wp.from_torch(adj_y.contiguous())], adjoint=True)
+        return adj_x
+
+
 def load() -> None:
     wp.load_module(__name__, device="cpu")

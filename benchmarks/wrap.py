@@ -464,6 +464,48 @@ def warp_rows(quick: bool) -> list[Row]:
     ]
 
 
+def warp_kernel_rows(quick: bool) -> list[Row]:
+    """A bare Warp kernel as the body (``ut.wrap(..., "warp")(kernel)``, 16
+    float32 elements, CPU) against Warp's own routes to that kernel:
+    ``wp.from_torch`` + ``wp.launch`` (and its adjoint launch in an
+    ``autograd.Function``) for a torch caller, ``wp.jax_kernel`` under
+    ``jax.jit`` for a jax caller (#34: within 1.2x).
+    """
+    if importlib.util.find_spec("warp") is None:
+        return []
+    import warp as wp
+
+    from . import warp_kernels as wk
+    wk.load()
+    x = torch.arange(SMALL, dtype=torch.float32) / SMALL
+    xg = x.clone().requires_grad_()
+    j = jnp.asarray(x.numpy())
+    from_torch = ut.wrap("torch", "warp")(wk.cube)
+    from_jax = ut.wrap("jax", "warp")(wk.cube)
+    reference = wp.jax_kernel(wk.cube)
+    differentiable = wp.jax_kernel(wk.cube, enable_backward=True)
+    jit_ours, jit_ref = jax.jit(from_jax), jax.jit(lambda a: reference(a)[0])
+    grad_ours = jax.jit(jax.grad(lambda a: from_jax(a).sum()))
+    grad_ref = jax.jit(jax.grad(lambda a: differentiable(a)[0].sum()))
+    target = {"target_ratio": 1.2}
+    return [
+        pair("torch → warp kernel, forward", lambda: from_torch(x),
+             "wp.from_torch + wp.launch", lambda: wk.launched_cube(x), quick,
+             **target),
+        pair("torch → warp kernel, forward + backward",
+             lambda: from_torch(xg).sum().backward(),
+             "wp.from_torch + wp.launch, adjoint launch (autograd.Function)",
+             lambda: wk.LaunchedCube.apply(xg).sum().backward(), quick, **target),
+        pair("jax.jit(jax → warp kernel)", lambda: jit_ours(j).block_until_ready(),
+             "jax.jit(wp.jax_kernel)", lambda: jit_ref(j).block_until_ready(),
+             quick, **target),
+        pair("jax.jit(jax.grad(jax → warp kernel))",
+             lambda: grad_ours(j).block_until_ready(),
+             "jax.jit(jax.grad(wp.jax_kernel(enable_backward=True)))",
+             lambda: grad_ref(j).block_until_ready(), quick),
+    ]
+
+
 def drjit_rows(quick: bool) -> list[Row]:
     """A Dr.Jit body (16 float32 elements, its LLVM backend) against Dr.Jit's own
     ``dr.wrap`` of the same body (one without an in-place update, whose
@@ -499,10 +541,12 @@ def markdown(rows: list[Row]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (CI)")
-    parser.add_argument("--rows", default="small,large,tf,training,like,warp,drjit",
+    parser.add_argument("--rows",
+                        default="small,large,tf,training,like,warp,drjit,warpk",
                         help="which rows, comma-separated: small, large, tf, "
                              "training (#34: the floor, Adam vs Warp), like "
-                             "(#34: torch2jax and DLPack references), warp, drjit")
+                             "(#34: torch2jax and DLPack references), warp, drjit, "
+                             "warpk (a bare Warp kernel as the body)")
     parser.add_argument("--threads", type=int, metavar="N",
                         help="N intra-op threads for torch, XLA and TF (on a "
                              "shared machine, 1 keeps one framework's threads from "
@@ -536,6 +580,8 @@ def main(argv: list[str] | None = None) -> None:
         rows += warp_rows(args.quick)
     if "drjit" in which:
         rows += drjit_rows(args.quick)
+    if "warpk" in which:
+        rows += warp_kernel_rows(args.quick)
     print(markdown(rows))
     versions = (f"numpy {np.__version__}, torch {torch.__version__}, jax "
                 f"{jax.__version__}")

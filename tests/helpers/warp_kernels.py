@@ -44,3 +44,30 @@ def sin_body(x, n):
 def load() -> None:
     """Compile (first time on a machine: seconds) or load the kernels."""
     wp.load_module(__name__, device="cpu")
+
+
+# -- kernels as bodies themselves (wrap(outputs=, dim=)) ----------------------------
+@wp.kernel
+def affine(x: wp.array(dtype=wp.float64), w: wp.array(dtype=wp.float64),
+           s: wp.float64, y: wp.array(dtype=wp.float64),
+           z: wp.array(dtype=wp.float64)):
+    """Two inputs, a scalar and two outputs: y = s·x·w, z = sin(x) + w²."""
+    i = wp.tid()
+    y[i] = s * x[i] * w[i]
+    z[i] = wp.sin(x[i]) + w[i] * w[i]
+
+
+@wp.kernel
+def row_sums(x: wp.array2d(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    """A 2-d launch adding x² into a 1-d output (rows): the output's shape is
+    not the launch dimensions.
+    """
+    i, j = wp.tid()
+    wp.atomic_add(out, i, x[i, j] * x[i, j])
+
+
+@wp.kernel
+def norms(v: wp.array(dtype=wp.vec3d), out: wp.array(dtype=wp.float64)):
+    """A vector-dtype input (refused as a bridge body: arrays of scalars only)."""
+    i = wp.tid()
+    out[i] = wp.length(v[i])

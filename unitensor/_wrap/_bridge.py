@@ -34,7 +34,15 @@ from .. import _backends
 from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, describe
 from ._lend import lend
-from ._parts import COMPILED_PARTS, IMMUTABLE, PARTS, Guarded, Unconverted, part
+from ._parts import (
+    COMPILED_PARTS,
+    IMMUTABLE,
+    PARTS,
+    Guarded,
+    Kernels,
+    Unconverted,
+    part,
+)
 from ._trees import FLAT, ONE, TUPLE, constant_key, flatten, frozen, unflatten
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -53,6 +61,8 @@ PAIRS: Final[dict[tuple[str, str], bool]] = {
 # read_only), frameworks whose tracer must leave the bridge as it is (AutoGraph)
 _GUARDED: Final = frozenset(n for n, row in PARTS.items() if Guarded in row.also)
 _UNCONVERTED: Final = tuple(n for n, row in PARTS.items() if Unconverted in row.also)
+# body frameworks whose kernels may be bodies (wrap's outputs= and dim=)
+_KERNELS: Final = tuple(repr(n) for n, row in PARTS.items() if Kernels in row.also)
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
                  "(compiled into the graph: a torch caller of a jax body)")
 # Bridges a torch caller calls, by a number that torch.compile's graph can name
@@ -74,8 +84,8 @@ _SUPPORTED = (f"any two of {_listed(_DIFFERENTIABLE, 'and')} (differentiable); "
               f"{_COUNTS[len(PARTS) - 2]} (plain calls)")
 
 
-def wrap(source: str, target: str, *, output_shapes: Any = None
-         ) -> Callable[[_F], _F]:
+def wrap(source: str, target: str, *, output_shapes: Any = None,
+         outputs: int | None = None, dim: Any = None) -> Callable[[_F], _F]:
     """Make a function written in ``target`` callable from ``source``.
 
     The caller's arrays reach the body as zero-copy views of the caller's
@@ -108,7 +118,17 @@ def wrap(source: str, target: str, *, output_shapes: Any = None
         abstractly (on torch meta tensors, in ``jax.eval_shape``, traced
         into a TensorFlow graph) to find them: a body that reads values
         (``.item()``) can then be traced. Under ``jax.jit`` the body's
-        outputs are checked against them.
+        outputs are checked against them. For a Warp kernel body, the
+        shapes of its outputs where they are not the launch dimensions.
+    outputs : int, optional
+        For a Warp kernel body (a ``@wp.kernel``, ``target="warp"``): how many
+        of its last parameters are outputs (default 1), as Warp's own
+        ``jax_kernel(num_outputs=)``. The caller passes the others (arrays,
+        and Python numbers for scalar parameters); the outputs are made per
+        call and returned (one array, or a tuple).
+    dim : int or tuple of int, optional
+        For a Warp kernel body: its launch dimensions (default: the shape of
+        its first array argument), as ``wp.launch(dim=)``.
 
     Returns
     -------
@@ -124,7 +144,10 @@ def wrap(source: str, target: str, *, output_shapes: Any = None
     ------
     TypeError
         ``source`` or ``target`` is not a str; ``output_shapes`` has a leaf
-        without a static ``.shape`` of ints or with a dtype unitensor lacks.
+        without a static ``.shape`` of ints or with a dtype unitensor lacks;
+        ``outputs`` or ``dim`` with a body that is not a Warp kernel; a
+        Warp kernel with parameters other than arrays of scalar dtypes and
+        scalars, or a generic one.
     ValueError
         ``source`` or ``target`` names no framework unitensor knows.
     NotImplementedError
@@ -167,8 +190,17 @@ def wrap(source: str, target: str, *, output_shapes: Any = None
                         f"a pair bridged so far: {_SUPPORTED}",
                         f"source={source!r}, target={target!r}")
     given = None if output_shapes is None else _given_shapes(output_shapes)
+    # a framework whose kernels may be bodies (Warp) tells them apart: its part
+    kernels = Kernels in PARTS[target].also
+    if not kernels and (outputs is not None or dim is not None):
+        raise arg_error(TypeError, "wrap", "outputs" if outputs is not None else
+                        "dim", "outputs= and dim= with a kernel body "
+                        f"(target={_listed(_KERNELS, 'or')})", f"target={target!r}")
 
     def decorate(func: _F) -> _F:
+        if kernels:
+            func = part(target).body(func, outputs, dim,
+                                     None if given is None else given[1])
         if not callable(func):
             raise arg_error(TypeError, "wrap", "func", "a callable", describe(func))
         bridge = Bridge(func, source, target)
@@ -337,16 +369,7 @@ class Call:
         (the same on every run) is kept in ``out``. ``lent``: whether the
         outputs will be lent to the caller (not: copied into XLA's buffers).
         """
-        if len(arrays) != len(self.positions):
-            raise ValueError(f"Call.run(): {len(arrays)} arrays for "
-                             f"{len(self.positions)} array arguments")
-        if self.tree is FLAT:  # positional arrays only
-            args, kwargs = arrays, {}
-        else:
-            leaves = list(self.leaves)
-            for i, array in zip(self.positions, arrays, strict=True):
-                leaves[i] = array
-            args, kwargs = unflatten(self.tree, leaves)
+        args, kwargs = self.arguments(arrays)
         bridge = self.bridge
         protected = self.immutable(arrays) if bridge.target in _GUARDED else []
         if protected:
@@ -381,6 +404,21 @@ class Call:
             # ``lent``: copied anyway, into XLA's buffers under jax.jit)
             ys = self.body().unshared(ys, self.unchangeable(arrays), bridge.quiet)
         return ys
+
+    def arguments(self, arrays: list[Any]) -> tuple[Any, dict[str, Any]]:
+        """The body's arguments (positional, keyword) with ``arrays`` (the body
+        framework's) in place of the caller's.
+        """
+        if len(arrays) != len(self.positions):
+            raise ValueError(f"Call.run(): {len(arrays)} arrays for "
+                             f"{len(self.positions)} array arguments")
+        if self.tree is FLAT:  # positional arrays only
+            return arrays, {}
+        leaves = list(self.leaves)
+        for i, array in zip(self.positions, arrays, strict=True):
+            leaves[i] = array
+        args, kwargs = unflatten(self.tree, leaves)
+        return args, kwargs
 
     def shapes(self, specs: list[tuple[tuple[int, ...], Any]]
                ) -> list[tuple[tuple[int, ...], Any]]:

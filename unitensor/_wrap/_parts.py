@@ -186,6 +186,22 @@ class NumpyMemory(Protocol):
 
 
 @runtime_checkable
+class Kernels(Protocol):
+    """A body framework whose bodies may be its kernels, not only Python
+    functions (Warp: a ``@wp.kernel``, launched as its ``jax_kernel`` does).
+    """
+
+    def body(self, func: Any, outputs: int | None, dim: Any,
+             output_shapes: list[Spec] | None, /) -> Callable[..., Any]:
+        """What the bridge calls for the body ``func`` (the one place a body
+        is told apart): a kernel as a function over the framework's arrays,
+        launched as ``outputs`` (how many of its last parameters are outputs)
+        and ``dim`` (its launch dimensions) say; any other callable as it is,
+        where neither is given (else a TypeError).
+        """
+
+
+@runtime_checkable
 class Compiled(Protocol):
     """A bridged call as a compiler's graph holds it (torch.compile: one op)."""
 
@@ -211,7 +227,7 @@ PARTS: Final[dict[str, Part]] = {
     "torch": Part("unitensor._wrap.torch", BodyForTorch, (Guarded,)),
     "jax": Part("unitensor._wrap.jax", BodyForJax),
     "tensorflow": Part("unitensor._wrap.tensorflow", Body, (Unconverted,)),
-    "warp": Part("unitensor._wrap.warp", Body),
+    "warp": Part("unitensor._wrap.warp", Body, (Kernels,)),
     "drjit": Part("unitensor._wrap.drjit", Body),
     "numpy": Part("unitensor._wrap.numpy", None, (NumpyMemory,)),
     "array_api_strict": Part("unitensor._wrap.array_api_strict", None),

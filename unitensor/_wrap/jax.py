@@ -302,9 +302,16 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
     # body's framework imports them directly (its from_dlpack), which saves
     # unitensor's general conversion (and its copy rule, moot here) per array
     lend = body.from_xla
+    # a body that writes into XLA's output buffers itself (a Warp kernel
+    # launched into them, as Warp's jax_kernel does): optional in a part
+    into = getattr(body, "into_xla", None)
+    launch = into(fn.root) if into is not None and isinstance(fn, _Body) else None
 
     def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
         xs = [lend(b) for b in buffers]
+        if launch is not None:  # (it keeps no array: nothing to check after)
+            launch(xs, [lend(b) for b in outs])
+            return
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
         ys = fn.run_copied(xs)

@@ -18,6 +18,15 @@ inputs (real memory, as a kernel needs), once per input signature of a trace.
 Forward mode and a second derivative are refused with NotImplementedError:
 Warp's tape has neither.
 
+A bare ``@wp.kernel`` is a body too (:class:`Kernel`, made by :func:`body`,
+the one place a Warp body is told apart), taken as Warp's own ``jax_kernel``
+takes one: its last ``outputs`` parameters are the outputs, made zero-filled
+per call, its launch covers ``dim``. It launches through a replayed
+``wp.Launch`` command; its pullback is the kernel's adjoint launch (no tape:
+:func:`compiled_pullback`), and under ``jax.jit`` it launches straight into
+XLA's output buffers (:func:`into_xla`). Under the taped routes (vmap, a
+derivative bridge) a recording tape records its launch like any other.
+
 As the caller, a call whose ``wp.array`` inputs require grad while a
 ``wp.Tape`` records is recorded on that tape (``Tape.record_func``): its
 forward keeps the body's pullback, and the tape's backward hands the outputs'
@@ -28,9 +37,12 @@ memory). Otherwise the call is plain.
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import inspect
 import sys
+import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import warp as wp
@@ -39,10 +51,13 @@ from .. import _convert, _core
 from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP
 from .._backends.warp.interop import alias as _alias
 from .._dtypes import DType
-from .._errors import arg_error
+from .._errors import arg_error, describe
 from ._bridge import Call
 from ._lend import copy_kept
-from ._trees import kept, spread
+from ._trees import ONE, TUPLE, kept, spread
+
+if TYPE_CHECKING:
+    from ._parts import Spec
 
 # the active tape is runtime.tape (set by Tape.__enter__; Warp names it nowhere else)
 _runtime: Any = wp._src.context.runtime
@@ -232,14 +247,19 @@ def eval_shape(run: Callable[[list[Any]], list[Any]],
                ) -> list[tuple[tuple[int, ...], DType]]:
     """The shapes and dtypes of ``run``'s outputs for inputs of ``specs``: one
     run on zero-filled arrays (Warp has no abstract evaluation, and a kernel
-    reads real memory; ``wrap(output_shapes=)`` skips it).
+    reads real memory; ``wrap(output_shapes=)`` skips it). A :class:`Kernel`
+    body makes its outputs there and launches nothing.
     """
     for shape, d in specs:
         if not shape or d not in TO_WARP:
             raise arg_error(TypeError, "wrap", "args", "arrays of at least one "
                             "dimension, of a dtype Warp has, for a Warp body",
                             f"an array of shape {shape} and dtype {d.name}")
-    ys = run([wp.zeros(shape, dtype=TO_WARP[d]) for shape, d in specs])
+    token = _SHAPES_ONLY.set(True)  # (a kernel body launches nothing)
+    try:
+        ys = run([wp.zeros(shape, dtype=TO_WARP[d]) for shape, d in specs])
+    finally:
+        _SHAPES_ONLY.reset(token)
     return [(tuple(y.shape), NATIVE_DTYPES[y.dtype]) for y in ys]
 
 
@@ -293,8 +313,14 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
         views = sum(1 for z in ys if z._ref is y)
         # the list, getrefcount's argument, the local y; the tape's launches
         holders = sys.getrefcount(y) - 3 - places - views - _holders_on_tape(y)
-        return holders > 0 or (y._ref is not None and not isinstance(
-            y._ref, wp.array))
+        owner = y._ref
+        # a view of other memory may have other holders; but a Buffer's own
+        # memory that only the view holds (a kernel body's output) is the
+        # body's alone
+        return holders > 0 or (owner is not None and not isinstance(
+            owner, wp.array) and not (type(owner) is _core.Buffer
+                                      and owner.source == "owned"
+                                      and sys.getrefcount(owner) == 3))
 
     return copy_kept(ys, "warp", quiet, kept, _memory)
 
@@ -304,3 +330,326 @@ def _memory(y: Any) -> int:
     while isinstance(getattr(y, "_ref", None), wp.array):
         y = y._ref
     return id(y)
+
+
+# -- a Warp kernel as the body -------------------------------------------------------
+# eval_shape's run: a kernel body makes its outputs and launches nothing (its
+# outputs' shapes follow from its inputs' and the launch dimensions)
+_SHAPES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "unitensor_warp_shapes_only", default=False)
+# the scalar parameters a kernel body may have (one annotated float is wp.float32)
+_SCALARS = frozenset(NATIVE_DTYPES)
+# Warp's scalar type -> the DLPack (code, bits) of the memory _zeros makes
+_HOST = {k: d.dlpack[:2] for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16"}
+
+
+def body(func: Any, outputs: int | None, dim: Any,
+         output_shapes: list[Spec] | None) -> Any:
+    """What ``wrap`` calls for a body ``func`` with ``target="warp"``: a
+    ``@wp.kernel`` as a :class:`Kernel` (``outputs``, ``dim`` and the given
+    ``output_shapes`` say how it is launched); any other callable as it is
+    (a Warp-taped function), which takes neither ``outputs`` nor ``dim``.
+    """
+    if isinstance(func, wp.Kernel):
+        return Kernel(func, 1 if outputs is None else outputs, dim, output_shapes)
+    if outputs is not None or dim is not None:
+        raise arg_error(TypeError, "wrap", "outputs" if outputs is not None else
+                        "dim", "outputs= and dim= with a @wp.kernel body (a "
+                        "Python function launches its kernels itself)",
+                        f"a body {describe(func)}")
+    return func
+
+
+class Kernel:
+    """A ``@wp.kernel`` as a bridge body, taken as Warp's own ``jax_kernel``
+    takes one: the caller passes the kernel's leading parameters (arrays, and
+    Python numbers for its scalar parameters), and its last ``outputs``
+    parameters, arrays, are the outputs. They are made for each call: the
+    dtype of their annotations, the shape ``output_shapes`` gives or else the
+    launch dimensions. The launch covers ``dim``, by default the shape of the
+    first array argument.
+
+    Called as a function, it launches the kernel once into new outputs and
+    returns them (one array, or a tuple). A recording ``wp.Tape`` records
+    that launch, so the taped routes (vmap, torch.func, a jax caller's
+    derivatives) differentiate it as any Warp-taped body. Otherwise the
+    launch is a replayed ``wp.Launch`` command (``record_cmd``), ~5x cheaper
+    than ``wp.launch``. The bridge's own routes (:func:`compiled_pullback`,
+    :func:`into_xla`) launch the adjoint kernel directly and write into
+    XLA's buffers.
+    """
+
+    def __init__(self, kernel: Any, outputs: int, dim: Any,
+                 output_shapes: list[Spec] | None) -> None:
+        key = kernel.key
+        if kernel.is_generic:
+            raise arg_error(TypeError, "wrap", "func", "a @wp.kernel whose "
+                            "parameters have concrete types (a generic kernel's "
+                            "output dtypes are unknown: wp.overload it and pass "
+                            "the overload)", f"the generic kernel {key!r}")
+        params = kernel.adj.args
+        if type(outputs) is not int or not 1 <= outputs <= len(params):
+            raise arg_error(ValueError, "wrap", "outputs", "the number of the "
+                            f"kernel's last parameters that are outputs (1 to "
+                            f"{len(params)} for {key!r})", describe(outputs))
+        for i, p in enumerate(params):
+            array = type(p.type) is wp.array
+            if array and p.type.dtype in NATIVE_DTYPES:
+                continue
+            if not array and i < len(params) - outputs and p.type in _SCALARS:
+                continue
+            raise arg_error(TypeError, "wrap", "func", "a @wp.kernel whose "
+                            "inputs are wp.arrays of scalar dtypes or scalars, "
+                            "and whose outputs are wp.arrays of scalar dtypes",
+                            f"parameter {p.label!r} of {key!r}: "
+                            f"{wp.types.type_repr(p.type)}")
+        if dim is not None:
+            dim = (dim,) if type(dim) is int else dim
+            if (not isinstance(dim, tuple) or not 1 <= len(dim) <= 4
+                    or not all(type(n) is int and n >= 0 for n in dim)):
+                raise arg_error(TypeError, "wrap", "dim", "the launch dimensions "
+                                "(an int, or a tuple of 1 to 4 ints)", describe(dim))
+        self.kernel = kernel
+        self.dim: tuple[int, ...] | None = dim
+        self.n_in = len(params) - outputs
+        self.inputs = params[:self.n_in]
+        self.outputs = params[self.n_in:]
+        self.first_array = next((i for i, p in enumerate(self.inputs)
+                                 if type(p.type) is wp.array), None)
+        if dim is None and self.first_array is None:
+            raise arg_error(TypeError, "wrap", "dim", "the launch dimensions for a "
+                            "kernel without an input array", "None")
+        self.shapes: list[tuple[int, ...] | None] = [None] * outputs
+        if output_shapes is not None:
+            if len(output_shapes) != outputs:
+                raise arg_error(ValueError, "wrap", "output_shapes", f"{outputs} "
+                                f"arrays (the outputs of {key!r})",
+                                f"{len(output_shapes)} arrays")
+            for i, (p, (shape, d)) in enumerate(zip(self.outputs, output_shapes,
+                                                    strict=True)):
+                if TO_WARP.get(d) is not p.type.dtype or len(shape) != p.type.ndim:
+                    raise arg_error(TypeError, "wrap", "output_shapes", "the "
+                                    f"dtype and ndim of output {p.label!r}: "
+                                    f"{wp.types.type_repr(p.type)}",
+                                    f"shape {shape} and dtype {d.name} at {i}")
+                self.shapes[i] = shape
+        # the inputs' names, as the bridged function's signature shows them
+        self.__signature__ = inspect.Signature([inspect.Parameter(
+            p.label, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in self.inputs])
+        self.__name__ = self.__qualname__ = getattr(kernel.func, "__name__", key)
+        self.__doc__ = kernel.func.__doc__
+        self.__module__ = kernel.func.__module__
+        # (device alias, adjoint) -> the recorded launch command, replayed per call
+        self._commands: dict[tuple[str, bool], Any] = {}
+        self._lock = threading.Lock()  # one command replayed at a time
+
+    def __repr__(self) -> str:
+        return f"<Warp kernel {self.kernel.key!r} as a bridge body>"
+
+    def bind(self, args: Any, kwargs: dict[str, Any]) -> list[Any]:
+        """The kernel's inputs, from a call's arguments (positional, or by the
+        parameters' names), checked against its parameters.
+        """
+        if kwargs or len(args) != self.n_in:
+            try:
+                args = self.__signature__.bind(*args, **kwargs).args
+            except TypeError as exc:
+                raise arg_error(TypeError, "wrap", "args", "the inputs of kernel "
+                                f"{self.kernel.key!r}: {self.__signature__}",
+                                str(exc)) from None
+        for p, a in zip(self.inputs, args, strict=True):
+            t = p.type
+            if type(t) is wp.array:
+                if not isinstance(a, wp.array) or a.dtype is not t.dtype or (
+                        a.ndim != t.ndim):
+                    got = (f"{wp.types.type_repr(a.dtype)} array of {a.ndim} "
+                           "dimensions" if isinstance(a, wp.array) else describe(a))
+                    raise arg_error(TypeError, "wrap", "args", f"for parameter "
+                                    f"{p.label!r} of {self.kernel.key!r}, an "
+                                    f"array of {wp.types.type_repr(t)}", got)
+            elif isinstance(a, wp.array) or not isinstance(a, (int, float, bool)):
+                raise arg_error(TypeError, "wrap", "args", f"for parameter "
+                                f"{p.label!r} of {self.kernel.key!r}, a Python "
+                                f"number ({wp.types.type_repr(t)}: a scalar "
+                                "parameter is a constant of the call)", describe(a))
+        return list(args)
+
+    def launch_dim(self, inputs: list[Any]) -> tuple[int, ...]:
+        if self.dim is not None:
+            return self.dim
+        return tuple(inputs[self.first_array].shape)  # type: ignore[index]
+
+    def make_outputs(self, inputs: list[Any], dim: tuple[int, ...],
+                     requires_grad: bool = False) -> list[Any]:
+        """New arrays for the kernel's outputs, zero-filled (a kernel that
+        adds into its output, ``wp.atomic_add``, starts from zeros, as with
+        ``wp.zeros`` on Warp's tape; Warp's ``jax_kernel`` leaves XLA's
+        buffers as they are).
+        """
+        device = inputs[self.first_array].device if self.first_array is not None \
+            else wp.get_device()
+        outs = []
+        for p, shape in zip(self.outputs, self.shapes, strict=True):
+            if shape is None:
+                if len(dim) != p.type.ndim:
+                    raise arg_error(ValueError, "wrap", "output_shapes", f"the "
+                                    f"shape of output {p.label!r} of "
+                                    f"{self.kernel.key!r} ({p.type.ndim}-d) where "
+                                    "it is not the launch dimensions",
+                                    f"launch dimensions {dim}")
+                shape = dim
+            outs.append(_zeros(shape, p.type.dtype, device, requires_grad))
+        return outs
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        inputs = self.bind(args, kwargs)
+        dim = self.launch_dim(inputs)
+        tape = _runtime.tape
+        taped = tape is not None and any(
+            isinstance(a, wp.array) and a.requires_grad for a in inputs)
+        outs = self.make_outputs(inputs, dim, taped)
+        if not _SHAPES_ONLY.get():
+            if tape is not None:  # recorded: the tape's backward is the adjoint
+                wp.launch(self.kernel, dim, inputs=inputs, outputs=outs,
+                          device=outs[0].device)
+            else:
+                self.replay(dim, inputs, outs)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def replay(self, dim: tuple[int, ...], inputs: list[Any], outs: list[Any],
+               adj_inputs: list[Any] | None = None,
+               adj_outputs: list[Any] | None = None) -> None:
+        """The kernel launched (its adjoint where ``adj_inputs`` are given) by
+        its recorded command: Warp's parameter structs set in place. They
+        hold the arrays' pointers alone, not the arrays: nothing is kept.
+        """
+        size = 1
+        for n in dim:
+            size *= n
+        if size == 0:
+            return  # (wp.launch launches nothing either)
+        device = outs[0].device
+        adjoint = adj_inputs is not None
+        args = [*inputs, *outs]
+        with self._lock:
+            cmd = self._commands.get((device.alias, adjoint))
+            if cmd is None:
+                cmd = self._commands[device.alias, adjoint] = wp.launch(
+                    self.kernel, dim, inputs=inputs, outputs=outs,
+                    adj_inputs=adj_inputs or [], adj_outputs=adj_outputs or [],
+                    device=device, adjoint=adjoint, record_cmd=True,
+                    record_tape=False)
+                cmd.dim = dim  # (Launch has no __slots__)
+                # the arguments it retains (for Warp's graph capture) let go:
+                # it must not keep the caller's memory alive, nor count as a
+                # holder of an output (unshared) or an input (kept_inputs);
+                # set_param_at_index_from_ctype keeps descriptors alone there
+                for name in ("fwd_args", "adj_args"):
+                    held = getattr(cmd, name, None)
+                    if held:
+                        setattr(cmd, name, [None] * len(held))
+            elif cmd.dim != dim:
+                cmd.set_dim(dim)
+                cmd.dim = dim
+            set_param = cmd.set_param_at_index_from_ctype
+            kernel = self.kernel
+            for i, a in enumerate(args):
+                set_param(i, _ctype(kernel, i, a))
+            if adjoint:
+                for i, a in enumerate([*adj_inputs, *adj_outputs]):  # type: ignore[misc]
+                    set_param(i, _ctype(kernel, i, a), adjoint=True)
+            cmd.launch()
+
+    def adjoint(self, dim: tuple[int, ...], inputs: list[Any], outs: list[Any],
+                cts: list[Any], grads: dict[int, Any]) -> None:
+        """The adjoint launch: ``grads`` (input position -> a zero-filled
+        array, shared where an array is passed twice) get the cotangents of
+        those inputs added, given ``cts`` of the outputs (None: none). The
+        other inputs get no adjoint (a null array, as Warp's tape passes for an
+        array without a gradient; 0 for a scalar).
+        """
+        adj_in = [grads.get(i) if type(p.type) is wp.array else 0
+                  for i, p in enumerate(self.inputs)]
+        adj_out = [ct if ct is not None else _zeros(y.shape, y.dtype, y.device)
+                   for y, ct in zip(outs, cts, strict=True)]
+        self.replay(dim, inputs, outs, adj_in, adj_out)
+
+
+def _zeros(shape: tuple[int, ...], dtype: Any, device: Any,
+           requires_grad: bool = False) -> wp.array:
+    """A new zero-filled array: on the CPU, where no gradient array is asked
+    for, a Buffer's own memory (64-byte aligned, as Warp's allocator's: JAX
+    aliases it) in Warp's view, ~2x faster than Warp's constructor.
+    """
+    if device.is_cpu and not requires_grad:
+        code = _HOST.get(dtype)
+        if code is not None:  # memory of unitensor's own, aligned as Warp's
+            return _alias(_core.empty(shape, *code))
+    return wp.zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _ctype(kernel: Any, i: int, a: Any) -> Any:
+    """Parameter ``i`` of ``kernel`` as Warp packs it (an array as its
+    descriptor, a null one for None; a number as it is).
+    """
+    if isinstance(a, wp.array):
+        return a.__ctype__()
+    if a is None:
+        return kernel.adj.args[i].type.__ctype__()
+    return a
+
+
+def compiled_pullback(c: Call, xs: list[Any]
+                      ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]] | None:
+    """A :class:`Kernel` body's forward and pullback without a tape: one
+    replayed launch into new outputs, and its adjoint launch (as Warp's own
+    ``jax_kernel`` differentiates a kernel). None for any other body (the
+    tape of :func:`pullback`).
+    """
+    k = c.bridge.func
+    if not isinstance(k, Kernel):
+        return None
+    args, kwargs = c.arguments(xs)
+    inputs = k.bind(args, kwargs)
+    dim = k.launch_dim(inputs)
+    outs = k.make_outputs(inputs, dim)
+    with _suspended():  # (an outer tape does not record it: the caller's does)
+        k.replay(dim, inputs, outs)
+    c.out = ONE if len(outs) == 1 else TUPLE
+    wrt = c.wrt
+    over = [i for i, x in enumerate(xs)
+            if x.dtype in _FLOATS and (wrt is None or wrt[i])]
+
+    def pull(cts: list[Any]) -> list[Any]:
+        grads: list[Any] = [None] * len(xs)
+        for i in over:
+            x = xs[i]
+            grads[i] = _zeros(x.shape, x.dtype, x.device)
+        # each input position of a differentiated array adds into its
+        # gradient (an array passed twice gets both adjoints)
+        k.adjoint(dim, inputs, outs, cts,
+                  {j: grads[i] for i in over for j, a in enumerate(inputs)
+                   if a is xs[i]})
+        return grads
+
+    return list(outs), pull
+
+
+def into_xla(c: Call) -> Callable[[list[Any], list[Any]], None] | None:
+    """For a :class:`Kernel` body under ``jax.jit``: ``(inputs, outputs) ->
+    None``, the kernel launched on Warp's views of XLA's input buffers straight
+    into its output buffers (no copy, no arrays made: what Warp's own
+    ``jax_kernel`` does). None for any other body (its outputs are copied).
+    """
+    k = c.bridge.func
+    if not isinstance(k, Kernel):
+        return None
+
+    def launch(xs: list[Any], outs: list[Any]) -> None:
+        args, kwargs = c.arguments(xs)
+        inputs = k.bind(args, kwargs)
+        for y in outs:  # zero-filled, as the outputs an eager call makes
+            y.zero_()
+        k.replay(k.launch_dim(inputs), inputs, outs)
+
+    return launch

@@ -1,0 +1,230 @@
+"""ut.wrap with a bare Warp kernel as the body (#34): a ``@wp.kernel`` taken as
+Warp's own ``jax_kernel`` takes one (``outputs=``: its last parameters that are
+outputs; ``dim=``: the launch dimensions; scalar parameters as Python numbers),
+from torch, jax and tensorflow callers, in reverse mode through the kernel's
+adjoint launch, under jax.jit, vmap and torch.compile; values checked against
+Warp's own routes (``wp.from_torch`` + ``wp.launch``, ``wp.jax_kernel``) and
+gradients against finite differences.
+
+Tests that launch a kernel are slow (the first load of tests/helpers/
+warp_kernels.py on a machine compiles it); the refusals, found before any
+launch, are quick.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import unitensor as ut
+
+wp = pytest.importorskip("warp", reason="warp-lang is not installed (the warp extra)")
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+tf = pytest.importorskip("tensorflow")
+
+import warp_kernels as wk  # noqa: E402  (needs warp)
+
+from unitensor._wrap import warp as warp_part  # noqa: E402  (needs warp)
+
+X = np.array([0.5, -1.25, 2.0, 3.0])
+W = np.array([1.0, 2.0, -1.0, 0.5])
+S = 3.0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warp_started():
+    wp.init()  # (about a second, once: no test's own time)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    wk.load()
+    return wk
+
+
+def affine_grads(x, w, s, gy, gz):
+    """The cotangents of affine's x and w (y = s·x·w, z = sin x + w²)."""
+    return s * w * gy + np.cos(x) * gz, s * x * gy + 2 * w * gz
+
+
+# -- a torch caller ------------------------------------------------------------------
+@pytest.mark.slow
+def test_torch_values_and_gradients_match_warp_s_own_launch_and_adjoint(kernels):
+    f = ut.wrap("torch", "warp", outputs=2)(kernels.affine)
+    x = torch.tensor(X, requires_grad=True)
+    w = torch.tensor(W, requires_grad=True)
+    y, z = f(x, w, S)
+    gy = torch.arange(1.0, 5.0, dtype=torch.float64)
+    gz = torch.full((4,), 0.5, dtype=torch.float64)
+    torch.autograd.backward((y, z), (gy, gz))
+    # Warp's own route: from_torch views, a launch, the adjoint launch
+    xw, ww = wp.from_torch(x.detach()), wp.from_torch(w.detach())
+    yw, zw = wp.zeros(4, dtype=wp.float64), wp.zeros(4, dtype=wp.float64)
+    wp.launch(kernels.affine, dim=4, inputs=[xw, ww, S], outputs=[yw, zw])
+    adj_x, adj_w = wp.zeros(4, dtype=wp.float64), wp.zeros(4, dtype=wp.float64)
+    wp.launch(kernels.affine, dim=4, inputs=[xw, ww, S], outputs=[yw, zw],
+              adj_inputs=[adj_x, adj_w, 0.0],
+              adj_outputs=[wp.from_torch(gy), wp.from_torch(gz)], adjoint=True)
+    np.testing.assert_array_equal(y.detach().numpy(), yw.numpy())
+    np.testing.assert_array_equal(z.detach().numpy(), zw.numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), adj_x.numpy())
+    np.testing.assert_array_equal(w.grad.numpy(), adj_w.numpy())
+    np.testing.assert_allclose(x.grad.numpy(),
+                               affine_grads(X, W, S, gy.numpy(), gz.numpy())[0])
+    # finite differences (reverse mode), the scalar by keyword
+    assert torch.autograd.gradcheck(lambda a, b: f(a, b, s=1.5), (x, w),
+                                    check_forward_ad=False)
+
+
+@pytest.mark.slow
+def test_an_integer_input_is_not_differentiated_and_outputs_start_at_zero(kernels):
+    f = ut.wrap("torch", "warp")(kernels.scaled_sin)
+    x = torch.tensor(X, requires_grad=True)
+    n = torch.tensor([1, 2, 3, 4])
+    f(x, n).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(X) * np.arange(1, 5))
+    # a kernel that adds into its output (atomic_add) starts from zeros on
+    # every call; the output's shape given, the launch 2-d
+    rows = ut.wrap("torch", "warp", output_shapes=torch.empty(3, dtype=torch.float64)
+                   )(kernels.row_sums)
+    m = torch.arange(12.0, dtype=torch.float64).reshape(3, 4)
+    for _ in range(2):
+        np.testing.assert_array_equal(rows(m).numpy(), (m.numpy() ** 2).sum(1))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
+@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
+def test_torch_func_grad_vmap_and_compile_run_a_kernel_body(kernels):
+    f = ut.wrap("torch", "warp")(kernels.cube)
+    x = torch.tensor(X)
+    g = torch.func.grad(lambda a: f(a).sum())(x)
+    np.testing.assert_allclose(g.numpy(), 3 * X ** 2)
+    batch = torch.arange(8.0, dtype=torch.float64).reshape(2, 4)
+    np.testing.assert_allclose(torch.func.vmap(f)(batch).numpy(), batch.numpy() ** 3)
+    compiled = torch.compile(lambda a: f(a) * 2)  # the bridge: a graph break
+    xc = x.clone().requires_grad_()
+    compiled(xc).sum().backward()
+    np.testing.assert_allclose(xc.grad.numpy(), 6 * X ** 2)
+
+
+# -- a jax caller --------------------------------------------------------------------
+@pytest.mark.slow
+def test_jax_jit_values_equal_warp_s_own_jax_kernel(kernels, monkeypatch):
+    jax.config.update("jax_enable_x64", True)  # (reset after the test)
+    x, w = jnp.asarray(X), jnp.asarray(W)
+    ref = wp.jax_kernel(kernels.affine, num_outputs=2)
+    ref_y, ref_z = jax.jit(lambda a, b: ref(a, b, S))(x, w)
+    f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
+    copies = []
+    monkeypatch.setattr(warp_part, "write", lambda *a: copies.append(a))
+    y, z = jax.jit(lambda a, b: f(a, b, S))(x, w)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(ref_y))
+    np.testing.assert_array_equal(np.asarray(z), np.asarray(ref_z))
+    assert copies == []  # launched into XLA's buffers: nothing copied
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ut.CopyWarning)  # fresh outputs are lent
+        eager_y, _ = f(x, w, S)
+    np.testing.assert_array_equal(np.asarray(eager_y), np.asarray(ref_y))
+
+
+@pytest.mark.slow
+def test_jax_grad_jit_and_vmap_of_a_kernel_body_match_finite_differences(kernels):
+    jax.config.update("jax_enable_x64", True)
+    f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
+    x, w = jnp.asarray(X), jnp.asarray(W)
+    from jax.test_util import check_grads
+    check_grads(lambda a, b: f(a, b, S), (x, w), order=1, modes=["rev"])
+
+    def loss(a, b):
+        y, z = f(a, b, S)
+        return y.sum() + 0.5 * z.sum()
+    want = affine_grads(X, W, S, np.ones(4), np.full(4, 0.5))
+    for grad in (jax.grad(loss, (0, 1)), jax.jit(jax.grad(loss, (0, 1)))):
+        gx, gw = grad(x, w)
+        np.testing.assert_allclose(gx, want[0])
+        np.testing.assert_allclose(gw, want[1])
+    batch = jnp.stack([x, 2 * x])
+    ys = jax.jit(jax.vmap(lambda a: f(a, w, S)[0]))(batch)
+    np.testing.assert_allclose(ys, S * np.asarray(batch) * W)
+    rows = ut.wrap("jax", "warp", output_shapes=jax.ShapeDtypeStruct((3,), jnp.float64)
+                   )(kernels.row_sums)
+    m = jnp.arange(12.0).reshape(3, 4)
+    for _ in range(2):  # XLA's output buffer is zero-filled before each launch
+        np.testing.assert_array_equal(jax.jit(rows)(m), (np.asarray(m) ** 2).sum(1))
+    check_grads(rows, (m,), order=1, modes=["rev"])
+
+
+@pytest.mark.slow
+def test_the_shape_pass_under_jax_jit_launches_nothing(kernels, monkeypatch):
+    launches = []
+    replay = warp_part.Kernel.replay
+    monkeypatch.setattr(warp_part.Kernel, "replay",
+                        lambda self, *a: launches.append(a) or replay(self, *a))
+    f = jax.jit(ut.wrap("jax", "warp")(kernels.cube32))
+    x = jnp.asarray(X, dtype=jnp.float32)
+    np.testing.assert_allclose(f(x), X ** 3, rtol=1e-6)
+    assert len(launches) == 1  # the call's own: the shapes came without one
+
+
+# -- a tensorflow caller ------------------------------------------------------------
+@pytest.mark.slow
+def test_tensorflow_tape_through_a_kernel_body_eagerly_and_in_tf_function(kernels):
+    f = ut.wrap("tensorflow", "warp", outputs=2)(kernels.affine)
+
+    def value_and_grad(a, b):
+        with tf.GradientTape() as tape:
+            tape.watch(a)
+            y, z = f(a, b, S)
+            s = tf.reduce_sum(y) + tf.reduce_sum(0.5 * z)
+        return s, tape.gradient(s, a)
+
+    want = affine_grads(X, W, S, np.ones(4), np.full(4, 0.5))[0]
+    for run in (value_and_grad, tf.function(value_and_grad)):
+        s, g = run(tf.constant(X), tf.constant(W))
+        value = np.sum(S * X * W + 0.5 * (np.sin(X) + W ** 2))
+        np.testing.assert_allclose(s.numpy(), value)
+        np.testing.assert_allclose(g.numpy(), want)
+
+
+# -- refusals, before any launch: quick ------------------------------------------------
+def test_the_bridged_kernel_shows_its_inputs_as_its_signature():
+    f = ut.wrap("torch", "warp", outputs=2)(wk.affine)
+    assert list(inspect.signature(f).parameters) == ["x", "w", "s"]
+    assert f.__name__ == "affine"
+
+
+def test_outputs_and_dim_are_for_a_kernel_body_only():
+    with pytest.raises(TypeError, match=r"wrap\(\): outputs: .*@wp.kernel body"):
+        ut.wrap("torch", "warp", outputs=1)(lambda a: a)
+    with pytest.raises(TypeError, match=r"wrap\(\): dim: .*target='warp'"):
+        ut.wrap("torch", "jax", dim=4)
+
+
+def test_kernels_the_bridge_cannot_launch_are_refused():
+    with pytest.raises(TypeError, match=r"func: .*scalar dtypes.*'v'"):
+        ut.wrap("torch", "warp")(wk.norms)  # a vec3d input
+    with pytest.raises(ValueError, match=r"outputs: .*1 to 5"):
+        ut.wrap("torch", "warp", outputs=0)(wk.affine)
+    with pytest.raises(TypeError, match=r"func: .*'s'"):
+        ut.wrap("torch", "warp", outputs=3)(wk.affine)  # the scalar as an output
+    with pytest.raises(TypeError, match=r"dim: .*launch dimensions"):
+        ut.wrap("torch", "warp", dim=(4.0,))(wk.cube)
+    with pytest.raises(TypeError, match=r"output_shapes: .*dtype and ndim"):
+        ut.wrap("torch", "warp", output_shapes=torch.empty(4))(wk.cube)  # float32
+
+
+def test_arguments_that_do_not_fit_the_kernel_are_refused_before_a_launch():
+    f = ut.wrap("torch", "warp", outputs=2)(wk.affine)
+    x, w = torch.tensor(X), torch.tensor(W)
+    with pytest.raises(TypeError, match=r"args: .*parameter 'x' of 'affine'.*float32"):
+        f(x.float(), w, S)
+    with pytest.raises(TypeError, match=r"args: .*parameter 's'.*Python number"):
+        f(x, w, torch.tensor([S]))
+    with pytest.raises(TypeError, match=r"args: .*inputs of kernel 'affine'"):
+        f(x, w)
