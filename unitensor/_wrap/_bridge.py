@@ -470,11 +470,9 @@ class Call:
         target = bridge.target
         handed = bridge.handed[0]
         if handed is not None:  # the parts' own route, where it applies
-            buf = handed[0](array, quiet or bridge.quiet)
-            if buf is not None:
-                found = handed[1](buf, target in _GUARDED)
-                if found is not None:
-                    return found
+            found = _hand(handed, array, quiet or bridge.quiet, target in _GUARDED)
+            if found is not None:
+                return found
         # no AliasWarning for immutable memory lent to a guarded body: the
         # caller's arrays are guarded while the body runs (Call.run), and the
         # tangents and cotangents (quiet) only the body framework's own autodiff
@@ -486,11 +484,9 @@ class Call:
         """A body's array as the caller framework's, as :meth:`to_body`."""
         handed = self.bridge.handed[1]
         if handed is not None:
-            buf = handed[0](array, quiet or self.bridge.quiet)
-            if buf is not None:
-                found = handed[1](buf, False)
-                if found is not None:
-                    return found
+            found = _hand(handed, array, quiet or self.bridge.quiet, False)
+            if found is not None:
+                return found
         return lend(array, self.bridge.source, quiet or self.bridge.quiet,
                     "func (an output of the body)")
 
@@ -597,6 +593,17 @@ def _handover(giver: str, taker: str) -> Handover | None:
     if exported is None or imported is None:
         return None
     return exported, imported
+
+
+def _hand(handed: Handover, array: Any, compact: bool, guarded: bool) -> Any:
+    """``array`` handed over by ``handed``, or None: not on that route (then
+    :func:`lend` hands it over, copies it or says, in wrap's words, why not).
+    """
+    try:
+        buf = handed[0](array, compact)
+        return None if buf is None else handed[1](buf, guarded)
+    except BufferError:  # (a dtype unitensor does not hold): lend refuses it
+        return None
 
 
 def _caller_arrays(source: str) -> tuple[type, ...]:

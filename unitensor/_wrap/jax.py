@@ -409,13 +409,13 @@ def _cpu() -> Any:
 
 
 def exported(y: Any, compact: bool) -> Any:
-    """A read-only Buffer over ``y``, a concrete jax array on the CPU (jaxlib's
-    own DLPack export, which waits until ``y`` is computed, as
-    ``y.__dlpack__()`` does); None for anything else (a tracer, numpy, another
-    device, a sharded or deleted array).
+    """A read-only Buffer over ``y``, a concrete jax array on the CPU of a
+    dtype unitensor holds (jaxlib's own DLPack export, which waits until ``y``
+    is computed, as ``y.__dlpack__()`` does); None for anything else (a
+    tracer, numpy, another device, a sharded or deleted array).
     """
-    if type(y) is not _ARRAY or (getattr(y.sharding, "_device", None)
-                                   is not _cpu()):
+    if type(y) is not _ARRAY or y.dtype not in _interop.NATIVE_DTYPES or (
+            getattr(y.sharding, "_device", None) is not _cpu()):
         return None
     if _export is None:
         return _interop.export(y)

@@ -222,7 +222,8 @@ def exported(x: Any, compact: bool) -> _core.Buffer | None:
     not compact is copied into one here.
     """
     if (type(x) is not torch.Tensor or not x.is_cpu or x.layout is not torch.strided
-            or x.is_conj() or x.is_neg() or _is_wrapped(x)):
+            or x.dtype not in _interop.NATIVE_DTYPES or x.is_conj() or x.is_neg()
+            or _is_wrapped(x)):
         return None  # (meta and fake tensors are not on the cpu, or subclasses)
     if compact and not x.is_contiguous():
         x = x.contiguous()  # torch's allocator aligns it as any taker needs
