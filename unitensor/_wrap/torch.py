@@ -182,7 +182,7 @@ class _Bridged(torch.autograd.Function):
 
 # torch's C apply (autograd.Function's base), bound to _Bridged: it runs forward,
 # setup_context and records the node, as Function.apply does outside torch.func
-_apply = super(torch.autograd.Function, _Bridged).apply  # type: ignore[misc]
+_apply = super(torch.autograd.Function, _Bridged).apply
 _unwrap_if_dead = torch._C._functorch.unwrap_if_dead
 
 
