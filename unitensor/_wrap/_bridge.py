@@ -46,6 +46,10 @@ from ._parts import (
 from ._trees import FLAT, ONE, TUPLE, constant_key, flatten, frozen, unflatten
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+#: a direct hand-over between two parts: the giver's ``exported(array,
+#: compact)`` (a Buffer, or None: not this array) and the taker's
+#: ``imported(buffer, guarded)`` (its array, or None: not without a copy)
+Handover = tuple[Callable[[Any, bool], Any], Callable[[Any, bool], Any]]
 
 # the frameworks that differentiate a bridged call (a caller and a body)
 _DIFFERENTIABLE = tuple(name for name, row in PARTS.items() if row.asks is not None)
@@ -270,7 +274,7 @@ class Bridge:
     """
 
     __slots__ = ("__weakref__", "_eager", "_types", "compiled", "differentiable",
-                 "func", "given", "key", "quiet", "source", "target")
+                 "func", "given", "handed", "key", "quiet", "source", "target")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -293,6 +297,9 @@ class Bridge:
         # (the caller's array types, the body's), found on the first call (which
         # imports the frameworks, or names the one not installed)
         self._types: tuple[tuple[type, ...], tuple[type, ...]] | None = None
+        # the parts' direct hand-overs (caller to body, body to caller), found
+        # with the types: None where a side's part has none
+        self.handed: tuple[Handover | None, Handover | None] = (None, None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
@@ -315,8 +322,11 @@ class Bridge:
         """The types of the caller's arrays and of the body's."""
         types = self._types
         if types is None:
-            types = self._types = (_caller_arrays(self.source), _backends.get(
+            types = (_caller_arrays(self.source), _backends.get(
                 self.target, "wrap").ARRAY_TYPES)  # installed? (an ImportError)
+            self.handed = (_handover(self.source, self.target),
+                           _handover(self.target, self.source))
+            self._types = types
         return types
 
     def _call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -494,7 +504,13 @@ class Call:
         aliased, else a copy, reported unless ``quiet`` (a cotangent, whose
         layout the caller's autodiff chose) or the bridge is quiet.
         """
-        target = self.bridge.target
+        bridge = self.bridge
+        target = bridge.target
+        handed = bridge.handed[0]
+        if handed is not None:  # the parts' own route, where it applies
+            found = _hand(handed, array, quiet or bridge.quiet, target in _GUARDED)
+            if found is not None:
+                return found
         # no AliasWarning for immutable memory lent to a guarded body: the
         # caller's arrays are guarded while the body runs (Call.run), and the
         # tangents and cotangents (quiet) only the body framework's own autodiff
@@ -504,6 +520,11 @@ class Call:
 
     def to_caller(self, array: Any, quiet: bool = False) -> Any:
         """A body's array as the caller framework's, as :meth:`to_body`."""
+        handed = self.bridge.handed[1]
+        if handed is not None:
+            found = _hand(handed, array, quiet or self.bridge.quiet, False)
+            if found is not None:
+                return found
         return lend(array, self.bridge.source, quiet or self.bridge.quiet,
                     "func (an output of the body)")
 
@@ -597,6 +618,30 @@ class Call:
             return vmap(run, arrays, dims)
         return Bridge(f, self.bridge.source, self.bridge.target,
                       quiet=self.bridge.quiet)
+
+
+def _handover(giver: str, taker: str) -> Handover | None:
+    """``giver``'s part's ``exported`` and ``taker``'s part's ``imported`` (both
+    optional members of a part): an array of ``giver`` handed to ``taker``
+    through a Buffer, without a Tensor and its cache of views, where both
+    parts have them; None otherwise (every hand-over is :func:`lend`'s).
+    """
+    exported = getattr(part(giver), "exported", None)
+    imported = getattr(part(taker), "imported", None)
+    if exported is None or imported is None:
+        return None
+    return exported, imported
+
+
+def _hand(handed: Handover, array: Any, compact: bool, guarded: bool) -> Any:
+    """``array`` handed over by ``handed``, or None: not on that route (then
+    :func:`lend` hands it over, copies it or says, in wrap's words, why not).
+    """
+    try:
+        buf = handed[0](array, compact)
+        return None if buf is None else handed[1](buf, guarded)
+    except BufferError:  # (a dtype unitensor does not hold): lend refuses it
+        return None
 
 
 def _caller_arrays(source: str) -> tuple[type, ...]:

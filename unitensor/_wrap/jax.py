@@ -27,6 +27,8 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from .. import _convert
+from .._backends._dlpack import immutable_buffer
+from .._backends.jax import interop as _interop
 from .._backends.jax.interop import jax_dtype
 from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, conversion_refused, describe
@@ -397,6 +399,53 @@ batching.primitive_batchers[_bridge_p] = _batch_rule
 mlir.register_lowering(_bridge_p, mlir.lower_fun(_lower, multiple_results=True))
 
 
+# -- hand-overs: the parts' own route (Bridge.handed) -----------------------------
+# (see the torch part: the adapters' export and alias without a Tensor, for the
+# common arrays; anything else takes _lend.lend's general path)
+_ARRAY = type(jnp.zeros(()))
+try:  # jaxlib's export, which jax.Array.__dlpack__ calls after ~10 µs of Python
+    from jax._src.lib import _jax
+    _export = getattr(_jax, "buffer_to_dlpack_managed_tensor", None)
+except ImportError:  # pragma: no cover - another jaxlib
+    _export = None
+
+
+@functools.cache
+def _cpu() -> Any:
+    return jax.devices("cpu")[0]
+
+
+def exported(y: Any, compact: bool) -> Any:
+    """A read-only Buffer over ``y``, a concrete jax array on the CPU of a
+    dtype unitensor holds (jaxlib's own DLPack export, which waits until ``y``
+    is computed, as ``y.__dlpack__()`` does); None for anything else (a
+    tracer, numpy, another device, a sharded or deleted array).
+    """
+    if type(y) is not _ARRAY or y.dtype not in _interop.NATIVE_DTYPES or (
+            getattr(y.sharding, "_device", None) is not _cpu()):
+        return None
+    if _export is None:
+        return _interop.export(y)
+    try:
+        return immutable_buffer(_export(y))
+    except (RuntimeError, ValueError, TypeError):  # deleted, donated: said later
+        return None
+
+
+def imported(buf: Any, guarded: bool) -> Any:
+    """``buf`` as a jax array by the jax adapter's own alias (its check that
+    jaxlib did not copy); None where jax would copy (not compact, not 64-byte
+    aligned, 64-bit data with x64 disabled: the general path reports or
+    refuses it).
+    """
+    try:
+        if _interop.copy_reason(buf) is not None:
+            return None
+    except BufferError:  # 64-bit data with x64 disabled: refused by lend
+        return None
+    return _interop.alias(buf)
+
+
 # -- jax as the body -------------------------------------------------------------
 def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
              wrt: list[bool] | None = None
@@ -561,11 +610,22 @@ def _held(dtype: Any, arg: str) -> Any:
 
 
 def _inexact(x: Any) -> bool:
-    return bool(jnp.issubdtype(x.dtype, jnp.inexact))
+    return _inexact_dtype(x.dtype)
+
+
+# per dtype, once: jnp.issubdtype costs ~1 µs, asked per array of every call
+@functools.cache
+def _inexact_dtype(dtype: Any) -> bool:
+    return bool(jnp.issubdtype(dtype, jnp.inexact))
+
+
+@functools.cache
+def _complex_dtype(dtype: Any) -> bool:
+    return bool(jnp.issubdtype(dtype, jnp.complexfloating))
 
 
 def _conj(x: Any) -> Any:
-    return jnp.conj(x) if jnp.iscomplexobj(x) else x
+    return jnp.conj(x) if _complex_dtype(x.dtype) else x
 
 
 def _zero_cotangent(y: Any) -> Any:

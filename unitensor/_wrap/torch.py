@@ -30,6 +30,7 @@ from torch.autograd import forward_ad
 
 from .. import _core
 from .._backends._triton import dynamo_would_abort, refuse_dynamo
+from .._backends.torch import interop as _interop
 from .._backends.torch.interop import torch_dtype
 from .._dtypes import DType
 from .._dtypes import parse as parse_dtype
@@ -70,7 +71,12 @@ def call(c: Call) -> Any:
                         "requires grad or carries a tangent")
     c.wrt = [t and _inexact(x) for t, x in zip(tracked, xs, strict=True)]
     c.reverse = torch.is_grad_enabled() and any(x.requires_grad for x in xs)
-    return c.result(list(_Bridged.apply(c, *xs)))
+    if torch._C._are_functorch_transforms_active():
+        return c.result(list(_Bridged.apply(c, *xs)))
+    # Function.apply binds forward's default arguments through inspect.signature
+    # on every call (~10 µs) where setup_context is defined; forward has none,
+    # so torch's C apply is called directly, as Function.apply then does
+    return c.result(list(_apply(c, *map(_unwrap_if_dead, xs))))
 
 
 def _tracked(x: torch.Tensor) -> bool:
@@ -174,6 +180,12 @@ class _Bridged(torch.autograd.Function):
         return tuple(outs), (0,) * len(outs)
 
 
+# torch's C apply (autograd.Function's base), bound to _Bridged: it runs forward,
+# setup_context and records the node, as Function.apply does outside torch.func
+_apply = super(torch.autograd.Function, _Bridged).apply
+_unwrap_if_dead = torch._C._functorch.unwrap_if_dead
+
+
 def _refuse_legacy_vmap(ts: Any) -> None:
     """torch's legacy vmap (``torch._vmap_internals``, which gradcheck's
     ``check_batched_grad`` uses) batches without functorch's interpreters, so
@@ -192,6 +204,40 @@ def _refuse_legacy_vmap(ts: Any) -> None:
 
 def _inexact(x: torch.Tensor) -> bool:
     return x.is_floating_point() or x.is_complex()
+
+
+# -- hand-overs: the parts' own route (Bridge.handed) -----------------------------
+# A bridged call hands each array over (its inputs, outputs, cotangents, gradients)
+# through unitensor's conversion (_lend.lend: a Tensor, its cache of views, the
+# copy rule), ~10 µs of Python more than the adapters' own export and alias, which
+# decide every case that matters here. For the common arrays (plain CPU tensors,
+# compact where the taker needs it) the bridge calls those directly; anything
+# else, and any array the taker could not alias, takes lend's general path.
+def exported(x: Any, compact: bool) -> _core.Buffer | None:
+    """A Buffer over ``x`` by the torch adapter's own export (its read-only
+    mark for memory unitensor lent, detached from the graph), for a plain
+    strided CPU tensor with no lazy bit to resolve; None for anything else.
+    ``compact``: the bridge may copy silently (a cotangent, whose layout
+    torch's autodiff chose: a stride-0 gradient of a sum), so a layout that is
+    not compact is copied into one here.
+    """
+    if (type(x) is not torch.Tensor or not x.is_cpu or x.layout is not torch.strided
+            or x.dtype not in _interop.NATIVE_DTYPES or x.is_conj() or x.is_neg()
+            or _is_wrapped(x)):
+        return None  # (meta and fake tensors are not on the cpu, or subclasses)
+    if compact and not x.is_contiguous():
+        x = x.contiguous()  # torch's allocator aligns it as any taker needs
+    return _interop.export(x)
+
+
+def imported(buf: _core.Buffer, guarded: bool) -> torch.Tensor | None:
+    """``buf`` (CPU memory) as a tensor by the torch adapter's own alias (memory
+    lent read-only is remembered as such, and unless ``guarded``, warned of
+    once, as a conversion does); None where it would need a copy.
+    """
+    if buf.device[0] != _DLPACK_CPU or _interop.copy_reason(buf, guarded) is not None:
+        return None
+    return _interop.alias(buf)
 
 
 # -- torch as the body -----------------------------------------------------------

@@ -1,0 +1,110 @@
+"""ut.wrap hands torch and jax arrays over by the parts' own route (#34): the
+adapters' export and alias through a Buffer, without a unitensor Tensor per
+array (``_lend.lend``, the general conversion), for plain CPU arrays each side
+can alias; anything else still takes the general conversion, with its copy
+rule and reports. Counted, not timed: how many hand-overs take the general
+path, and whether torch's ``Function.apply`` reads a signature per call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import pytest
+
+import unitensor as ut
+from unitensor._wrap import _bridge
+
+readonly = pytest.importorskip("unitensor._backends.torch.interop").readonly
+
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+
+@pytest.fixture
+def general(monkeypatch):
+    """The arrays handed over by the general conversion (lend), as they come."""
+    seen = []
+    lend = _bridge.lend
+
+    def counted(array, *args, **kwargs):
+        seen.append(array)
+        return lend(array, *args, **kwargs)
+
+    monkeypatch.setattr(_bridge, "lend", counted)
+    return seen
+
+
+def test_a_torch_caller_of_a_jitted_body_hands_over_without_a_tensor(general):
+    @jax.jit
+    def body(a, b, c):
+        return a * b + c
+
+    f = ut.wrap("torch", "jax")(body)
+    a = torch.rand(16, requires_grad=True)
+    b, c = torch.rand(16), torch.rand(16)
+    for _ in range(2):
+        a.grad = None
+        y = f(a, b, c)
+        y.sum().backward()  # its cotangent has stride 0: compacted by torch
+        torch.testing.assert_close(y, a * b + c)
+        torch.testing.assert_close(a.grad, b)
+    # three inputs and a cotangent to jax, the output and a gradient to torch
+    assert general == []
+    # the guard stays: the output is jax's memory, lent read-only
+    assert readonly(y)
+
+
+def test_a_jax_caller_of_a_torch_body_hands_over_without_a_tensor(general):
+    def body(x):
+        return torch.sin(x)
+
+    f = ut.wrap("jax", "torch")(body)
+    x = jnp.linspace(0.0, 1.0, 16)
+    got = f(x)
+    assert isinstance(got, jax.Array)
+    assert jnp.allclose(got, jnp.sin(x))
+    assert general == []
+
+    def writes(x):  # the caller's immutable memory is still guarded
+        return x.add_(1)
+
+    with pytest.raises(ValueError, match="wrap"):
+        ut.wrap("jax", "torch")(writes)(x)
+
+
+def test_what_the_parts_route_cannot_alias_takes_the_general_conversion(general):
+    f = ut.wrap("torch", "jax")(jax.jit(lambda a: a * 2))
+    x = torch.arange(32.0)[::2]  # not compact: jax would copy it
+    with pytest.warns(ut.CopyWarning):
+        got = f(x)
+    torch.testing.assert_close(got, x * 2)
+    assert [a is x for a in general] == [True]
+    general.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(torch.arange(16.0))  # compact: the parts' route, no copy
+    assert general == []
+    # a dtype unitensor does not hold is refused as the general path refuses it
+    with pytest.raises(TypeError, match="asarray"):
+        f(torch.ones(4, dtype=torch.float8_e4m3fn))
+
+
+def test_a_bridged_torch_call_reads_no_signature(monkeypatch):
+    f = ut.wrap("torch", "jax")(jax.jit(lambda a: a * 2))
+    a = torch.rand(4, requires_grad=True)
+    f(a).sum().backward()  # (its first call compiles)
+    read = []
+    signature = inspect.signature
+
+    def counted(*args, **kwargs):
+        read.append(args)
+        return signature(*args, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counted)
+    f(a).sum().backward()
+    # torch's Function.apply reads forward's signature on every call; the
+    # bridge calls torch's C apply (outside torch.func) and reads none
+    assert read == []  # (under torch.func: Function.apply, test_wrap.py)
