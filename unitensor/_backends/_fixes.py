@@ -138,6 +138,20 @@ def integers_by_nonzero(xp: ModuleType, name: str) -> Callable[..., Any]:
     return fixed
 
 
+def check_repeats(ndim: int, negative: bool) -> None:
+    """``repeat``'s counts as numpy takes them: an int or a one-dimensional array
+    (``ndim``: 0 for an int), none negative (jax and TensorFlow dropped or
+    shifted elements for a negative count; where counts are tracers or a graph's,
+    ``negative`` is False: the owner's).
+    """
+    if ndim > 1:
+        raise arg_error(ValueError, "repeat", "repeats", "an int or a "
+                        "one-dimensional array", f"a {ndim}-d array")
+    if negative:
+        raise arg_error(ValueError, "repeat", "repeats", "counts >= 0",
+                        "a negative count")
+
+
 def refuse_negative_powers(xp: ModuleType, pow_: Callable[..., Any],
                            concrete: Callable[[Any], bool] = lambda x: True
                            ) -> Callable[..., Any]:

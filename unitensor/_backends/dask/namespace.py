@@ -24,7 +24,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
-from .._fixes import refuse_empty_reduction, refuse_negative_powers
+from .._fixes import check_repeats, refuse_empty_reduction, refuse_negative_powers
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import indexing, linalg
@@ -211,12 +211,16 @@ def _repeat(x: da.Array, repeats: Any, /, *, axis: int | None = None) -> da.Arra
         # the result's size is the repeats' sum: they are computed (one pass over
         # their graph, not x's), so that the result has a known shape
         # (as any read computes: an error in their graph reaches the user noted)
-        counts = materialise(repeats).reshape(-1)
+        counts = materialise(repeats)
+        check_repeats(counts.ndim, bool((counts < 0).any()))
+        counts = counts.reshape(-1)
         if counts.size != 1:
             index = np.repeat(np.arange(x.shape[axis]), counts)
             return (da.take(x, index, axis=axis) if index.size else
                     _empty_along(x, axis))
         repeats = int(counts[0])
+    else:
+        check_repeats(0, repeats < 0)
     if x.shape[axis] * repeats == 0:
         return _empty_along(x, axis)
     return da.repeat(x, repeats, axis=axis)

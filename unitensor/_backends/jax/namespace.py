@@ -13,6 +13,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from .._fixes import (
     COMPLEX_SPECIAL_CASES,
+    check_repeats,
     complex_special_cases_fixed,
     floor_divide_fixed,
     refuse_negative_powers,
@@ -90,6 +91,18 @@ def _concrete(x: object) -> bool:
     return not isinstance(x, jax.core.Tracer)
 
 
+def _repeat(x: jax.Array, repeats: Any, /, *, axis: int | None = None) -> jax.Array:
+    """numpy's refusals of repeats it cannot take (jnp.repeat dropped elements for
+    a negative count: [0, 1, 2] repeated [1, -1, 2] gave [1, 2]), where they
+    are known (not tracers).
+    """
+    if isinstance(repeats, int):
+        check_repeats(0, repeats < 0)
+    elif _concrete(repeats) and hasattr(repeats, "ndim"):
+        check_repeats(repeats.ndim, repeats.size > 0 and bool(jnp.any(repeats < 0)))
+    return jnp.repeat(x, repeats, axis=axis)
+
+
 def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     """jnp.permute_dims refuses negative axes, which the standard allows."""
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
@@ -104,7 +117,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "floor_divide": floor_divide_fixed(jnp), "remainder": remainder_fixed(jnp),
     "sign": sign_fixed(jnp), "min": _nan_propagating("min"),
     "max": _nan_propagating("max"),
-    "pow": refuse_negative_powers(jnp, jnp.pow, _concrete),
+    "pow": refuse_negative_powers(jnp, jnp.pow, _concrete), "repeat": _repeat,
     "take": refuse_out_of_bounds("take", jnp.take, _concrete),
     "take_along_axis": refuse_out_of_bounds("take_along_axis", jnp.take_along_axis,
                                             _concrete, default_axis=-1)}

@@ -281,6 +281,14 @@ def _complex_via_numpy(name: str, native: Callable[..., Any]) -> Callable[..., A
     return fixed
 
 
+def _imag(x: torch.Tensor, /) -> torch.Tensor:
+    """The imaginary part of a real array is zeros of its dtype (numpy's and
+    jax's answer; torch refused: "imag is not implemented for tensors with
+    non-complex dtypes").
+    """
+    return torch.imag(x) if x.is_complex() else torch.zeros_like(x)
+
+
 def _int64_indices(take_along_axis: Callable[..., Any]) -> Callable[..., Any]:
     """torch.take_along_dim takes int64 indices only (numpy: any integer dtype)."""
     def fixed(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1) -> Any:
@@ -299,7 +307,7 @@ FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
              pow=pow_fixed(compat_torch, torch.Tensor.is_complex),
-             take=refuse_out_of_bounds("take", compat_torch.take),
+             take=refuse_out_of_bounds("take", compat_torch.take), imag=_imag,
              take_along_axis=refuse_out_of_bounds(
                  "take_along_axis", _int64_indices(compat_torch.take_along_axis),
                  default_axis=-1),

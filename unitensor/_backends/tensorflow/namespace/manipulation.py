@@ -11,6 +11,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from ..._fixes import check_repeats
 from ._base import Tensor, _axes, _cast, _promote_all
 
 
@@ -85,6 +86,11 @@ def tile(x: Tensor, repetitions: Any, /) -> Tensor:
 
 
 def repeat(x: Tensor, repeats: Any, /, *, axis: int | None = None) -> Tensor:
+    if isinstance(repeats, tf.Tensor):
+        check_repeats(repeats.shape.rank or 0, tf.executing_eagerly() and bool(
+            tf.math.reduce_any(repeats < 0)))
+    else:
+        check_repeats(0, repeats < 0)
     if axis is None:
         x, axis = tf.reshape(x, [-1]), 0
     if x.shape.num_elements() == 0:  # TF's repeat fails on empty arrays along a
