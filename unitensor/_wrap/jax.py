@@ -5,8 +5,9 @@ As the caller, a call with concrete arrays and no transformation is a plain call
 call is one primitive, ``unitensor_wrap``, whose JVP, transpose and batching
 rules bind it again on the body's derivatives and batched form (computed by the
 body's framework), so every JAX transformation composes with it at any order.
-Concrete arrays run on views; under ``jax.jit`` the body runs in
-``jax.experimental.buffer_callback``, which hands it XLA's own buffers.
+Concrete arrays run on views; under ``jax.jit`` the body runs on XLA's own
+buffers, in unitensor's XLA FFI handler on the CPU (ext/_xla.c), else in
+``jax.experimental.buffer_callback``: ``jit_route`` alone chooses.
 
 As the body, a jax function's derivatives are ``jax.vjp`` and ``jax.jvp``, and its
 batched form ``jax.vmap``.
