@@ -36,11 +36,14 @@ def test_jax_jit_of_a_torch_body_runs_in_unitensors_ffi_handler():
     assert autodiff.jit_route("cpu") == "ffi"
 
 
+# (a jit compile each: the whole sweep in the slow tier, two in the fast one)
 @pytest.mark.parametrize(("dtype", "shape"), [
-    ("float32", (2, 3)), ("float64", ()), ("float16", (4,)), ("bfloat16", (3, 1)),
-    ("complex64", (2,)), ("complex128", (1, 2, 2)), ("int8", (5,)), ("int16", (2,)),
-    ("int32", (0, 3)), ("int64", (3,)), ("uint8", (4,)), ("uint16", (2,)),
-    ("uint32", (1,)), ("uint64", (2,)), ("bool", (2, 2))])
+    ("float32", (2, 3)), ("bfloat16", (3, 1))] + [
+    pytest.param(dtype, shape, marks=pytest.mark.slow) for dtype, shape in [
+        ("float64", ()), ("float16", (4,)), ("complex64", (2,)),
+        ("complex128", (1, 2, 2)), ("int8", (5,)), ("int16", (2,)), ("int32", (0, 3)),
+        ("int64", (3,)), ("uint8", (4,)), ("uint16", (2,)), ("uint32", (1,)),
+        ("uint64", (2,)), ("bool", (2, 2))]])
 def test_the_declared_abi_reads_every_dtype_and_shape_jaxlib_lends(dtype, shape, x64):
     # ext/xla_ffi.h against the installed jaxlib: the buffers' element types,
     # ranks, dims and data, in and out (a wrong offset reads garbage or crashes)
@@ -64,6 +67,7 @@ def test_the_declared_abi_reads_every_dtype_and_shape_jaxlib_lends(dtype, shape,
                                   want.ravel())
 
 
+@pytest.mark.slow  # two compiles (~1 s); the fast tier's jit(grad) tests run here too
 def test_gradients_and_vmap_under_jit_run_in_the_handler():
     f = ut.wrap("jax", "torch")(lambda v: torch.sin(v) * v)
     x = jnp.linspace(-1.0, 1.0, 6)
@@ -77,9 +81,10 @@ def test_gradients_and_vmap_under_jit_run_in_the_handler():
 
 
 @pytest.mark.parametrize(("error", "code"), [
-    (ValueError, "INVALID_ARGUMENT"), (TypeError, "INVALID_ARGUMENT"),
-    (NotImplementedError, "UNIMPLEMENTED"), (IndexError, "OUT_OF_RANGE"),
-    (KeyError, "UNKNOWN")])
+    (ValueError, "INVALID_ARGUMENT"), (NotImplementedError, "UNIMPLEMENTED")] + [
+    pytest.param(error, code, marks=pytest.mark.slow) for error, code in [
+        (TypeError, "INVALID_ARGUMENT"), (IndexError, "OUT_OF_RANGE"),
+        (KeyError, "UNKNOWN")]])
 def test_an_exception_in_the_body_under_jit_surfaces_with_its_type(error, code):
     # JAX raises an XLA error of a jitted call as its JaxRuntimeError: the
     # status code follows the body's exception type, the text is the exception
