@@ -481,11 +481,16 @@ handler(UtXlaCallFrame *frame)
         metadata->traits = 0;
         return NULL;
     }
-    if (frame->size < UT_XLA_SIZE_TO(UtXlaCallFrame, attributes) ||
-        frame->api->size < UT_XLA_SIZE_TO(UtXlaApi, make_error)) {
-        /* an XLA older than FFI API 0.1, which takes no handler of this kind:
-         * unreachable, and nothing can be reported without its error maker */
+    if (frame->api->size < UT_XLA_SIZE_TO(UtXlaApi, make_error)) {
+        /* an XLA older than FFI API 0.1 (jax.ffi, which registers the handler,
+         * came later): unreachable, and nothing can be reported without the
+         * error maker; stopping beats leaving the results unwritten */
         abort();
+    }
+    if (frame->size < UT_XLA_SIZE_TO(UtXlaCallFrame, attributes)) {
+        return xla_error(frame, UT_XLA_INTERNAL,
+                         "unitensor: XLA's call frame is older than the FFI ABI "
+                         "unitensor was built for (API 0.1)");
     }
     if (frame->stage != UT_XLA_STAGE_EXECUTE) {
         return NULL; /* nothing to prepare */

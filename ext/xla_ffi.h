@@ -4,11 +4,13 @@
  * It follows API version 0.1 of the XLA FFI C ABI, a stable, versioned ABI: every
  * struct starts with its size (`size`), fields are only ever appended, and a handler
  * says which API version it was built against when XLA asks (the metadata query).
- * Versions 0.1 to 0.5 (jaxlib 0.6 to 0.12, checked at test time by
- * tests/wrap/test_wrap_xla.py) lay out every struct below the same way; the newer
- * fields they add (an execution future, a RECORD stage, more API functions) lie past
- * what unitensor reads. Only what the handler reads or writes is declared here;
- * every other member is an opaque pointer or padding of the same size.
+ * The API versions of jaxlib 0.10.2 (0.3) and jaxlib 0.12 (0.5) lay out every struct
+ * below the same way and accept a handler that reports 0.1 (tests/wrap/test_wrap_xla.py
+ * checks the layout against the installed jaxlib through jax itself); the fields
+ * they add (an execution future, a RECORD stage, more API functions) lie past what
+ * unitensor reads. Only what the handler reads or writes is declared here; other
+ * members are left out where they follow the last one read, or kept as opaque
+ * pointers of the same size where they come before.
  */
 #ifndef UNITENSOR_XLA_FFI_H
 #define UNITENSOR_XLA_FFI_H
