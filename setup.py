@@ -29,6 +29,16 @@ setup(
             extra_link_args=extra_link_args,
         ),
         Extension(
+            # the XLA FFI handler of jax.jit calls (unitensor/_wrap/jax.py); its
+            # ABI is declared in ext/xla_ffi.h: no jax at build time
+            "unitensor._xla",
+            sources=["ext/_xla.c"],
+            depends=["ext/dlpack.h", "ext/xla_ffi.h"],
+            include_dirs=["ext"],
+            extra_compile_args=extra_compile_args,
+            extra_link_args=extra_link_args,
+        ),
+        Extension(
             "unitensor._fast",
             sources=["ext/_fast.c"],
             extra_compile_args=extra_compile_args,

@@ -141,13 +141,16 @@ def test_mypy_clean():
 @pytest.mark.skipif(shutil.which("mypy", path=os.path.dirname(sys.executable))
                     is None, reason="mypy is not installed (test extra)")
 def test_c_extension_stubs_match_the_built_modules(tmp_path):
-    """unitensor/_core.pyi and _fast.pyi describe what ext/ really exports."""
-    # The two stubs against the two modules: what they import is not followed
+    """unitensor/_core.pyi, _fast.pyi and _xla.pyi describe what ext/ really
+    exports.
+    """
+    # The stubs against the modules: what they import is not followed
     # (3 s, where building the whole package and numpy's stubs took 80 s).
     config = tmp_path / "stubtest.ini"
     config.write_text("[mypy]\nfollow_imports = skip\nignore_missing_imports = true\n")
     out = subprocess.run([sys.executable, "-m", "mypy.stubtest", "unitensor._core",
-                          "unitensor._fast", "--mypy-config-file", str(config)],
+                          "unitensor._fast", "unitensor._xla", "--mypy-config-file",
+                          str(config)],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
 

@@ -1012,6 +1012,7 @@ def test_jax_caller_gets_the_body_s_exception():
 
 def test_jax_jit_falls_back_to_pure_callback_without_buffer_callback(monkeypatch):
     from unitensor._wrap import jax as autodiff
+    monkeypatch.setattr(autodiff, "_xla_target", lambda: None)  # (no handler)
     monkeypatch.setattr(autodiff, "buffer_callback", None)
     loss = ut.wrap("jax", "torch")(torch.nn.MSELoss())
     x, y = jnp.arange(4.0), jnp.ones(4)

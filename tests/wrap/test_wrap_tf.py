@@ -652,6 +652,7 @@ def test_tf_bridged_calls_from_threads():
 
 def test_jax_to_tf_jit_falls_back_to_pure_callback(monkeypatch, x64):
     from unitensor._wrap import jax as autodiff
+    monkeypatch.setattr(autodiff, "_xla_target", lambda: None)  # (no handler)
     monkeypatch.setattr(autodiff, "buffer_callback", None)
     f = ut.wrap("jax", "tensorflow")(f_tf)
     a, b = (jnp.asarray(v) for v in _data(11))

@@ -5,8 +5,9 @@ As the caller, a call with concrete arrays and no transformation is a plain call
 call is one primitive, ``unitensor_wrap``, whose JVP, transpose and batching
 rules bind it again on the body's derivatives and batched form (computed by the
 body's framework), so every JAX transformation composes with it at any order.
-Concrete arrays run on views; under ``jax.jit`` the body runs in
-``jax.experimental.buffer_callback``, which hands it XLA's own buffers.
+Concrete arrays run on views; under ``jax.jit`` the body runs on XLA's own
+buffers, in unitensor's XLA FFI handler on the CPU (ext/_xla.c), else in
+``jax.experimental.buffer_callback``: ``jit_route`` alone chooses.
 
 As the body, a jax function's derivatives are ``jax.vjp`` and ``jax.jvp``, and its
 batched form ``jax.vmap``.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -290,16 +291,32 @@ def _abstract_eval(*avals: Any, fn: _Fn) -> tuple[Any, ...]:
     return fn.out_avals()
 
 
-def _lower(*xs: Any, fn: _Fn) -> Any:
-    """Under jit: the body runs in a callback, on XLA's own buffers."""
+def _lower(*xs: Any, fn: _Fn, route: str) -> Any:
+    """Under jit, where unitensor's FFI handler does not run (``route``, from
+    :func:`jit_route`): the body runs in a callback of JAX's, on XLA's own
+    buffers (``buffer_callback``), else on copies of them (``pure_callback``).
+    """
     types = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in fn.out_avals()]
-    body = fn.root.body()  # the body framework's part: write
-    if buffer_callback is None:
+    if route == "pure_callback" or buffer_callback is None:
         def host(*arrays: np.ndarray) -> list[np.ndarray]:
             ys = fn.run([fn.to_body(a) for a in arrays])
             return [np.asarray(fn.to_caller(y)) for y in ys]
         return jax.pure_callback(host, types, *xs)
+    run = _in_place(fn)
 
+    def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
+        run(buffers, outs)
+
+    return buffer_callback(run_in_place, types)(*xs)
+
+
+def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
+    """``fn`` over XLA's buffers, made once per lowering: ``run(arguments,
+    results)`` lends the arguments to the body, runs it, checks its outputs
+    against the traced avals and copies them into the results, then refuses a
+    body that kept an input (XLA reuses that memory once the call returns).
+    """
+    body = fn.root.body()  # the body framework's part: from_xla, write
     # XLA's buffers are compact and aligned, which any framework aliases: the
     # body's framework imports them directly (its from_dlpack), which saves
     # unitensor's general conversion (and its copy rule, moot here) per array
@@ -308,8 +325,12 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
     # launched into them, as Warp's jax_kernel does): optional in a part
     into = getattr(body, "into_xla", None)
     launch = into(fn.root) if into is not None and isinstance(fn, _Body) else None
+    avals = fn.out_avals()
+    # what each output must be, as the body gives it: a shape (a tuple, or
+    # torch's Size, equal to one) and unitensor's dtype, found once here
+    expected = [(a.shape, _same_dtype(a.dtype)) for a in avals]
 
-    def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
+    def run(buffers: Sequence[Any], outs: Sequence[Any]) -> None:
         xs = [lend(b) for b in buffers]
         if launch is not None:  # (it keeps no array: nothing to check after)
             launch(xs, [lend(b) for b in outs])
@@ -317,7 +338,10 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
         ys = fn.run_copied(xs)
-        _check(fn.out_avals(), [(tuple(y.shape), _dtype(y)) for y in ys])
+        if len(ys) != len(expected) or not all(
+                y.shape == shape and _same_dtype(_dtype(y)) == dtype
+                for y, (shape, dtype) in zip(ys, expected, strict=True)):
+            _check(avals, [(tuple(y.shape), _dtype(y)) for y in ys])  # raises
         _write(body, outs, ys)
         del ys
         kept = body.kept_inputs(xs)
@@ -325,18 +349,72 @@ def _lower(*xs: Any, fn: _Fn) -> Any:
             gc.collect()
             kept = body.kept_inputs(xs)
         if kept:
-            # the views lose their memory when the callback returns: a body
-            # that keeps one reads reused memory later, and writes corrupt it
+            # the views lose their memory when the call returns: a body that
+            # keeps one reads reused memory later, and writes corrupt it
             raise arg_error(ValueError, "wrap", "func", "a body that keeps none "
                             "of its inputs once it returns under jax.jit (they are "
                             "views of XLA's buffers, which XLA reuses after the "
                             "call: keep a copy, x.clone())",
                             f"a body that kept input {kept[0]}")
 
-    return buffer_callback(run_in_place, types)(*xs)
+    return run
 
 
-def _write(body: ModuleType, outs: list[Any], ys: list[Any]) -> None:
+# -- jax.jit on the CPU: unitensor's own XLA FFI handler -------------------------
+# ext/_xla.c's handler, registered with XLA as this custom call target, runs the
+# body on XLA's buffers: it takes the GIL and calls the call site's runner (an
+# _in_place function) once, with the arguments and results as unitensor._xla.Lent
+# objects (DLPack exporters, expired when the call returns). JAX's own
+# buffer_callback does the same through more machinery (~20 µs a call more).
+# The runner is named by its address (the call's "runner" attribute): the
+# executable holds it in its host callbacks, as long as the executable can run
+# (and JAX writes no executable with host callbacks to its persistent cache, so
+# no address outlives its process). A Python exception of the body becomes an
+# XLA error whose code follows its type (ValueError and TypeError:
+# INVALID_ARGUMENT, NotImplementedError: UNIMPLEMENTED, IndexError:
+# OUT_OF_RANGE, BufferError: FAILED_PRECONDITION), its text the formatted
+# exception: JAX raises it from the jitted call as a JaxRuntimeError.
+_XLA_TARGET = "unitensor_wrap_cpu"
+
+
+@functools.cache
+def _xla_target() -> str | None:
+    """The custom call target of ext/_xla.c's handler, registered with XLA on
+    first use; None where it cannot be (no ``unitensor._xla`` built, a jax
+    without ``jax.ffi``).
+    """
+    try:
+        from .. import _xla
+        jax.ffi.register_ffi_target(_XLA_TARGET, _xla.handler, platform="cpu")
+    except (ImportError, AttributeError):
+        return None
+    return _XLA_TARGET
+
+
+def jit_route(platform: str) -> str:
+    """How a bridged call runs under ``jax.jit`` on ``platform``, chosen here
+    alone: ``"ffi"`` (unitensor's XLA FFI handler, the CPU), else
+    ``"buffer_callback"`` (JAX's, jax >= 0.6.1), else ``"pure_callback"``
+    (JAX copies in and out).
+    """
+    if platform == "cpu" and _xla_target() is not None:
+        return "ffi"
+    return "pure_callback" if buffer_callback is None else "buffer_callback"
+
+
+def _lowering(ctx: Any, *args: Any, fn: _Fn) -> Any:
+    """The bridge primitive under jit, by :func:`jit_route`."""
+    platforms = ctx.module_context.platforms
+    route = jit_route(platforms[0] if len(platforms) == 1 else "several")
+    if route != "ffi":
+        return mlir.lower_fun(functools.partial(_lower, route=route),
+                              multiple_results=True)(ctx, *args, fn=fn)
+    run = _in_place(fn)
+    ctx.module_context.add_host_callback(run)  # (held by the executable)
+    return jax.ffi.ffi_lowering(_XLA_TARGET)(ctx, *args, runner=np.uint64(id(run)))
+
+
+def _write(body: ModuleType, outs: Sequence[Any], ys: list[Any]) -> None:
     """The body's outputs ``ys`` copied into XLA's buffers ``outs``."""
     for out, y in zip(outs, ys, strict=True):
         body.write(out, y)
@@ -396,7 +474,7 @@ _bridge_p.def_abstract_eval(_abstract_eval)
 ad.primitive_jvps[_bridge_p] = _jvp_rule
 ad.primitive_transposes[_bridge_p] = _transpose_rule
 batching.primitive_batchers[_bridge_p] = _batch_rule
-mlir.register_lowering(_bridge_p, mlir.lower_fun(_lower, multiple_results=True))
+mlir.register_lowering(_bridge_p, _lowering)
 
 
 # -- hand-overs: the parts' own route (Bridge.handed) -----------------------------

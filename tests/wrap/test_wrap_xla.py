@@ -1,0 +1,165 @@
+"""Under ``jax.jit`` on the CPU a bridged call runs in unitensor's own XLA FFI
+handler (ext/_xla.c, its ABI declared in ext/xla_ffi.h): these tests check that
+route is taken, that the ABI as declared matches the installed jaxlib (values of
+every dtype and layout the handler maps, through jax itself, nothing compiled),
+that a body's exception surfaces with its type's code, and that the guards of
+the caller's immutable inputs hold. The fallbacks (JAX's buffer_callback, then
+pure_callback) are chosen in one place, ``jit_route``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import unitensor as ut
+
+torch = pytest.importorskip("torch")
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+_xla = pytest.importorskip("unitensor._xla", reason="the C extension is not built")
+autodiff = pytest.importorskip("unitensor._wrap.jax")
+
+
+def _doubled(x):
+    return x * 2
+
+
+def test_jax_jit_of_a_torch_body_runs_in_unitensors_ffi_handler():
+    f = jax.jit(ut.wrap("jax", "torch")(_doubled))
+    x = jnp.arange(5.0)
+    assert "custom_call @unitensor_wrap_cpu" in f.lower(x).as_text()
+    before = _xla.calls()
+    np.testing.assert_array_equal(f(x), [0.0, 2.0, 4.0, 6.0, 8.0])
+    np.testing.assert_array_equal(f(x + 1), [2.0, 4.0, 6.0, 8.0, 10.0])
+    assert _xla.calls() == before + 2  # one handler call a jitted call
+    assert autodiff.jit_route("cpu") == "ffi"
+
+
+# (a jit compile each: the whole sweep in the slow tier, two in the fast one)
+@pytest.mark.parametrize(("dtype", "shape"), [
+    ("float32", (2, 3)), ("bfloat16", (3, 1))] + [
+    pytest.param(dtype, shape, marks=pytest.mark.slow) for dtype, shape in [
+        ("float64", ()), ("float16", (4,)), ("complex64", (2,)),
+        ("complex128", (1, 2, 2)), ("int8", (5,)), ("int16", (2,)), ("int32", (0, 3)),
+        ("int64", (3,)), ("uint8", (4,)), ("uint16", (2,)), ("uint32", (1,)),
+        ("uint64", (2,)), ("bool", (2, 2))]])
+def test_the_declared_abi_reads_every_dtype_and_shape_jaxlib_lends(dtype, shape, x64):
+    # ext/xla_ffi.h against the installed jaxlib: the buffers' element types,
+    # ranks, dims and data, in and out (a wrong offset reads garbage or crashes)
+    n = int(np.prod(shape))
+    x = jnp.asarray((np.arange(n) % 2 if dtype == "bool" else np.arange(n))
+                    .reshape(shape).astype(np.dtype("bool") if dtype == "bool"
+                                           else jnp.dtype(dtype)))
+    seen = []
+
+    def body(v):
+        seen.append((tuple(v.shape), v.dtype))
+        return v.clone(), v.flatten()
+
+    same, flat = jax.jit(ut.wrap("jax", "torch")(body))(x)
+    assert seen[-1][0] == shape
+    assert same.dtype == x.dtype
+    assert same.shape == shape
+    want = np.asarray(x).astype(np.complex128)  # (every dtype compares so)
+    np.testing.assert_array_equal(np.asarray(same).astype(np.complex128), want)
+    np.testing.assert_array_equal(np.asarray(flat).astype(np.complex128),
+                                  want.ravel())
+
+
+@pytest.mark.slow  # two compiles (~1 s); the fast tier's jit(grad) tests run here too
+def test_gradients_and_vmap_under_jit_run_in_the_handler():
+    f = ut.wrap("jax", "torch")(lambda v: torch.sin(v) * v)
+    x = jnp.linspace(-1.0, 1.0, 6)
+    before = _xla.calls()
+    grad = jax.jit(jax.grad(lambda v: f(v).sum()))(x)
+    np.testing.assert_allclose(grad, np.cos(x) * x + np.sin(x), rtol=1e-6)
+    batched = jax.jit(jax.vmap(f))(x.reshape(2, 3))
+    np.testing.assert_allclose(batched, (np.sin(x) * x).reshape(2, 3), rtol=1e-6)
+    # the pullback (grad drops the unused forward); the batched call
+    assert _xla.calls() == before + 2
+
+
+@pytest.mark.parametrize(("error", "code"), [
+    (ValueError, "INVALID_ARGUMENT"), (NotImplementedError, "UNIMPLEMENTED")] + [
+    pytest.param(error, code, marks=pytest.mark.slow) for error, code in [
+        (TypeError, "INVALID_ARGUMENT"), (IndexError, "OUT_OF_RANGE"),
+        (KeyError, "UNKNOWN")]])
+def test_an_exception_in_the_body_under_jit_surfaces_with_its_type(error, code):
+    # JAX raises an XLA error of a jitted call as its JaxRuntimeError: the
+    # status code follows the body's exception type, the text is the exception
+    calls = []
+
+    def body(v):
+        calls.append(1)
+        if len(calls) > 1:  # (the first: the shape pass, on zeros)
+            raise error("the body's own message")
+        return v * 2
+
+    f = jax.jit(ut.wrap("jax", "torch")(body))
+    with pytest.raises(jax.errors.JaxRuntimeError, match=(
+            rf"^{code}: (.|\n)*{error.__name__}: .?the body's own message")):
+        f(jnp.ones(3)).block_until_ready()
+
+
+def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires():
+    kept = {}
+    original = autodiff._in_place
+
+    def spy(fn):  # the Lents the handler passes, kept past the call
+        run = original(fn)
+
+        def run_keeping(buffers, outs):
+            kept["buffers"] = buffers
+            return run(buffers, outs)
+        return run_keeping
+
+    def body(v):
+        kept["view"] = v
+        return v * 2
+
+    f = ut.wrap("jax", "torch")(body)
+    try:
+        autodiff._in_place = spy
+        with pytest.raises(jax.errors.JaxRuntimeError, match=r"INVALID_ARGUMENT: "
+                           r"(.|\n)*ValueError: wrap\(\): func: expected a body that "
+                           r"keeps none of its inputs"):
+            jax.jit(lambda v: f(v + 1.0))(jnp.ones(4)).block_until_ready()
+    finally:
+        autodiff._in_place = original
+    buffer = kept["buffers"][0]
+    assert buffer.expired
+    assert not buffer.writeable
+    assert buffer.shape == (4,)
+    with pytest.raises(BufferError, match="whose call has returned"):
+        buffer.__dlpack__()
+
+
+def test_a_torch_body_writing_into_its_input_under_jit_is_refused():
+    def body(v):
+        v.add_(1.0)
+        return v * 2
+
+    x = jnp.arange(3.0)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"INVALID_ARGUMENT: "
+                       r"(.|\n)*wrote into one in place \(add_\)"):
+        jax.jit(ut.wrap("jax", "torch", output_shapes=jax.ShapeDtypeStruct(
+            (3,), jnp.float32))(body))(x).block_until_ready()
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("route", ["buffer_callback", "pure_callback"])
+def test_the_fallback_routes_still_run(monkeypatch, route):
+    # where the handler is not built (or on another platform), JAX's callbacks
+    if route == "buffer_callback" and autodiff.buffer_callback is None:
+        pytest.skip("jax < 0.6.1 has no buffer_callback")
+    monkeypatch.setattr(autodiff, "_xla_target", lambda: None)
+    if route == "pure_callback":
+        monkeypatch.setattr(autodiff, "buffer_callback", None)
+    assert autodiff.jit_route("cpu") == route
+    f = jax.jit(ut.wrap("jax", "torch")(_doubled))
+    x = jnp.arange(3.0)
+    assert "unitensor_wrap_cpu" not in f.lower(x).as_text()
+    before = _xla.calls()
+    np.testing.assert_array_equal(f(x), [0.0, 2.0, 4.0])
+    assert _xla.calls() == before

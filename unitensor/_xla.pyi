@@ -1,0 +1,32 @@
+"""Types of unitensor._xla (ext/_xla.c): the XLA FFI handler of ``jax.jit`` calls.
+
+Kept in step with ext/_xla.c by hand: its PyMethodDef and PyGetSetDef tables
+are the source of truth.
+"""
+
+from typing import Any, Final, final
+
+#: the handler's address, as jax.ffi.register_ffi_target takes it (a capsule)
+handler: Final[Any]
+#: the XLA FFI API version the handler reports (ext/xla_ffi.h)
+API_MAJOR: Final[int]
+API_MINOR: Final[int]
+
+def calls() -> int:
+    """How many bridged calls the handler has run (its execute stage)."""
+
+@final
+class Lent:
+    """A buffer XLA lends to a bridged call, for that call only."""
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def writeable(self) -> bool: ...
+    @property
+    def expired(self) -> bool: ...
+    def __dlpack__(self, *, stream: Any = None,
+                   max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None,
+                   copy: bool | None = None) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
