@@ -1372,6 +1372,9 @@ def test_a_value_array_written_through_a_dask_mask_as_numpy_writes_it():
     with pytest.raises(TypeError, match=r"^__setitem__\(\): value: expected a value "
                        r"of 0 or 1 dimension"):
         w[w > 0] = ut.ones((1, 6))        # numpy's TypeError too
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): value: expected a value "
+                       r"of one element or of the mask's count of True, 4, got 2"):
+        g[np.array([[True, False, True], [False, True, True]])] = np.ones(2)  # now
 
 
 def test_an_unknown_size_against_a_known_one_pairs_as_numpy_does():

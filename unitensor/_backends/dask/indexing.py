@@ -467,7 +467,8 @@ def setitem(x: da.Array, key: object, value: Any, /) -> da.Array:
                   for k in map(known, key if type(key) is tuple else (key,)))
     if (len(parts) == 1 and isinstance(parts[0], da.Array) and (np.ndim(value) or
                                                               not x.ndim)
-            and parts[0].dtype == np.bool_ and _lined_up(x, parts[0])):
+            and parts[0].dtype == np.bool_ and _lined_up(x, parts[0])
+            and (held(parts[0]) is None or parts[0].ndim > 1)):  # (else indices)
         # (dask writes a scalar through a mask of all axes itself, but for 0-d x)
         return _masked_write(x, parts[0], value)
     if any(_is_0d(k, "b") for k in parts):  # (a numpy one is a bool by now)
@@ -542,6 +543,9 @@ def _masked_write(x: da.Array, mask: da.Array, value: Any) -> da.Array:
         raise arg_error(TypeError, "__setitem__", "value", "a value of 0 or 1 "
                         "dimension where the key is a mask", f"shape {shape}")
     value = value.reshape(-1) if not shape else value  # (a scalar: one element)
+    values = held(mask)
+    if values is not None and shape and shape[0] is not None:  # checked now
+        _fits(shape[0], int(np.count_nonzero(values)))
     flat = mask.reshape(-1) if mask.ndim != 1 else mask  # (dask: not of size None)
     # dask's Blelloch scan: its default one fails on empty or unknown chunks
     ranks = da.cumsum(flat.astype(np.intp), axis=0, method="blelloch") - 1
@@ -560,13 +564,20 @@ def _write_block(block: np.ndarray, mask: np.ndarray, ranks: np.ndarray,
     """One chunk of ``_masked_write``: numpy's check of the value's size, then
     the chunk with the value's elements at the places its mask selects.
     """
-    if value.size not in (1, int(count)):
-        raise arg_error(ValueError, "__setitem__", "value", "a value of one "
-                        f"element or of the mask's count of True, {int(count)}",
-                        f"{value.size} elements")
+    _fits(value.size, int(count))
     out = block.copy()
     out[mask] = value.reshape(-1)[ranks[mask] if value.size != 1 else 0]
     return out
+
+
+def _fits(size: int, count: int) -> None:
+    """numpy's rule for a value written through a mask: one element, or one for
+    each of the mask's True.
+    """
+    if size not in (1, count):
+        raise arg_error(ValueError, "__setitem__", "value", "a value of one "
+                        f"element or of the mask's count of True, {count}",
+                        f"{size} elements")
 
 
 def _selection(x: da.Array, parts: tuple[Any, ...]) -> tuple[float, ...]:
