@@ -467,8 +467,7 @@ def setitem(x: da.Array, key: object, value: Any, /) -> da.Array:
                   for k in map(known, key if type(key) is tuple else (key,)))
     if (len(parts) == 1 and isinstance(parts[0], da.Array) and (np.ndim(value) or
                                                               not x.ndim)
-            and parts[0].dtype == np.bool_ and _lined_up(x, parts[0])
-            and (held(parts[0]) is None or parts[0].ndim > 1)):  # (else indices)
+            and parts[0].dtype == np.bool_ and _lined_up(x, parts[0])):
         # (dask writes a scalar through a mask of all axes itself, but for 0-d x)
         return _masked_write(x, parts[0], value)
     if any(_is_0d(k, "b") for k in parts):  # (a numpy one is a bool by now)
