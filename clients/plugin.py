@@ -26,6 +26,7 @@ their CopyWarning is let through.
 from __future__ import annotations
 
 import json
+import linecache
 import os
 import re
 import warnings
@@ -178,6 +179,12 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         if report.failed:
             crash = getattr(report.longrepr, "reprcrash", None)
             message = crash.message if crash is not None else str(report.longrepr)
+            if crash is not None and ":" not in message.partition("\n")[0]:
+                # a bare exception (a client's own `assert`, outside pytest's
+                # rewriting): the line that raised it names the failure
+                line = linecache.getline(crash.path, crash.lineno).strip()
+                message = (f"{message.partition(chr(10))[0]} at "
+                           f"{os.path.basename(crash.path)}:{crash.lineno}: {line}")
         _log({"id": common_id(report.nodeid), "outcome": outcome,
               "message": message.splitlines()[0][:300] if message else ""})
 

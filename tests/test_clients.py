@@ -257,14 +257,7 @@ def test_clients_runner_charges_a_process_death_to_its_test_and_runs_the_rest(
                         "test_case[hangs-XP]": "crashed"}
 
 
-# array-api-extra recognises a lazy array by its type (dask's, jax's) and takes its
-# lazy paths for those only; on a dask-owned Tensor it takes the eager ones, whose
-# data-dependent shapes (x[mask] = f(x[mask]), a 0-d mask, argsort after a mask) the
-# dask owner refuses: not solved yet, docs/conformance.md lists them.
-DASK_OPEN = pytest.mark.xfail(
-    reason="array-api-extra's eager paths on the dask owner (data-dependent shapes): "
-           "open, docs/conformance.md", strict=False)
-CLIENT_RUNS = [pytest.param(suite, owner, marks=[DASK_OPEN] if owner == "dask" else [])
+CLIENT_RUNS = [pytest.param(suite, owner)
                for suite in ("scikit-learn", "array-api-extra")
                for owner in ("numpy", "torch", "jax", "tensorflow", "dask")
                if (suite, owner) != ("scikit-learn", "dask")]

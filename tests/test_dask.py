@@ -175,8 +175,6 @@ def test_unknown_sizes_are_none_never_nan():
 
 @pytest.mark.parametrize(("func", "call"), [
     ("reshape", lambda m, x: ut.reshape(m, (-1, 1))),
-    ("sort", lambda m, x: ut.sort(m)),
-    ("add", lambda m, x: m + x),
     ("flip", lambda m, x: ut.flip(m)),
     ("__len__", lambda m, x: len(m)),
 ])
@@ -829,9 +827,7 @@ def test_setitem_refuses_what_dask_cannot_write_naming_the_key():
     # shape (nan,)", "Incorrect shape ((2, 2)) of integer indices", "at most one
     # dimension's assignment index ...": a refusal of the dask owner instead
     a = np.arange(6.0).reshape(2, 3)
-    mask = np.array([[True, False, True], [False, True, True]])
-    for key, value in [(mask, np.array([-1.0, -2.0, -3.0, -4.0])),
-                       (dask_mask([True, False]), np.array([-1.0, -2.0, -3.0])),
+    for key, value in [(dask_mask([True, False]), np.array([-1.0, -2.0, -3.0])),
                        (np.array([[0, 1], [1, 0]]), -1.0),
                        ((np.array([0, 1]), np.array([1, 2])), -1.0),
                        ((dask_mask(np.array(True)), 0), -1.0)]:
@@ -1338,3 +1334,89 @@ def test_sizes_from_a_second_mask_are_never_paired_by_position():
         (m + m[m > 4]).numpy()  # refused (5 and 3 elements), never values
     siblings = (m > 3) & (m < 6)  # one mask's sizes: paired, nothing computed
     np.testing.assert_array_equal(m[siblings].numpy(), [4.0, 5.0])
+
+
+# -- array-api-extra's eager paths on the dask owner (docs/dask.md) ----------------
+def test_a_value_array_written_through_a_dask_mask_as_numpy_writes_it():
+    # before: refused (an IndexError, or dask's "value array of shape (nan,)")
+    data = np.arange(-3.0, 7.0)
+    x = ut.dask.chunked(data.copy(), 3)
+    m = x > 0
+    with computations() as count:
+        x[m] = x[m] * 10                  # array-api-extra's at(x, m).multiply(10)
+        y = ut.dask.chunked(data.copy(), 3)
+        y[y > 0] = ut.asarray([5.0])      # one element, to every selected place
+        z = ut.asarray(da.from_array(np.array(2.0)))
+        z[z > 1] = z[z > 1] + 1           # a 0-d mask of a 0-d array
+        s = ut.asarray(da.from_array(np.array(2.0)))
+        s[s > 5] = 7.0                    # (before: refused, a dask 0-d bool)
+        g = ut.dask.chunked(np.arange(6.0).reshape(2, 3), 2)
+        g[np.array([[True, False, True], [False, True, True]])] = np.array(
+            [-1.0, -2.0, -3.0, -4.0])         # a mask of 2 axes (before: refused)
+        m = x[x > 5]
+        m[m > 25] = m[m > 25] / 2             # m's own size known once computed
+    assert count[0] == 0
+    assert s.numpy() == 2.0
+    np.testing.assert_array_equal(g.numpy(), [[-1.0, 1.0, -2.0], [3.0, -3.0, -4.0]])
+    np.testing.assert_array_equal(m.numpy(), [10.0, 20.0, 15.0, 20.0, 25.0, 30.0])
+    expect = data.copy()
+    expect[data > 0] *= 10
+    np.testing.assert_array_equal(x.numpy(), expect)
+    np.testing.assert_array_equal(y.numpy(), np.where(data > 0, 5.0, data))
+    assert z.numpy() == 3.0
+    w = ut.dask.chunked(data.copy(), 3)
+    w[w > 0] = ut.asarray([1.0, 2.0])     # numpy refuses 2 values for 6 places
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): value: expected a value "
+                       r"of one element or of the mask's count of True, 6, got 2"):
+        w.numpy()
+    with pytest.raises(TypeError, match=r"^__setitem__\(\): value: expected a value "
+                       r"of 0 or 1 dimension"):
+        w[w > 0] = ut.ones((1, 6))        # numpy's TypeError too
+    with pytest.raises(ValueError, match=r"^__setitem__\(\): value: expected a value "
+                       r"of one element or of the mask's count of True, 4, got 2"):
+        g[np.array([[True, False, True], [False, True, True]])] = np.ones(2)  # now
+
+
+def test_an_unknown_size_against_a_known_one_pairs_as_numpy_does():
+    # before: refused (multiply(): x1: expected an array of known shape; __iadd__():
+    # other: expected a shape that broadcasts to (None,))
+    data = np.array([10.0, 20.0, 30.0, 40.0])
+    x = ut.dask.chunked(data, 2)
+    y = ut.asarray([2.0, 3.0])
+    np.testing.assert_array_equal((x[x > 25] * y).numpy(), [60.0, 120.0])
+    t = x[x > 25]
+    t += y
+    assert t.shape == (2,)
+    np.testing.assert_array_equal(t.numpy(), [32.0, 43.0])
+    # a size 1, in a chunk of 0 and a chunk of 1: broadcast, as numpy does
+    np.testing.assert_array_equal((x[x > 35] * y).numpy(), [80.0, 120.0])
+    with pytest.raises(ValueError, match=r"^multiply\(\): x1, x2: expected shapes "
+                       r"that broadcast together, got \(3,\) and \(2,\)"):
+        x[x > 15] * y
+    u = x[x > 35]
+    with pytest.raises(ValueError, match=r"^__iadd__\(\): other: "):
+        u += y                            # numpy: (1,) += (2,) is refused
+
+
+def test_sort_argsort_and_take_along_an_unknown_size_stay_lazy():
+    # before: refused (argsort(): x: expected an array of known shape)
+    data = np.array([5.0, 3, 9, 1, 7, 2, 8, 0, 6, 4])
+    x = ut.dask.chunked(data, 3)
+    with computations() as count:
+        m = x[x > 2]
+        order = ut.argsort(m)
+        s = ut.sort(m, descending=True)
+        taken = ut.take(m, order, axis=0)
+        grid = ut.dask.chunked(np.arange(12.0).reshape(3, 4)[::-1].copy(), 2)
+        cols = ut.sort(grid[:, grid[0] > 8], axis=0)
+    assert count[0] == 0
+    assert order.shape == s.shape == taken.shape == (None,)
+    kept = data[data > 2]
+    np.testing.assert_array_equal(order.numpy(), np.argsort(kept, stable=True))
+    np.testing.assert_array_equal(s.numpy(), np.sort(kept)[::-1])
+    np.testing.assert_array_equal(taken.numpy(), np.sort(kept))
+    np.testing.assert_array_equal(cols.numpy(), np.sort(np.arange(12.0).reshape(
+        3, 4)[::-1][:, [1, 2, 3]], axis=0))
+    with pytest.raises(IndexError, match=r"^take\(\): indices: expected indices "
+                       r"from -7 to 6"):
+        ut.take(m, ut.dask.chunked(np.array([0, 9]), 1), axis=0).numpy()

@@ -63,6 +63,7 @@ from ._errors import (
     is_ours,
     refused,
     renamed,
+    restated,
 )
 from ._fastpath import enter_owner, learn, leave_owner, owner_blocks
 from ._standard import (
@@ -1223,7 +1224,15 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
         # The framework's own in-place operator cannot (torch's uint16/32/64):
         # the general path computes it (raising its own refusal, outside the
         # handler), written back if it keeps x's dtype and shape.
-        result = binary(name, x, other)
+        if None in x.shape:  # sizes a lazy owner pairs (computing them) only now
+            try:
+                result = binary(name, x, other)
+            except ValueError as exc:
+                if not is_ours(exc):
+                    raise
+                raise restated(exc, ValueError, func, "other") from failure
+        else:
+            result = binary(name, x, other)
         try:
             _check_result(x, result, func)
         except TypeError as error:
@@ -1249,7 +1258,10 @@ def _check_result(x: Tensor, result: Tensor, func: str) -> None:
     operation, not only the promotion, decides: bool / bool is floating).
     """
     if result.dtype is not x.dtype or result.shape != x.shape:
-        raise arg_error(TypeError, func, "other", "an operand that keeps the "
+        # a shape alone (known once a lazy owner computed it) is a ValueError, as
+        # _check_keeps_dtype_and_shape's
+        raise arg_error(TypeError if result.dtype is not x.dtype else ValueError,
+                        func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name} and shape {x.shape}",
                         f"one giving {result.dtype.name} {result.shape}")
 
@@ -1290,7 +1302,9 @@ def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name}", f"{got}")
     shape = () if kind in _PYTHON_SCALARS else other.shape
-    if len(shape) > x.ndim or any(o not in (1, d) for o, d in
+    # a size of x's known only once a lazy owner computes (None) is the
+    # operation's to pair (dask's computes it there) and _check_result's to check
+    if len(shape) > x.ndim or any(o not in (1, d) and d is not None for o, d in
                                   zip(reversed(shape), reversed(x.shape),
                                       strict=False)):
         raise arg_error(ValueError, func, "other", "a shape that broadcasts to the "

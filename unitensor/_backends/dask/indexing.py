@@ -27,7 +27,7 @@ import numpy as np
 from ..._errors import arg_error, restated
 from .interop import held, materialise
 from .interop import shape as sizes
-from .shapes import needs_known_shape, shape_text, unknown
+from .shapes import needs_known_shape, related, shape_text, unknown
 
 
 def _integer_array(k: Any) -> bool:
@@ -76,7 +76,7 @@ def _gather(x: da.Array, key: tuple[Any, ...]) -> da.Array:
     return x.reshape(-1)[flat].reshape(shape)
 
 
-def _in_bounds(k: np.ndarray, /, *, n: int, axis: int, func: str,
+def in_bounds(k: np.ndarray, /, *, n: int, axis: int, func: str,
                arg: str) -> np.ndarray:
     """Indices (of one chunk) refused, as numpy refuses them, where one is outside
     an axis of size ``n``: dask's gathers wrap them silently.
@@ -100,7 +100,7 @@ def within(k: Any, n: float, axis: int, func: str = "__getitem__",
         # every index is out of bounds, a dask array's too: known now
         raise arg_error(IndexError, func, arg, f"no index along axis {axis} (of "
                         "size 0)", f"indices of shape {tuple(map(int, k.shape))}")
-    check = functools.partial(_in_bounds, n=int(n), axis=axis, func=func, arg=arg)
+    check = functools.partial(in_bounds, n=int(n), axis=axis, func=func, arg=arg)
     if isinstance(k, (int, np.integer)):
         check(np.asarray(k))
     elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
@@ -465,6 +465,11 @@ def setitem(x: da.Array, key: object, value: Any, /) -> da.Array:
     # numpy ints and 0-d integer arrays as ints: dask assigns through none
     parts = tuple(_bound(k) if _is_0d(k, "iu") else k
                   for k in map(known, key if type(key) is tuple else (key,)))
+    if (len(parts) == 1 and isinstance(parts[0], da.Array) and (np.ndim(value) or
+                                                              not x.ndim)
+            and parts[0].dtype == np.bool_ and _lined_up(x, parts[0])):
+        # (dask writes a scalar through a mask of all axes itself, but for 0-d x)
+        return _masked_write(x, parts[0], value)
     if any(_is_0d(k, "b") for k in parts):  # (a numpy one is a bool by now)
         raise arg_error(IndexError, "__setitem__", "key", "a Python, numpy or no "
                         "0-d bool (dask owner: a dask one's size is known once "
@@ -509,6 +514,69 @@ def setitem(x: da.Array, key: object, value: Any, /) -> da.Array:
         value = _reshaped(value, target, index(x, plain).shape)
     updated[plain if len(plain) != 1 else plain[0]] = value  # ((m2d,): dask fails)
     return updated
+
+
+def _lined_up(x: da.Array, mask: da.Array) -> bool:
+    """Whether ``mask`` covers all of x's axes, chunk for chunk where a size is
+    known only once computed (one axis, the mask made from x: ``m[m > 0]``).
+    """
+    if not unknown(x) and not unknown(mask):
+        return mask.shape == x.shape
+    return (x.ndim == mask.ndim == 1 and mask.numblocks == x.numblocks
+            and related(x, mask))
+
+
+def _masked_write(x: da.Array, mask: da.Array, value: Any) -> da.Array:
+    """``x[mask] = value``, a dask mask of all of x's axes and a value array, as
+    numpy writes it, lazily: the value's elements go, in order, to the places
+    the mask selects (each place's rank among them a cumulative sum of the mask
+    in C order), or its one element to all of them. The value is one axis (a
+    size numpy checks against the mask's count, known once computed: checked
+    then) or of one element; each chunk's task is given the whole value (dask
+    cannot split it by counts it knows only once computed).
+    """
+    if not isinstance(value, da.Array):  # a Python scalar, or numpy's
+        value = da.from_array(np.asarray(value, dtype=x.dtype), chunks=-1)
+    shape = sizes(value)
+    if len(shape) > 1:  # numpy's rule: a mask selects along one axis
+        raise arg_error(TypeError, "__setitem__", "value", "a value of 0 or 1 "
+                        "dimension where the key is a mask", f"shape {shape}")
+    value = value.reshape(-1) if not shape else value  # (a scalar: one element)
+    values = held(mask)
+    if values is not None and shape and shape[0] is not None:  # checked now
+        _fits(shape[0], int(np.count_nonzero(values)))
+    flat = mask.reshape(-1) if mask.ndim != 1 else mask  # (dask: not of size None)
+    # dask's Blelloch scan: its default one fails on empty or unknown chunks
+    ranks = da.cumsum(flat.astype(np.intp), axis=0, method="blelloch") - 1
+    ranks = ranks.reshape(mask.shape) if mask.ndim != 1 else ranks
+    count = da.sum(flat.astype(np.intp))
+    index = tuple(range(x.ndim))
+    if not unknown(x):  # (else lined up chunk for chunk: _lined_up)
+        mask, ranks = mask.rechunk(x.chunks), ranks.rechunk(x.chunks)
+    return da.blockwise(_write_block, index, x, index, mask, index, ranks, index,
+                        value, (x.ndim,), count, (), concatenate=True,
+                        dtype=x.dtype, meta=x._meta)
+
+
+def _write_block(block: np.ndarray, mask: np.ndarray, ranks: np.ndarray,
+                 value: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """One chunk of ``_masked_write``: numpy's check of the value's size, then
+    the chunk with the value's elements at the places its mask selects.
+    """
+    _fits(value.size, int(count))
+    out = block.copy()
+    out[mask] = value.reshape(-1)[ranks[mask] if value.size != 1 else 0]
+    return out
+
+
+def _fits(size: int, count: int) -> None:
+    """numpy's rule for a value written through a mask: one element, or one for
+    each of the mask's True.
+    """
+    if size not in (1, count):
+        raise arg_error(ValueError, "__setitem__", "value", "a value of one "
+                        f"element or of the mask's count of True, {count}",
+                        f"{size} elements")
 
 
 def _selection(x: da.Array, parts: tuple[Any, ...]) -> tuple[float, ...]:

@@ -11,6 +11,7 @@ itself and dask (:func:`needs_known_shape`). Indexing (``x[key]``,
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +66,7 @@ def adapt(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def call(*args: Any, **kwargs: Any) -> Any:
-        sized(name, names, args, kwargs)  # chunks paired by true sizes (shapes.py)
+        args, kwargs = sized(name, names, args, kwargs)  # by true sizes (shapes.py)
         try:
             result = func(*args, **kwargs)
         except Exception as exc:
@@ -174,10 +175,58 @@ def _take(x: da.Array, indices: Any, /, *, axis: int | None = None) -> da.Array:
         raise arg_error(ValueError, "take", "axis", f"an axis for an array of "
                         f"{x.ndim} dimensions", "None")
     n = x.shape[0 if axis is None else axis] if x.ndim else 0
+    if n != n and isinstance(indices, da.Array) and indices.ndim == 1:
+        return _take_along_unknown(x, indices, 0 if axis is None else axis % x.ndim)
     known = indexing.known(indices)  # (a 0-d index stays an array, as take's result)
     indices = indexing.within(known if isinstance(known, np.ndarray) else indices, n,
                       0 if axis is None else axis % x.ndim, "take", "indices")
     return compat.take(x, indices, **({} if axis is None else {"axis": axis}))
+
+
+def _take_along_unknown(x: da.Array, indices: da.Array, axis: int) -> da.Array:
+    """take() along an axis whose size is known only once computed (dask's take
+    needs it): each chunk of ``indices`` takes from the whole axis (its chunks
+    concatenated in the task), its bounds checked then, as numpy checks them.
+    """
+    x_axes = tuple(x.ndim if a == axis else a for a in range(x.ndim))
+    out_axes = tuple(x.ndim + 1 if a == axis else a for a in range(x.ndim))
+    return da.blockwise(_take_block, out_axes, x, x_axes, indices, (x.ndim + 1,),
+                        axis=axis, concatenate=True, dtype=x.dtype, meta=x._meta)
+
+
+def _take_block(x: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    n = x.shape[axis]
+    return np.take(x, indexing.in_bounds(indices, n=n, axis=axis, func="take",
+                                         arg="indices"), axis=axis)
+
+
+def _one_chunk_along(x: da.Array, axis: int) -> da.Array:
+    """``x`` with ``axis`` in one chunk where a size is known only once computed
+    (dask's rechunk needs the sizes): one task per chunk of the other axes
+    concatenates that axis's chunks.
+    """
+    name = f"one-chunk-along-{axis}-{x.name}"
+    grid = [range(n) if a != axis else range(1) for a, n in enumerate(x.numblocks)]
+    layer: dict[Any, Any] = {(name, *at): (np.concatenate, [
+        (x.name, *at[:axis], j, *at[axis + 1:]) for j in range(x.numblocks[axis])],
+        axis) for at in itertools.product(*grid)}
+    parts: list[Any] = [x]  # (dask's stubs: an Array is no DaskCollection)
+    graph = HighLevelGraph.from_collections(name, layer, dependencies=parts)
+    chunks = tuple((sum(c),) if a == axis else c for a, c in enumerate(x.chunks))
+    return da.Array(graph, name, chunks, meta=x._meta)
+
+
+def _sorting(name: str) -> Callable[..., Any]:
+    """sort/argsort: the sorted axis made one chunk (array-api-compat's), also where
+    a size is known only once computed (after a mask): sorting needs the whole
+    axis, not its size (compat's rechunk needs every size).
+    """
+    def run(x: da.Array, /, *, axis: int = -1, **kwargs: Any) -> da.Array:
+        if type(axis) is int and -x.ndim <= axis < x.ndim and x.numblocks[
+                axis] > 1 and unknown(x):
+            x = _one_chunk_along(x, axis % x.ndim)
+        return getattr(compat, name)(x, axis=axis, **kwargs)
+    return run
 
 
 def _eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0,
@@ -505,6 +554,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.cross": _cross,
     "take": _take,
     "take_along_axis": _take_along_axis,
+    "sort": _sorting("sort"),
+    "argsort": _sorting("argsort"),
 }
 
 
