@@ -190,6 +190,13 @@ def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
     carrying the state of two frameworks are refused: only ``ut.wrap`` carries
     gradients from one framework to another.
     """
+    if not kwargs and len(args) == 2:  # x1, x2 of two owners, neither with a graph:
+        x1, x2 = args                   # asked without the general loop below
+        if type(x1) is Tensor and type(x2) is Tensor:
+            b1, b2 = x1._backend, x2._backend
+            if ((not b1.AUTODIFF or b1.autodiff_state(x1._native) is None)
+                    and (not b2.AUTODIFF or b2.autodiff_state(x2._native) is None)):
+                return _compute(first._backend), first
     carrying: list[tuple[Tensor, str]] = []
     for value in (*args, *kwargs.values()):
         kind = type(value)
