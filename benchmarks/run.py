@@ -416,14 +416,25 @@ def native_functions(quick: bool) -> list[Row]:
         import torch
         b = torch.from_numpy(a.copy())
         t = ut.asarray(b)
-        hooked, viewed, native = side_by_side(
+        constant = torch.zeros(1)
+
+        class Trivial:  # the protocol's own cost: a hook that computes nothing
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return constant
+        trivial = Trivial()
+        hooked, viewed, native, bare = side_by_side(
             [lambda: torch.sin(t), lambda: torch.sin(t.torch()),
-             lambda: torch.sin(b)], quick)
+             lambda: torch.sin(b), lambda: torch.sin(trivial)], quick)
         rows += [Row("native functions", "torch (16): torch.sin(t)", hooked, viewed,
-                     "torch.sin(t.torch())", "__torch_function__: torch's own "
-                     "dispatch to a Python hook is most of it"),
+                     "torch.sin(t.torch())", "__torch_function__ (in C for this "
+                     "call): torch's own dispatch to a hook is most of it"),
                  Row("native functions", "torch (16): torch.sin(t), vs torch's own",
-                     hooked, native, "torch.sin(a)")]
+                     hooked, native, "torch.sin(a)"),
+                 Row("native functions", "torch: torch.sin(o), o's hook returns a "
+                     "constant", bare, native, "torch.sin(a)", "torch's dispatch to "
+                     "any Python hook, no sin computed: the floor of the first row's "
+                     "overhead")]
     t = ut.asarray(a)
     hooked, viewed, native = side_by_side(
         [lambda: np.sin(t), lambda: np.sin(t.numpy()), lambda: np.sin(a)], quick)

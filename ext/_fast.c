@@ -16,7 +16,8 @@
  *     ASARRAY  asarray(obj) of an array whose type and dtype were seen before;
  *     UNARY    f(x) on a Tensor whose backend has a function in the table (or
  *              two: one for complex dtypes, one for the rest);
- *     BINARY   f(x1, x2) on two Tensors of one backend and dtype;
+ *     BINARY   f(x1, x2) on two Tensors of one backend and dtype, or on a Tensor
+ *              and a Python scalar (the general path's shortcut, its own table);
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
  *              adapter's route from the owner (ROUTES[owner name]), cached as
  *              Python caches it;
@@ -628,6 +629,10 @@ typedef struct {
                              backend's array type (scalars, tuples); NULL: slow path */
     PyObject *keywords;   /* CALL: {keyword: default} of the signature */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
+    PyObject *scalars; /* BINARY: {backend: Entry} for a Tensor and a Python scalar
+                          (the general path's shortcut); NULL: none */
+    PyObject *finish;  /* BINARY, with scalars: finish(x, scalar, result), what the
+                          shortcut does with a result whose dtype is not x's */
     PyObject *dict;
     vectorcallfunc vectorcall;
 } FastPath;
@@ -824,12 +829,108 @@ same_dtype(TensorObject *a, TensorObject *b)
     return da == db;
 }
 
+/* Every integer dtype holds the Python ints 0 to HELD_BY_ALL (unitensor/_dtypes.py,
+ * int8's max): only such an int needs no range check against x's dtype. */
+#define HELD_BY_ALL 127
+
+/* A Python scalar that the general path's shortcut (_dispatch.binary) passes to
+ * the framework as it is, as a new reference: a bool, an int every integer dtype
+ * holds, a float, a complex; an instance of a subclass of float or complex (numpy's
+ * float64 and complex128) as the Python scalar it holds, as _dispatch._weak makes
+ * it. NULL (no error) for anything else: the slow path. *inexact: a float or a
+ * complex, whose result may change the array's dtype (the one rule's case). */
+static PyObject *
+plain_scalar(PyObject *v, bool *inexact)
+{
+    *inexact = true;
+    if (PyFloat_CheckExact(v)) {
+        return Py_NewRef(v);
+    }
+    if (PyFloat_Check(v)) {
+        return PyFloat_FromDouble(PyFloat_AS_DOUBLE(v));
+    }
+    if (PyComplex_CheckExact(v)) {
+        return Py_NewRef(v);
+    }
+    if (PyComplex_Check(v)) {
+        return PyComplex_FromCComplex(((PyComplexObject *)v)->cval);
+    }
+    *inexact = false;
+    if (PyBool_Check(v)) {
+        return Py_NewRef(v);
+    }
+    if (PyLong_CheckExact(v)) {
+        int overflow;
+        long value = PyLong_AsLongAndOverflow(v, &overflow);
+        if (overflow == 0 && value >= 0 && value <= HELD_BY_ALL) {
+            return Py_NewRef(v);
+        }
+        PyErr_Clear();
+    }
+    return NULL;
+}
+
+/* f(x, scalar), x a Tensor: the function the general path's shortcut learned for
+ * x's backend, on x's array and the scalar as it is; a float or complex whose
+ * result's dtype is not x's goes to f->finish (the one rule: an integer array cast
+ * to the default dtype first), which takes the result made here. Anything else,
+ * and a framework's error, is the slow path's. */
+static PyObject *
+with_scalar(FastPath *f, PyObject *const *args, size_t nargsf)
+{
+    TensorObject *x = (TensorObject *)args[0];
+    if (f->scalars == NULL) {
+        return call_slow(f, args, nargsf, NULL);
+    }
+    bool inexact;
+    PyObject *scalar = plain_scalar(args[1], &inexact);
+    if (scalar == NULL) {
+        return PyErr_Occurred() ? NULL : call_slow(f, args, nargsf, NULL);
+    }
+    EntryObject *seen = entry(f->scalars, x->backend);
+    if (seen == NULL) {
+        Py_DECREF(scalar);
+        return call_slow(f, args, nargsf, NULL);
+    }
+    PyObject *natives[2] = {x->native, scalar};
+    PyObject *result = PyObject_Vectorcall(seen->func, natives, 2, NULL);
+    if (result != NULL && inexact) {
+        PyObject *dtype = PyObject_GetAttr(result, str_dtype);
+        PyObject *own = dtype == NULL ? NULL : native_dtype(x);
+        if (own == NULL) { /* no dtype to compare: Python decides */
+            PyErr_Clear();
+            Py_XDECREF(dtype);
+            Py_CLEAR(result);
+            Py_DECREF(seen);
+            Py_DECREF(scalar);
+            return call_slow(f, args, nargsf, NULL);
+        }
+        bool changed = dtype != own; /* by identity, as the shortcut compares */
+        Py_DECREF(dtype);
+        if (changed) {
+            PyObject *finish_args[3] = {args[0], scalar, result};
+            PyObject *finished = PyObject_Vectorcall(f->finish, finish_args, 3, NULL);
+            Py_DECREF(result);
+            Py_DECREF(seen);
+            Py_DECREF(scalar);
+            return finished;
+        }
+    }
+    Py_DECREF(scalar);
+    result = wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
+    Py_DECREF(seen);
+    return result;
+}
+
 static PyObject *
 fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL || !is_tensor(args[0]) ||
-        !is_tensor(args[1]) || forcing()) {
+        forcing()) {
         return call_slow(f, args, nargsf, kwnames);
+    }
+    if (!is_tensor(args[1])) {
+        return with_scalar(f, args, nargsf);
     }
     TensorObject *x1 = (TensorObject *)args[0], *x2 = (TensorObject *)args[1];
     if (x1->backend != x2->backend) {
@@ -1116,14 +1217,16 @@ static const vectorcallfunc FAST_CALLS[] = {
 static PyObject *
 fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind",     "slow",           "table", "as_tensors",
-                               "keywords", "max_positional", NULL};
+    static char *keywords[] = {"kind",       "slow",           "table",
+                               "as_tensors", "keywords",       "scalars",
+                               "finish",     "max_positional", NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
+    PyObject *scalars = Py_None, *finish = Py_None;
     Py_ssize_t max_positional = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOn:FastPath", keywords,
-                                     &kind_name, &slow, &table, &as_tensors,
-                                     &keyword_defaults, &max_positional)) {
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwargs, "sOO|$OOOOn:FastPath", keywords, &kind_name, &slow, &table,
+            &as_tensors, &keyword_defaults, &scalars, &finish, &max_positional)) {
         return NULL;
     }
     int kind = 0;
@@ -1155,6 +1258,13 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
             PyExc_TypeError, "FastPath(): keywords: expected %s, got %R",
             kind == CALL ? "a dict of keyword defaults" : "None", keyword_defaults);
     }
+    if (scalars != Py_None &&
+        (kind != BINARY || !PyDict_CheckExact(scalars) || !PyCallable_Check(finish))) {
+        return PyErr_Format(PyExc_TypeError,
+                            "FastPath(): scalars: expected None, or for a binary path "
+                            "a dict given with a callable finish, got %R",
+                            scalars);
+    }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
         return PyErr_Format(PyExc_ValueError,
                             "FastPath(): max_positional: expected 1 to %d, got %zd",
@@ -1170,6 +1280,8 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->as_tensors = as_tensors == Py_None ? NULL : Py_NewRef(as_tensors);
     f->keywords = keyword_defaults == Py_None ? NULL : Py_NewRef(keyword_defaults);
     f->max_positional = max_positional;
+    f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
+    f->finish = scalars == Py_None ? NULL : Py_NewRef(finish);
     f->vectorcall = FAST_CALLS[kind];
     return (PyObject *)f;
 }
@@ -1181,6 +1293,8 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->table);
     Py_VISIT(f->as_tensors);
     Py_VISIT(f->keywords);
+    Py_VISIT(f->scalars);
+    Py_VISIT(f->finish);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -1195,6 +1309,8 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->table);
     Py_CLEAR(f->as_tensors);
     Py_CLEAR(f->keywords);
+    Py_CLEAR(f->scalars);
+    Py_CLEAR(f->finish);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -1250,6 +1366,12 @@ get_table(FastPath *f, void *Py_UNUSED(closure))
 }
 
 static PyObject *
+get_scalars(FastPath *f, void *Py_UNUSED(closure))
+{
+    return Py_NewRef(f->scalars ? f->scalars : Py_None);
+}
+
+static PyObject *
 get_kind(FastPath *f, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(FAST_KIND_NAMES[f->kind]);
@@ -1259,6 +1381,8 @@ static PyGetSetDef fastpath_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {"slow", (getter)get_slow, NULL, "The Python function this one stands for.", NULL},
     {"table", (getter)get_table, NULL, "What the fast path reads.", NULL},
+    {"scalars", (getter)get_scalars, NULL,
+     "BINARY: what it reads for a Tensor and a Python scalar, or None.", NULL},
     {"kind", (getter)get_kind, NULL, "asarray, unary, binary, view, getitem or call.",
      NULL},
     {NULL},
@@ -1309,6 +1433,87 @@ set_refresh(PyObject *module, PyObject *hook)
                             "set_refresh(): hook: expected a callable, got %R", hook);
     }
     Py_XSETREF(refresh_view, Py_NewRef(hook));
+    Py_RETURN_NONE;
+}
+
+/* --------------------------------------------- torch's __torch_function__ --- */
+
+/* Set by set_torch_function() (unitensor/_native.py): the Python hook, its table
+ * of what each torch function does (func -> 0 for a function that only reads),
+ * and Tensor.torch (the VIEW FastPath giving a Tensor's cached torch view). */
+static PyObject *torch_hook = NULL, *torch_kinds = NULL, *torch_view = NULL;
+#define MAX_TORCH_ARGS 8
+
+/* Tensor.__torch_function__(cls, func, types, args=(), kwargs=None): for a torch
+ * function that only reads, called with positional arguments (no keyword
+ * arguments, no lists of Tensors), func on each Tensor's torch view, as the
+ * Python hook (_native.torch_function) computes it; anything else is the Python
+ * hook's. torch's own dispatch to a hook costs most of torch.sin(t)'s overhead;
+ * this saves the Python hook's frame and its look-ups (docs/interop.md). */
+static PyObject *
+torch_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (torch_hook == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "torch_function(): set_torch_function() was not called");
+        return NULL;
+    }
+    PyObject *fargs = nargs > 3 ? args[3] : NULL, *fkwargs = nargs > 4 ? args[4] : NULL;
+    if (nargs < 4 || nargs > 5 || !PyTuple_CheckExact(fargs) ||
+        PyTuple_GET_SIZE(fargs) > MAX_TORCH_ARGS ||
+        (fkwargs != NULL && fkwargs != Py_None &&
+         !(PyDict_CheckExact(fkwargs) && PyDict_GET_SIZE(fkwargs) == 0))) {
+        return PyObject_Vectorcall(torch_hook, args, nargs, NULL);
+    }
+    PyObject *func = args[1];
+    PyObject *kind = PyDict_GetItemWithError(torch_kinds, func);
+    if (kind != zero) { /* not known to only read (or unhashable): Python's */
+        PyErr_Clear();
+        return PyObject_Vectorcall(torch_hook, args, nargs, NULL);
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(fargs);
+    PyObject *call_args[MAX_TORCH_ARGS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GET_ITEM(fargs, i);
+        if (Py_TYPE(a) == tensor_type) {
+            call_args[i] = PyObject_Vectorcall(torch_view, &a, 1, NULL);
+        }
+        else if (PyList_Check(a) || PyTuple_Check(a) ||
+                 PyObject_TypeCheck(a, &TensorBaseType)) {
+            call_args[i] = NULL; /* Tensors inside, or a subclass: Python's */
+        }
+        else {
+            call_args[i] = Py_NewRef(a);
+        }
+        if (call_args[i] == NULL) {
+            for (Py_ssize_t j = 0; j < i; j++) {
+                Py_DECREF(call_args[j]);
+            }
+            return PyErr_Occurred()
+                       ? NULL
+                       : PyObject_Vectorcall(torch_hook, args, nargs, NULL);
+        }
+    }
+    PyObject *result = PyObject_Vectorcall(func, call_args, n, NULL);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_DECREF(call_args[i]);
+    }
+    return result;
+}
+
+static PyObject *
+set_torch_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyCallable_Check(args[0]) || !PyDict_CheckExact(args[1]) ||
+        !PyCallable_Check(args[2])) {
+        return PyErr_Format(PyExc_TypeError,
+                            "set_torch_function(): expected (the Python hook, its "
+                            "dict of kinds, Tensor.torch), got %zd arguments",
+                            nargs);
+    }
+    Py_XSETREF(torch_hook, Py_NewRef(args[0]));
+    Py_XSETREF(torch_kinds, Py_NewRef(args[1]));
+    Py_XSETREF(torch_view, Py_NewRef(args[2]));
     Py_RETURN_NONE;
 }
 
@@ -1545,6 +1750,14 @@ static PyMethodDef module_methods[] = {
     {"set_refresh", set_refresh, METH_O,
      "set_refresh(hook)\nhook(tensor), called before a view's _native is read "
      "(a Tensor whose _view is set), brings it up to its base."},
+    {"torch_function", (PyCFunction)(void (*)(void))torch_function, METH_FASTCALL,
+     "torch_function(cls, func, types, args=(), kwargs=None)\nTensor's "
+     "__torch_function__: a reading torch function of positional arguments on "
+     "each Tensor's torch view, in C; the rest through the Python hook."},
+    {"set_torch_function", (PyCFunction)(void (*)(void))set_torch_function,
+     METH_FASTCALL,
+     "set_torch_function(hook, kinds, torch_view)\nThe Python hook, its "
+     "{func: kind} table (0: only reads) and Tensor.torch, for torch_function."},
     {"enter_owner", enter_owner, METH_NOARGS,
      "enter_owner()\nCount one more open owner() block: the fast paths step aside."},
     {"leave_owner", leave_owner, METH_NOARGS,
@@ -1589,7 +1802,8 @@ PyInit__fast(void)
         PyModule_AddObjectRef(m, "Aliases", (PyObject *)&AliasesType) < 0 ||
         PyModule_AddObjectRef(m, "Entry", (PyObject *)&EntryType) < 0 ||
         PyModule_AddObjectRef(m, "TypeEntry", (PyObject *)&TypeEntryType) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_CALL_ARGS", MAX_CALL_ARGS) < 0) {
+        PyModule_AddIntConstant(m, "MAX_CALL_ARGS", MAX_CALL_ARGS) < 0 ||
+        PyModule_AddIntConstant(m, "HELD_BY_ALL", HELD_BY_ALL) < 0) {
         Py_XDECREF(m);
         return NULL;
     }

@@ -326,6 +326,42 @@ def test_torch_functions_never_write_read_only_memory():
     assert torch.relu(t).tolist() == [0.0, 2.0]  # reading it is zero-copy, as t.torch()
 
 
+def test_torch_functions_of_positional_arguments_take_the_c_hook():
+    # Tensor.__torch_function__ is ext/_fast.c's torch_function: a reading torch
+    # function of positional arguments runs there on the torch views; keywords,
+    # lists, in-place functions and a function seen the first time reach the
+    # Python hook (_native.torch_function), which set_torch_function names
+    torch = pytest.importorskip("torch")
+    from unitensor import _fast, _native
+    from unitensor._tensor import Tensor
+    memory = np.array([-1.0, 2.0], dtype=np.float32)
+    t, a = ut.asarray(memory), torch.ones(2)
+    calls = []
+
+    def counted(*args):
+        calls.append(getattr(args[1], "__name__", args[1]))
+        return _native.torch_function(*args)
+    for func in (torch.sin, torch.add, torch.maximum, torch.reshape):
+        _native._kinds.pop(func, None)  # unseen (other tests may have taught them)
+    _fast.set_torch_function(counted, _native._kinds, Tensor.torch)
+    try:
+        torch.sin(t), torch.add(a, t), torch.maximum(t, a)  # learned, in Python
+        assert calls == ["sin", "add", "maximum"]
+        out = [torch.sin(t), torch.add(a, t), torch.maximum(t, a), torch.sin(t)]
+        assert calls == ["sin", "add", "maximum"]  # all in C
+        assert all(type(o) is torch.Tensor for o in out)
+        assert [o.tolist() for o in out[1:3]] == [[0.0, 3.0], [1.0, 2.0]]
+        np.testing.assert_allclose(out[0].numpy(), np.sin(memory))
+        assert torch.reshape(t, (2,)).data_ptr() == memory.ctypes.data
+        torch.cat([t, a])  # a list
+        torch.add(a, t, alpha=2)  # a keyword
+        torch.relu_(t)  # writes
+        assert calls[3:] == ["reshape", "cat", "add", "relu_"]  # reshape: new
+        assert memory.tolist() == [0.0, 2.0]
+    finally:
+        _fast.set_torch_function(_native.torch_function, _native._kinds, Tensor.torch)
+
+
 def test_tensorflow_functions_take_the_tensors_view():
     tf = pytest.importorskip("tensorflow")
     memory = aligned_empty((2, 3), np.float32)  # TF's CPU kernels need 64 bytes

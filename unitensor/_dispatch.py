@@ -191,6 +191,13 @@ def _by_autodiff(first: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
     carrying the state of two frameworks are refused: only ``ut.wrap`` carries
     gradients from one framework to another.
     """
+    if not kwargs and len(args) == 2:  # x1, x2 of two owners, neither with a graph:
+        x1, x2 = args                   # asked without the general loop below
+        if type(x1) is Tensor and type(x2) is Tensor:
+            b1, b2 = x1._backend, x2._backend
+            if ((not b1.AUTODIFF or b1.autodiff_state(x1._native) is None)
+                    and (not b2.AUTODIFF or b2.autodiff_state(x2._native) is None)):
+                return _compute(first._backend), first
     carrying: list[tuple[Tensor, str]] = []
     for value in (*args, *kwargs.values()):
         kind = type(value)
@@ -387,6 +394,10 @@ def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
     float64 on every owner, as numpy computes it (torch would give float32,
     TensorFlow and array_api_strict refuse).
     """
+    if len(args) == 2 and positions == (0, 1):  # x1, x2: two Tensors of one kind
+        x1, x2 = args  # (mixed owners' common case: no list, set or loop)
+        if type(x1) is Tensor and type(x2) is Tensor and _rank(x1) == _rank(x2):
+            return args
     found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
     scalar = -1  # the highest kind of a Python scalar among the operands
     for position in positions:
@@ -469,22 +480,11 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
             except Exception:  # the general path says why (outside this handler)
                 result = _FAILED
             if result is not _FAILED:
+                # the C fast path (ext/_fast.c, fast_binary) repeats this shortcut
+                _fastpath.learn(name + _fastpath.SCALAR, backend, func)
                 if ((kind2 is float or kind2 is complex)
-                        and result.dtype is not x1._native.dtype and _rank(x1) < 2):
-                    # a float or complex with an integer or bool array (its
-                    # result's dtype is another: only then is x's kind read):
-                    # the array cast to the default dtype of the scalar's kind
-                    # first (_one_kind's rule; torch would give its float32)
-                    if name.startswith("bitwise_"):
-                        return call(name, (x1, x2), {})  # no floats: refused
-                    target = _default_dtype(backend, x1,
-                                            _DEFAULT_KIND[_SCALAR_RANK[kind2]])
-                    if backend.dtype_from_native(result.dtype) == target:
-                        # the framework computed in that dtype already, its
-                        # operands cast to it: the values the rule's cast gives
-                        # (numpy's, torch's, jax's int32 * 0.5), not made twice
-                        return _as_tensors(backend, result, name)
-                    return binary(name, _cast_to(x1, target), x2)
+                        and result.dtype is not x1._native.dtype):
+                    return _scalar_result(name, x1, x2, result)
                 return _as_tensors(backend, result, name)
     # numpy's float64 and complex128 scalars are Python floats and complexes
     # (subclasses): taken as the Python scalars they are, weak, as torch and
@@ -500,6 +500,33 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
             and not (owner_blocks() and _forced.get() is not None)):
         return call(name, (x1, _lifted(x2, kind1)), {})  # 1.5 + int_x: as above
     return call(name, (x1, x2), {})
+
+
+def _scalar_result(name: str, x1: Tensor, x2: float | complex, result: Any) -> Any:
+    """The Tensor of binary()'s shortcut for ``result``, ``x1``'s owner's function
+    of ``x1``'s array and the Python float or complex ``x2``, where ``result``'s
+    dtype object is not ``x1``'s (the C fast path calls it there too).
+    """
+    backend = x1._backend
+    if backend.SCALARS_IN_DEFAULTS and not name.startswith("bitwise_"):
+        # the framework's own result is the rule's: in its default dtype of the
+        # scalar's kind where x is of a lower kind, the standard's dtype otherwise
+        return _as_tensors(backend, result, name)
+    if _rank(x1) < 2:
+        # a float or complex with an integer or bool array (its result's dtype is
+        # another: only then is x's kind read): the array cast to the default
+        # dtype of the scalar's kind first (_one_kind's rule; torch would give its
+        # float32)
+        if name.startswith("bitwise_"):
+            return call(name, (x1, x2), {})  # no floats: refused
+        target = _default_dtype(backend, x1, _DEFAULT_KIND[_SCALAR_RANK[type(x2)]])
+        if backend.dtype_from_native(result.dtype) == target:
+            # the framework computed in that dtype already, its operands cast to
+            # it: the values the rule's cast gives (numpy's, torch's, jax's
+            # int32 * 0.5), not made twice
+            return _as_tensors(backend, result, name)
+        return binary(name, _cast_to(x1, target), x2)
+    return _as_tensors(backend, result, name)
 
 
 # (adapter, the framework's dtype object) -> its kind's KIND_RANK: binary() reads
@@ -1405,7 +1432,8 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     if row.signature == "x, /" and _takes_array(row):
         func = _fastpath.unary_function(qualified, _unary(qualified), _as_tensors)
     elif row.signature == "x1, x2, /":
-        func = _fastpath.binary_function(qualified, _binary(qualified), _as_tensors)
+        func = _fastpath.binary_function(qualified, _binary(qualified), _as_tensors,
+                                         _scalar_result)
     else:
         func = _generated(row, qualified, positional, keywords, star)
     func.__name__ = func.__qualname__ = row.name

@@ -18,6 +18,7 @@ from ._views import Base, Link
 
 #: the most arguments one CALL fast path passes on, x included
 MAX_CALL_ARGS: Final[int]
+HELD_BY_ALL: Final[int]  # _dtypes.HELD_BY_ALL: the ints the binary path passes on
 # For ext/_core.c's C exchange API: the Buffer a Tensor holds, read from C.
 _tensor_buffer: Final[object]
 
@@ -86,10 +87,15 @@ class FastPath:
     # kind: 'asarray', 'unary', 'binary', 'view', 'getitem' or 'call' (else
     # ValueError). table: {type: TypeEntry} (asarray), {backend: Entry} (unary,
     # binary, getitem, call) or the framework's name (view). keywords: call only.
+    # scalars, finish: binary only, a Tensor with a Python scalar: scalars is
+    # {backend: Entry}, finish(x, scalar, result) takes a result whose dtype is not
+    # x's (TypeError for scalars without a callable finish, or on another kind).
     def __new__(cls, kind: str, slow: Callable[..., Any],
                 table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
                 as_tensors: Callable[[Adapter, Any], Any] | None = None,
                 keywords: dict[str, Any] | None = None,
+                scalars: dict[Adapter, Entry] | None = None,
+                finish: Callable[[Tensor, Any, Any], Any] | None = None,
                 max_positional: int = 1) -> Self: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
@@ -98,6 +104,8 @@ class FastPath:
     @property
     def table(self) -> dict[type, TypeEntry] | dict[Adapter, Entry] | str: ...
     @property
+    def scalars(self) -> dict[Adapter, Entry] | None: ...
+    @property
     def kind(self) -> Literal["asarray", "unary", "binary", "view", "getitem",
                               "call"]: ...
 
@@ -105,6 +113,14 @@ class FastPath:
 # and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
 def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter], /) -> None: ...
 def set_refresh(hook: Callable[[Tensor], None], /) -> None: ...  # views (_views)
+# Tensor.__torch_function__ (a classmethod of it): a reading torch function of
+# positional arguments on each Tensor's torch view; the rest through `hook`
+# (_native.torch_function), given with its {func: kind} table (0: only reads) and
+# Tensor.torch by set_torch_function (RuntimeError before that).
+def torch_function(cls: type, func: Any, types: Any, args: Any = (),
+                   kwargs: Any = None, /) -> Any: ...
+def set_torch_function(hook: Callable[..., Any], kinds: dict[Any, int],
+                       torch_view: Callable[[Tensor], Any], /) -> None: ...
 def enter_owner() -> None: ...
 def leave_owner() -> None: ...  # RuntimeError where no owner() block is open
 def owner_blocks() -> int: ...

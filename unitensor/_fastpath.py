@@ -162,12 +162,24 @@ def unary_function(name: str, slow: Callable[[Any], Any], as_tensors: AsTensors)
 
 
 def binary_function(name: str, slow: Callable[[Any, Any], Any],
-                    as_tensors: AsTensors) -> Any:
+                    as_tensors: AsTensors,
+                    finish: Callable[[str, Any, Any, Any], Any]) -> Any:
     """The namespace's two-array elementwise function ``name``: two Tensors of one
-    learned backend and one dtype go straight to the framework's function.
+    learned backend and one dtype go straight to the framework's function; so
+    does a Tensor with a Python scalar, once the general path's shortcut has
+    taken one on that backend (``learn(name + SCALAR, ...)``), and
+    ``finish(name, x, scalar, result)`` is what the shortcut does with a result
+    of another dtype than x's (the one dtype rule).
     """
     return _build("binary", slow, _table(name, "binary"),
-                  as_tensors=_as_tensors_for(as_tensors, name))
+                  as_tensors=_as_tensors_for(as_tensors, name),
+                  scalars=_table(name + SCALAR, "scalar"),
+                  finish=functools.partial(finish, name))
+
+
+# learn(name + SCALAR, ...): the general path's shortcut took a Tensor and a Python
+# scalar for the binary function ``name``.
+SCALAR = " with a scalar"
 
 
 def call_function(python_func: Callable[..., Any], name: str,

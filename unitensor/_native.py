@@ -9,6 +9,12 @@ is ``tf.sin(t.tf())``. Operators stay unitensor's in both orders
 is): a hook that cannot tell an operator from the framework's function behind it
 hands the operator back to Python, which then calls the Tensor's.
 
+``Tensor.__torch_function__`` is ext/_fast.c's ``torch_function``: a reading
+function (learned here, ``_kinds``) called with positional arguments only runs
+there, each Tensor replaced by its cached torch view; everything else (keywords,
+lists of Tensors, writes, a function not seen before) comes to
+:func:`torch_function` below, which the C hook calls.
+
 Read-only memory (a JAX or TensorFlow array) reaches torch aliased, as
 ``t.torch()`` gives it; a torch function that visibly writes into a read-only
 Tensor (an in-place ``name_`` function, ``out=``, ``inplace=True``) is refused

@@ -335,8 +335,9 @@ class Tensor(_fast.TensorBase):
 
     # torch's own functions on a Tensor (torch.sin(t), F.relu(t)) compute on its
     # torch view and return torch's tensor; the operators stay the Tensor's
-    # (_native.py states the rule and its measured cost).
-    __torch_function__: Any = classmethod(_native.torch_function)
+    # (_native.py states the rule and its measured cost). The common call (a
+    # reading function, positional arguments) in C; the rest in _native.py.
+    __torch_function__: Any = classmethod(_fast.torch_function)
 
     def __tf_tensor__(self, dtype: Any = None, name: Any = None) -> Any:
         """TensorFlow's conversion protocol (``tf.convert_to_tensor``, and every
@@ -622,3 +623,6 @@ for _method, _framework in (("numpy", "numpy"), ("torch", "torch"), ("jax", "jax
                             ("warp", "warp"), ("drjit", "drjit")):
     setattr(Tensor, _method, _fastpath.view(getattr(Tensor, _method), _framework))
 del _method, _framework
+# __torch_function__'s C part: the Python hook, what it learned of each function,
+# and the torch view's fast path
+_fast.set_torch_function(_native.torch_function, _native._kinds, Tensor.torch)

@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 import pytest
 import torch
+from owners import COMPUTING, FRAMEWORKS, LAZY
 
 import unitensor as ut
 from unitensor import _backends, _dispatch, _fast, _fastpath, _operators
@@ -775,3 +776,113 @@ def test_a_call_the_c_path_missed_still_teaches_it():
     assert NUMPY not in ut.prod.table
     assert float(ut.prod(x[1:])) == 6.0
     assert NUMPY in ut.prod.table
+
+
+# -- a Tensor with a Python scalar (binary()'s shortcut, repeated in C) --------------
+def test_binary_fast_path_takes_a_python_scalar_as_the_shortcut_does():
+    slow, finish = Recorder(), Recorder()
+    seen = []
+
+    def add(a, s):
+        seen.append(type(s))
+        return np.add(a, s)
+    f = _fast.FastPath("binary", slow, {}, scalars={NUMPY: Entry(add, np.ndarray)},
+                       finish=finish)
+    x = ut.asarray(np.arange(3.0))
+    z = ut.asarray(np.arange(3.0) * 1j)
+    for t, scalar in ((x, 1.5), (x, np.float64(1.5)), (z, 2j), (z, np.complex128(2j)),
+                      (x, True), (x, 0), (x, _fast.HELD_BY_ALL)):
+        result = f(t, scalar)
+        assert type(result) is Tensor
+        assert result._native.dtype == t._native.dtype
+    # numpy's float64 and complex128 reach the framework as the Python scalars
+    # they hold (_dispatch._weak), as the general path passes them
+    assert seen == [float, float, complex, complex, bool, int, int]
+    assert slow.calls == []
+    assert finish.calls == []
+    # an int not every integer dtype holds is checked in Python; other numbers,
+    # a scalar first, another owner's Tensor: the slow path
+    for args in ((x, _fast.HELD_BY_ALL + 1), (x, -1), (x, 2**70), (x, np.int64(1)),
+                 (1.5, x), (x, "a")):
+        assert f(*args) == "slow"
+    assert len(slow.calls) == 6
+    assert len(seen) == 7
+    # a float with an integer array: the result (another dtype) goes to finish
+    i = ut.asarray(np.arange(3, dtype=np.int32))
+    assert f(i, 0.5) == "slow"  # (the recorder's answer)
+    ((got_x, got_scalar, got_result), _), = finish.calls
+    assert got_x is i
+    assert got_scalar == 0.5
+    assert got_result.dtype == np.float64
+    assert _fast.HELD_BY_ALL == _dispatch.HELD_BY_ALL
+    with pytest.raises(TypeError, match="scalars"):
+        _fast.FastPath("binary", slow, {}, scalars={})  # no finish
+    with pytest.raises(TypeError, match="scalars"):
+        _fast.FastPath("unary", slow, {}, scalars={}, finish=finish)
+
+
+# (jax compiles each function for each dtype and scalar type: seconds, slow)
+_SCALAR_OWNERS = [pytest.param(o, marks=pytest.mark.slow) if "jax" in o else o
+                  for o in (*COMPUTING, *LAZY, "jax x64")]
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float32, np.complex64])
+@pytest.mark.parametrize("owner", _SCALAR_OWNERS)
+def test_a_tensor_with_a_python_scalar_in_c_gives_the_python_paths_answer(
+        owner, dtype, request):
+    if owner == "jax x64":
+        request.getfixturevalue("x64")
+        owner = "jax"
+    if owner not in FRAMEWORKS + LAZY:
+        pytest.skip(f"{owner} is not installed")
+    x = ut.asarray(np.asarray([1, 3, 2], dtype)).to(owner, copy=True)
+    for name in ("add", "multiply", "less", "pow"):
+        for scalar in (True, 3, 200, 1.5, -2.0, 0.5j, np.float64(1.5)):
+            if name == "pow" and scalar == 200:
+                continue  # (numpy's overflow warning)
+            for _ in range(2):  # the first call teaches the C path
+                try:
+                    fast = getattr(ut, name)(x, scalar)
+                except Exception as exc:
+                    fast = exc
+            try:  # the Python function the fast path stands for
+                general = _dispatch.binary(name, x, scalar)
+            except Exception as exc:
+                general = exc
+            if isinstance(general, Exception):
+                assert type(fast) is type(general), (name, scalar)
+                continue
+            assert type(fast) is Tensor, (name, scalar, fast)
+            assert (fast.owner, fast.dtype) == (general.owner, general.dtype), (
+                name, scalar)
+            np.testing.assert_array_equal(fast.numpy(copy=True),
+                                          general.numpy(copy=True))
+
+
+@pytest.mark.parametrize("owner", [o for o in ("numpy", "torch", "jax")
+                                   if o in FRAMEWORKS])
+def test_a_tensor_with_a_python_scalar_takes_the_c_path(owner, monkeypatch):
+    x = ut.asarray(np.arange(3, dtype=np.float32)).to(owner, copy=True)
+    i = ut.asarray(np.arange(3, dtype=np.int32)).to(owner, copy=True)
+    for _ in range(2):  # the general path, then its shortcut, which teaches C
+        x + 1.0, x - 1, x * True, x < 1.5, x + 0.5j, ut.multiply(i, 0.5)
+    calls = []
+    general = _dispatch.binary
+
+    def counted(name, x1, x2):
+        calls.append(name)
+        return general(name, x1, x2)
+    monkeypatch.setattr(_dispatch, "binary", counted)
+    results = [x + 1.0, ut.add(x, 2.5), x + np.float64(1.0), x - 1, x * True,
+               x < 1.5, x + 0.5j]
+    assert calls == []
+    assert [r.dtype for r in results] == [ut.float32] * 5 + [ut.bool, ut.complex64]
+    if _backends.get(owner).SCALARS_IN_DEFAULTS:
+        # the framework's own result is the rule's (its default float), kept
+        assert ut.multiply(i, 0.5).dtype is _dispatch._default_dtype(
+            i._backend, i, "real floating")
+        assert ut.multiply(i, 0.5j).dtype is _dispatch._default_dtype(
+            i._backend, i, "complex floating")
+        assert calls == []
+    x + 1000  # not held by every integer dtype: checked in Python
+    assert calls == ["add"]

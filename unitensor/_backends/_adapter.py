@@ -51,6 +51,13 @@ class Interop(Protocol):
     #: its ``flip`` and negative-step slices copy, and unitensor keeps them views
     #: of their base (``_views.py``) (the package's facts; default True)
     NEGATIVE_STRIDES: bool
+    #: True where the framework computes an integer or bool array with a Python
+    #: float or complex in its own default dtype of the scalar's kind (NEP 50's
+    #: weak scalars: numpy; jax, x64 on or off): the one dtype rule's answer
+    #: (``_dispatch._scalar_result``) is then the framework's result as it is,
+    #: read without asking for the default dtype (the package's facts; default
+    #: False; tests/test_dtypes.py checks it against the default dtype)
+    SCALARS_IN_DEFAULTS: bool
     #: the framework's dtype objects -> unitensor's dtypes: the one dtype table of
     #: the framework (``dtype()`` and ``dtype_from_native()`` read it by default)
     NATIVE_DTYPES: Mapping[Any, DType]
@@ -352,6 +359,7 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "DENSE_LAYOUT": (), "NEGATIVE_STRIDES": True,
+    "SCALARS_IN_DEFAULTS": False,
     "ROUTES": {},
     "readonly": _not_read_only,
     "shape": _shape_as_is, "no_memory": _has_memory,
