@@ -2120,7 +2120,9 @@ ndarray_view(PyObject *module, PyObject *arg)
                          device_name(b->device.device_type));
     }
     npy_intp shape[MAX_NDIM], strides[MAX_NDIM];
-    const int64_t itemsize = (int64_t)itemsize_of(b);
+    /* An empty array's strides are 0, as numpy's buffer-protocol import and
+     * Tensor.numpy() give them (the values are never used). */
+    const int64_t itemsize = size_of(b) == 0 ? 0 : (int64_t)itemsize_of(b);
     for (int i = 0; i < b->ndim; i++) {
         shape[i] = (npy_intp)b->shape[i];
         strides[i] = (npy_intp)(b->strides[i] * itemsize);
