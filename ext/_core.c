@@ -2146,12 +2146,11 @@ ndarray_view(PyObject *module, PyObject *arg)
     return array;
 }
 
-/* The DLPack dtype of an ndarray's dtype, where torch.from_numpy shares it
- * exactly and unitensor lets it (bool, int8-64, uint8, float16-64, complex64
- * and complex128, native byte order; the rest keeps the general path, as
- * torch's adapter keeps it for its own _from_numpy); false for any other. */
+/* The DLPack dtype of an ndarray's dtype: bool, the ints and uints, float16 to
+ * float64, complex64 and complex128, in native byte order; false for any other
+ * (the general path takes those). */
 static bool
-torch_shares_dtype(PyArrayObject *a, DLDataType *out)
+ndarray_dtype(PyArrayObject *a, DLDataType *out)
 {
     PyArray_Descr *d = PyArray_DESCR(a);
     const int64_t size = (int64_t)PyDataType_ELSIZE(d);
@@ -2164,11 +2163,9 @@ torch_shares_dtype(PyArrayObject *a, DLDataType *out)
         *out = (DLDataType){kDLBool, 8, 1};
         return size == 1;
     case 'i':
-        *out = (DLDataType){kDLInt, (uint8_t)(8 * size), 1};
-        return size == 1 || size == 2 || size == 4 || size == 8;
     case 'u':
-        *out = (DLDataType){kDLUInt, 8, 1};
-        return size == 1;
+        *out = (DLDataType){d->kind == 'i' ? kDLInt : kDLUInt, (uint8_t)(8 * size), 1};
+        return size == 1 || size == 2 || size == 4 || size == 8;
     case 'f':
         *out = (DLDataType){kDLFloat, (uint8_t)(8 * size), 1};
         return size == 2 || size == 4 || size == 8;
@@ -2180,11 +2177,73 @@ torch_shares_dtype(PyArrayObject *a, DLDataType *out)
     }
 }
 
+/* ndarray_capsule(array, alignment): a legacy DLPack capsule ("dltensor") over
+ * a numpy array's memory, held by an Export of the array itself (rule 3), for
+ * TensorFlow's C++ import: what Buffer.export_legacy(allow_readonly=True) of
+ * from_buffer(array) gives (TF never writes into a tensor), without the buffer
+ * protocol. Only memory TF can alias as it is - row-major compact, `alignment`
+ * -byte aligned (unless empty), a dtype above - else None: the general path
+ * copies and reports, or refuses. */
+static PyObject *
+ndarray_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "ndarray_capsule";
+    Py_ssize_t alignment = nargs == 2 ? PyLong_AsSsize_t(args[1]) : -1;
+    if (nargs != 2 || alignment <= 0) {
+        PyErr_Clear();
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(an array, a positive alignment in bytes)", "%zd arguments",
+                         nargs);
+    }
+    if (numpy_api() < 0) {
+        return NULL;
+    }
+    PyObject *obj = args[0];
+    DLDataType dtype;
+    if (!PyArray_Check(obj) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj) ||
+        !ndarray_dtype((PyArrayObject *)obj, &dtype)) {
+        Py_RETURN_NONE;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    const int ndim = PyArray_NDIM(a);
+    const npy_intp size = PyArray_SIZE(a);
+    if (ndim > MAX_NDIM || (size != 0 && (uintptr_t)PyArray_DATA(a) % alignment)) {
+        Py_RETURN_NONE;
+    }
+    /* Compact row-major strides: numpy's may be anything on a dimension of
+     * length 1 (numpy#20336), which describes the same memory. */
+    int64_t shape[MAX_NDIM], strides[MAX_NDIM], step = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        shape[i] = (int64_t)PyArray_DIMS(a)[i];
+        strides[i] = step;
+        step *= shape[i] > 1 ? shape[i] : 1;
+    }
+    DLTensor tensor = {
+        .data = PyArray_DATA(a),
+        .device = {kDLCPU, 0},
+        .ndim = ndim,
+        .dtype = dtype,
+        .shape = shape,
+        .strides = strides,
+        .byte_offset = 0,
+    };
+    void *managed = new_export_of(obj, KIND_LEGACY, tensor, 0);
+    if (managed == NULL) {
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(managed, KIND_LEGACY->name, capsule_destructor);
+    if (capsule == NULL) {
+        managed_delete(KIND_LEGACY, managed);
+    }
+    return capsule;
+}
+
 /* exchange_from_ndarray(array_type, array): torch.from_numpy(array) in C - an
  * array of array_type's framework over a numpy array's memory, through that
  * framework's C exchange import (an Export holding the numpy array, rule 3).
  * The route from numpy: it shares only what torch.from_numpy shares exactly
- * (writable memory, the dtypes above, non-negative strides of whole elements);
+ * and torch's adapter lets it share (writable memory, the dtypes above but
+ * uint16-64, non-negative strides of whole elements);
  * None for anything else, and where the framework refuses the tensor, so the
  * general path decides (and reports a copy). A TypeError where array_type
  * declares no exchange API (the adapter checks that once, at import). */
@@ -2204,7 +2263,9 @@ exchange_from_ndarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *obj = args[1];
     DLDataType dtype;
     if (!PyArray_Check(obj) || !PyArray_ISWRITEABLE((PyArrayObject *)obj) ||
-        !torch_shares_dtype((PyArrayObject *)obj, &dtype)) {
+        !ndarray_dtype((PyArrayObject *)obj, &dtype) ||
+        (dtype.code == kDLUInt && dtype.bits != 8)) {
+        /* (uint16-64: torch's are limited; unitensor's _from_numpy leaves them) */
         Py_RETURN_NONE;
     }
     PyArrayObject *a = (PyArrayObject *)obj;
@@ -3024,6 +3085,10 @@ static PyMethodDef module_methods[] = {
      "over a numpy array's memory through its DLPack C exchange import "
      "(torch.from_numpy in C); None where torch.from_numpy would not share it "
      "exactly or the framework refuses it."},
+    {"ndarray_capsule", (PyCFunction)(void (*)(void))ndarray_capsule, METH_FASTCALL,
+     "ndarray_capsule(array, alignment)\nA legacy DLPack capsule over a numpy "
+     "array's row-major compact, aligned memory, held by the array; None for any "
+     "other."},
     {"exchange_host_view", (PyCFunction)(void (*)(void))exchange_host_view,
      METH_FASTCALL,
      "exchange_host_view(make, refusals, complex_refusals, obj)\nmake(Buffer) over "
