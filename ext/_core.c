@@ -17,7 +17,9 @@
  * 3. Every __dlpack__() call mallocs a new Export (the managed struct plus its
  *    own shape and strides) whose manager_ctx holds a strong reference to the
  *    Buffer: one import serves any number of consumers. export_capsule() takes
- *    that reference and export_free() drops it. The Export's deleter runs
+ *    that reference and export_free() drops it. (numpy's routes to torch and
+ *    TensorFlow, exchange_from_ndarray and ndarray_capsule, make Exports whose
+ *    reference is to the numpy array itself: no Buffer.) The Export's deleter runs
  *    exactly once: from the consumer that renamed the capsule, or from the
  *    capsule destructor if nobody did. A consumer may call it from any thread,
  *    so it takes the GIL itself; once the interpreter is finalizing (or gone)

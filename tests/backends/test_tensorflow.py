@@ -223,7 +223,8 @@ def test_tensorflow_s_route_from_numpy_holds_the_array_itself_until_tf_lets_go()
     refs = sys.getrefcount(a)
     t = route(a)
     assert _dlpack.buffer_from_dlpack(t).data_ptr == a.ctypes.data
-    assert t.shape == (4, 1, 2) and t.dtype.name == "float16"
+    assert t.shape == (4, 1, 2)
+    assert t.dtype.name == "float16"
     np.testing.assert_array_equal(t.numpy(), a)
     assert _core.stats()["buffers_alive"] == before["buffers_alive"]
     assert _core.stats()["exported_alive"] == before["exported_alive"] + 1

@@ -120,7 +120,8 @@ def test_ndarray_view_gives_what_np_asarray_of_the_buffer_gives(name):
     if name == "read-only":
         buf.mark_readonly()
     a, expected = _core.ndarray_view(buf), np.asarray(buf)
-    assert type(a) is np.ndarray and a.base is buf
+    assert type(a) is np.ndarray
+    assert a.base is buf
     assert (a.dtype, a.shape, a.strides) == (expected.dtype, expected.shape,
                                              expected.strides)
     assert a.size == 0 or a.ctypes.data == expected.ctypes.data
@@ -184,7 +185,9 @@ def test_numpy_route_to_torch_shares_what_torch_from_numpy_shares(name):
         assert t is None
         assert _core.stats()["exported_alive"] == exported
         return
-    assert type(t) is torch.Tensor and not t.requires_grad and t.is_cpu
+    assert type(t) is torch.Tensor
+    assert not t.requires_grad
+    assert t.is_cpu
     assert (t.dtype, t.shape, t.stride()) == (expected.dtype, expected.shape,
                                               expected.stride())
     assert t.numel() == 0 or t.data_ptr() == expected.data_ptr()
@@ -205,7 +208,8 @@ def test_numpy_route_to_torch_keeps_the_array_until_its_last_tensor_goes():
     assert a[3] == 7.0
     assert sys.getrefcount(a) == refs + 100
     del a
-    assert gone() is not None and views[0][3] == 7.0
+    assert gone() is not None
+    assert views[0][3] == 7.0
     del views
     assert gone() is None
     assert _core.stats()["exported_alive"] == exported

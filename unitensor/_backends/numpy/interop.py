@@ -134,8 +134,9 @@ def _lent_to_torch(x: Any) -> bool:
 
 # torch's route, whole in C: its DLPack C exchange API (half the cost of
 # Tensor.numpy()) and an array made by numpy's C API over the Buffer
-# (_core.ndarray_view: np.asarray(buffer) without the buffer protocol). The general path (torch's
-# DLPack export, which resolves them) takes what it declines: torch builds
+# (_core.ndarray_view: np.asarray(buffer) without the buffer protocol). The
+# general path (torch's DLPack export, which resolves them) takes what it
+# declines: torch builds
 # without the exchange API, lazy neg and conj bits (which the exchange does not
 # see; only complex tensors have the conj bit), GPU memory, dtypes numpy cannot
 # name (bfloat16).
