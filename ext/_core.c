@@ -1978,9 +1978,18 @@ any_method_true(PyObject *obj, PyObject *names)
             name = PyTuple_GET_ITEM(name, 1);
         }
         if (PyUnicode_Check(name)) {
-            answer = PyObject_GetAttr(obj, name);
-            if (answer != NULL && PyCallable_Check(answer)) {
-                Py_SETREF(answer, PyObject_CallNoArgs(answer));
+            /* A method of the type (torch's is_neg): called without making a
+             * bound method (PyObject_VectorcallMethod looks it up as
+             * obj.name does, an instance attribute first). */
+            PyObject *found = _PyType_Lookup(Py_TYPE(obj), name);
+            if (found != NULL && Py_IS_TYPE(found, &PyMethodDescr_Type)) {
+                answer = PyObject_VectorcallMethod(name, &obj, 1, NULL);
+            }
+            else {
+                answer = PyObject_GetAttr(obj, name);
+                if (answer != NULL && PyCallable_Check(answer)) {
+                    Py_SETREF(answer, PyObject_CallNoArgs(answer));
+                }
             }
         }
         else {
