@@ -2058,6 +2058,60 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
+/* exchange_host_capsule(refusals, complex_refusals, alignment, obj): a legacy
+ * DLPack capsule over obj's memory through its type's C exchange API, for an
+ * importer that takes CPU memory only row-major compact and `alignment`-byte
+ * aligned (TensorFlow's C++ import): the whole of TF's route from torch in one C
+ * call, as exchange_host_view is numpy's. None where it does not apply and the
+ * general path decides: obj's type declares no exchange API, a refusal answers
+ * True (torch's lazy neg and conj bits, which the exchange does not see), the
+ * framework cannot export it, or the memory is not as the importer needs it.
+ * The capsule's Export holds the Buffer (rule 3). */
+static PyObject *
+exchange_host_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exchange_host_capsule";
+    Py_ssize_t alignment =
+        nargs == 4 && PyLong_Check(args[2]) ? PyLong_AsSsize_t(args[2]) : -1;
+    if (nargs != 4 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        alignment <= 0) {
+        PyErr_Clear();
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(refusals, complex_refusals, alignment, obj): two tuples of "
+                         "refusals, a positive alignment in bytes, an array",
+                         "%zd arguments", nargs);
+    }
+    PyObject *obj = args[3];
+    if (exchange_api(Py_TYPE(obj), func, "obj") == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int refused = any_method_true(obj, args[0]);
+    if (refused != 0) {
+        return refused < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    Buffer *b = (Buffer *)exchange_import(module, obj);
+    if (b == NULL) { /* as in exchange_host_view: the general path says why */
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *result = NULL;
+    refused = b->dtype.code == kDLComplex ? any_method_true(obj, args[1]) : 0;
+    if (refused == 0) {
+        bool as_needed = cpu_readable(b->device) && is_contiguous(b, true) &&
+                         (size_of(b) == 0 || (uintptr_t)b->data % alignment == 0);
+        result = as_needed ? export_capsule(b, KIND_LEGACY, false) : Py_NewRef(Py_None);
+    }
+    else if (refused > 0) {
+        result = Py_NewRef(Py_None);
+    }
+    Py_DECREF(b);
+    return result;
+}
+
 /* ------------------------------ numpy's C API: the routes through numpy --- */
 
 /* numpy's C API, imported on first use (`import unitensor` imports no
@@ -3087,6 +3141,11 @@ static PyMethodDef module_methods[] = {
     {"exchange_export", (PyCFunction)(void (*)(void))exchange_export, METH_FASTCALL,
      "exchange_export(buffer, array_type)\nAn array of array_type's framework over "
      "buffer's memory, through its DLPack C exchange API."},
+    {"exchange_host_capsule", (PyCFunction)(void (*)(void))exchange_host_capsule,
+     METH_FASTCALL,
+     "exchange_host_capsule(refusals, complex_refusals, alignment, obj)\nA legacy "
+     "DLPack capsule over obj's CPU memory, row-major compact and aligned, through "
+     "its type's DLPack C exchange API; None where that does not apply."},
     {"ndarray_view", (PyCFunction)ndarray_view, METH_O,
      "ndarray_view(buffer)\nA numpy array over buffer's CPU memory (numpy's C API; "
      "the Buffer is its base): np.asarray(buffer) without the buffer protocol."},

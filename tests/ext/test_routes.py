@@ -360,6 +360,31 @@ def test_torch_takes_tensorflow_memory_by_its_route_warned_and_known_read_only(
 
 
 @requires_exchange
+@requires_exchange
+def test_exchange_host_capsule_is_tensorflow_s_route_from_torch_in_one_c_call():
+    """torch's memory as a legacy capsule for TF's C++ import, made in C: the
+    capsule's Export holds the Buffer until the capsule (or its consumer) goes."""
+    gc.collect()
+    alive = _core.stats()["buffers_alive"]
+    t = torch.arange(64.0)
+    capsule = _core.exchange_host_capsule(("is_neg",), ("is_conj",), 64, t)
+    assert type(capsule).__name__ == "PyCapsule"
+    assert _core.stats()["buffers_alive"] == alive + 1
+    imported = _core.from_capsule(capsule)  # (the Buffer is then the import's)
+    assert imported.data_ptr == t.data_ptr()
+    assert imported.shape == (64,)
+    del capsule, imported
+    gc.collect()
+    assert _core.stats()["buffers_alive"] == alive
+    take = _core.exchange_host_capsule
+    assert take(("is_neg",), ("is_conj",), 64, t[1:]) is None  # 64-byte alignment
+    assert take(("is_neg",), ("is_conj",), 64, t.reshape(8, 8).T) is None
+    assert take(("is_neg",), ("is_conj",), 64, t._neg_view()) is None
+    assert take(("is_neg",), ("is_conj",), 64, np.zeros(2)) is None  # no exchange
+    with pytest.raises(TypeError, match="exchange_host_capsule"):
+        take(("is_neg",), ("is_conj",), 0, t)
+
+
 def test_tensorflow_takes_torch_memory_by_its_route_or_leaves_it_to_the_general_path():
     pytest.importorskip("tensorflow")
     route = _backends.get("tensorflow").ROUTES["torch"]

@@ -174,20 +174,13 @@ def _from_torch(x: Any) -> tf.Tensor | None:  # x: a torch.Tensor
     64-byte aligned), and not a tensor with torch's lazy negation or conjugation
     bit, which the exchange does not see, nor one of a type that does not declare
     the exchange itself (a subclass): None, and the general path copies and
-    reports, or refuses.
+    reports, or refuses. The capsule is made in one C call
+    (``_core.exchange_host_capsule``), as numpy's route from torch is.
     """
     if _from_capsule is None:
         return None
-    try:
-        buf = _core.exchange_import(x)
-    except Exception:  # no exchange API, or torch's refusal: the general path's
-        return None
-    if x.is_neg() or (buf.dtype[0] == _DL_COMPLEX and x.is_conj()):
-        return None  # (only complex tensors carry the conjugation bit)
-    return None if copy_reason(buf) is not None else alias(buf)
-
-
-_DL_COMPLEX = 5  # DLPack's type code of complex numbers
+    capsule = _core.exchange_host_capsule(("is_neg",), ("is_conj",), _ALIGNMENT, x)
+    return None if capsule is None else _from_capsule(capsule, _context_handle())
 
 
 ROUTES = {"numpy": _from_numpy, "torch": _from_torch}
