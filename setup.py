@@ -2,6 +2,7 @@
 
 import os
 
+import numpy
 from setuptools import Extension, setup
 
 # Development builds (UNITENSOR_DEV=1) turn every warning into an error;
@@ -24,7 +25,8 @@ setup(
             "unitensor._core",
             sources=["ext/_core.c"],
             depends=["ext/dlpack.h"],
-            include_dirs=["ext"],
+            # numpy's C API (ext/_core.c imports it on first use, never at import)
+            include_dirs=["ext", numpy.get_include()],
             extra_compile_args=extra_compile_args,
             extra_link_args=extra_link_args,
         ),

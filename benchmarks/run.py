@@ -766,21 +766,23 @@ def markdown(rows: list[Row], quick: bool) -> str:
 
 GAPS = [
     "- `ut.asarray(x).numpy()` / `.torch()` / `.tf()` make a new Tensor every call "
-    "(~0.06-0.1 µs), take the framework's own route and record the view in the "
-    "Tensor's cache (an Aliases record and its dict, ~0.1-0.2 µs with their "
-    "deallocation). The bare framework call does none of that, so a wrapper that "
-    "calls it cannot be faster than it; a second call on the same Tensor is the "
-    "cached row.",
+    "(~0.15 µs with the type, dtype and, for torch, layout checks; ~0.25 µs for "
+    "torch), take the route and record the view in the Tensor's cache (the first "
+    "view in the Tensor itself: an Aliases record and its dict would cost ~0.15 µs "
+    "more). The bare framework call does none of that; a second call on the same "
+    "Tensor is the cached row.",
     "- torch -> numpy is one C call (ext/_core.c `exchange_host_view`): torch's "
-    "DLPack C exchange import (~0.1 µs), numpy's buffer-protocol import (~0.13 µs) "
-    "and the two checks the exchange does not make, `is_neg()` and, for complex "
-    "data, `is_conj()` (~0.13 µs each through torch's argument parser). "
-    "`Tensor.numpy()` makes them inside torch, in C++.",
-    "- numpy -> torch is `torch.from_numpy` itself (~0.45 µs) inside a Python route "
-    "(~0.11 µs: its frame and the `flags.writeable` and dtype checks). One C call "
-    "doing the buffer-protocol import and torch's exchange import measured 0.54 µs "
-    "against the route's 0.57 µs: not kept. Without the view cache the row is "
-    "~0.05 µs cheaper; the rest is `ut.asarray` and the C view path's lookups.",
+    "DLPack C exchange import (~0.19 µs), an array made by numpy's C API over the "
+    "Buffer (`ndarray_view`, ~0.07 µs; numpy's buffer-protocol import took 0.2 µs) "
+    "and the checks the exchange does not make, `is_neg()`, `requires_grad` and, "
+    "for complex data, `is_conj()` (~0.05-0.1 µs each through torch's Python "
+    "bindings). The route alone is ~0.7x `Tensor.numpy()`; the Tensor and its "
+    "cache make the rest.",
+    "- numpy -> torch is one C call (`exchange_from_ndarray`): the checks "
+    "`torch.from_numpy` and unitensor make, read from the array by numpy's C API, "
+    "and torch's DLPack C exchange import of a managed tensor holding the array "
+    "(~0.75x `torch.from_numpy`, which parses its argument and wraps the array "
+    "through its own Python binding). The Tensor and the view path make the rest.",
     "- torch -> numpy asks whether the tensor's memory was lent read-only (a Python "
     "call) only while some memory was (`_dlpack.LENT_READ_ONLY`); its remaining "
     "checks, `is_neg()` and `requires_grad`, cost ~0.1-0.2 µs each through torch's "
@@ -794,8 +796,9 @@ GAPS = [
     "- 3x faster than `np.from_dlpack(t)` / `torch.from_dlpack(a)` would be below "
     "the cost of making the framework's array object at all (`torch.from_numpy` "
     "alone is more than a third of `torch.from_dlpack`).",
-    "- `.tf()`: TensorFlow's own `TFE_FromDlpackCapsule` takes ~0.55 µs of the 1 µs "
-    "and the eager-context check, Buffer and capsule ~0.3 µs.",
+    "- `.tf()`: TensorFlow's own `TFE_FromDlpackCapsule` takes most of it; the "
+    "capsule is made in C over the numpy array (`ndarray_capsule`, no Buffer) and "
+    "the eager-context check is one Python call.",
     "- array-api-compat's numpy `add` is `np.add` itself: no overhead is below none.",
     "- The 4M-element rows are memory-bound: on this VM the same call compared with "
     "itself varies by about 3% from run to run.",

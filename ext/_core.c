@@ -17,7 +17,9 @@
  * 3. Every __dlpack__() call mallocs a new Export (the managed struct plus its
  *    own shape and strides) whose manager_ctx holds a strong reference to the
  *    Buffer: one import serves any number of consumers. export_capsule() takes
- *    that reference and export_free() drops it. The Export's deleter runs
+ *    that reference and export_free() drops it. (numpy's routes to torch and
+ *    TensorFlow, exchange_from_ndarray and ndarray_capsule, make Exports whose
+ *    reference is to the numpy array itself: no Buffer.) The Export's deleter runs
  *    exactly once: from the consumer that renamed the capsule, or from the
  *    capsule destructor if nobody did. A consumer may call it from any thread,
  *    so it takes the GIL itself; once the interpreter is finalizing (or gone)
@@ -52,6 +54,11 @@
 #include <string.h>
 
 #include "dlpack.h"
+
+/* numpy's C API is imported on first use (numpy_api()), never at import. */
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#define NPY_TARGET_VERSION NPY_2_0_API_VERSION
+#include <numpy/arrayobject.h>
 
 #define MAX_NDIM 64
 #define MAX_ALIGNMENT 4096
@@ -191,8 +198,9 @@ typedef struct {
         DLManagedTensorVersioned versioned;
         DLManagedTensor legacy;
     } managed;
-    Buffer *owner;
-    int64_t dims[]; /* shape, then strides */
+    PyObject *owner; /* the Buffer; or, numpy -> exchange (exchange_from_ndarray),
+                        the numpy array itself */
+    int64_t dims[];  /* shape, then strides */
 } Export;
 
 static PyTypeObject BufferType;
@@ -1613,20 +1621,34 @@ capsule_destructor(PyObject *capsule)
     }
 }
 
-/* Rule 3: a new managed tensor of the given kind over owner's memory, holding
- * a reference to owner until its deleter runs. */
+/* Rule 3: a new Export of the given kind over `tensor` (shape and strides
+ * copied into it), holding a reference to `owner`, the object that keeps the
+ * memory alive, until its deleter runs. */
 static void *
-new_export(Buffer *owner, const CapsuleKind *kind, bool copied)
+new_export_of(PyObject *owner, const CapsuleKind *kind, DLTensor tensor, uint64_t flags)
 {
-    const size_t ndim = (size_t)owner->ndim;
+    const size_t ndim = (size_t)tensor.ndim;
     Export *e = malloc(sizeof(Export) + 2 * ndim * sizeof(int64_t));
     if (e == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    int64_t *shape = e->dims, *strides = e->dims + ndim;
-    memcpy(shape, owner->shape, ndim * sizeof(int64_t));
-    memcpy(strides, owner->strides, ndim * sizeof(int64_t));
+    memcpy(e->dims, tensor.shape, ndim * sizeof(int64_t));
+    memcpy(e->dims + ndim, tensor.strides, ndim * sizeof(int64_t));
+    tensor.shape = e->dims;
+    tensor.strides = e->dims + ndim;
+    void *managed = export_managed(e, kind, tensor, flags);
+    e->owner = Py_NewRef(owner);
+    stats.capsules_exported++;
+    stats.exported_alive++;
+    return managed;
+}
+
+/* Rule 3: a new managed tensor of the given kind over owner's memory, holding
+ * a reference to owner until its deleter runs. */
+static void *
+new_export(Buffer *owner, const CapsuleKind *kind, bool copied)
+{
     /* Strides always (DLPack 1.2 forbids NULL for ndim > 0); the byte offset is
      * folded into data, since some consumers mishandle a nonzero one. */
     DLTensor tensor = {
@@ -1634,17 +1656,13 @@ new_export(Buffer *owner, const CapsuleKind *kind, bool copied)
         .device = owner->device,
         .ndim = owner->ndim,
         .dtype = owner->dtype,
-        .shape = shape,
-        .strides = strides,
+        .shape = owner->shape,
+        .strides = owner->strides,
         .byte_offset = 0,
     };
     uint64_t flags = (owner->readonly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
                      (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
-    void *managed = export_managed(e, kind, tensor, flags);
-    e->owner = (Buffer *)Py_NewRef(owner);
-    stats.capsules_exported++;
-    stats.exported_alive++;
-    return managed;
+    return new_export_of((PyObject *)owner, kind, tensor, flags);
 }
 
 /* Rule 3: a new capsule of the given kind over owner's memory. */
@@ -1887,6 +1905,23 @@ exchange_import(PyObject *module, PyObject *obj)
     return (PyObject *)b;
 }
 
+/* An array of api's framework made from `managed`, an Export (rule 3): the
+ * consumer owns it from the call on. Whether it has already run the deleter
+ * when it fails is not specified: the count of live exports tells. */
+static PyObject *
+exchange_hand_over(const DLPackExchangeAPI *api, DLManagedTensorVersioned *managed)
+{
+    Py_ssize_t alive = stats.exported_alive;
+    void *out = NULL;
+    if (api->managed_tensor_to_py_object_no_sync(managed, &out) != 0) {
+        if (stats.exported_alive == alive) {
+            managed_delete(KIND_VERSIONED, managed);
+        }
+        return NULL;
+    }
+    return out;
+}
+
 /* An array of the framework whose array type is `type`, over buf's memory,
  * through that framework's C exchange API. Read-only memory is refused: the
  * exchange has no way to ask the framework for a read-only array. */
@@ -1918,20 +1953,7 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
-    if (managed == NULL) {
-        return NULL;
-    }
-    /* The consumer owns the tensor now. Whether it has already run the deleter
-     * when it fails is not specified: the count of live exports tells. */
-    Py_ssize_t alive = stats.exported_alive;
-    void *out = NULL;
-    if (api->managed_tensor_to_py_object_no_sync(managed, &out) != 0) {
-        if (stats.exported_alive == alive) {
-            managed_delete(KIND_VERSIONED, managed);
-        }
-        return NULL;
-    }
-    return out;
+    return managed == NULL ? NULL : exchange_hand_over(api, managed);
 }
 
 /* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
@@ -1956,9 +1978,18 @@ any_method_true(PyObject *obj, PyObject *names)
             name = PyTuple_GET_ITEM(name, 1);
         }
         if (PyUnicode_Check(name)) {
-            answer = PyObject_GetAttr(obj, name);
-            if (answer != NULL && PyCallable_Check(answer)) {
-                Py_SETREF(answer, PyObject_CallNoArgs(answer));
+            /* A method of the type (torch's is_neg): called without making a
+             * bound method (PyObject_VectorcallMethod looks it up as
+             * obj.name does, an instance attribute first). */
+            PyObject *found = _PyType_Lookup(Py_TYPE(obj), name);
+            if (found != NULL && Py_IS_TYPE(found, &PyMethodDescr_Type)) {
+                answer = PyObject_VectorcallMethod(name, &obj, 1, NULL);
+            }
+            else {
+                answer = PyObject_GetAttr(obj, name);
+                if (answer != NULL && PyCallable_Check(answer)) {
+                    Py_SETREF(answer, PyObject_CallNoArgs(answer));
+                }
             }
         }
         else {
@@ -2025,6 +2056,317 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_DECREF(b);
     return result;
+}
+
+/* exchange_host_capsule(refusals, complex_refusals, alignment, obj): a legacy
+ * DLPack capsule over obj's memory through its type's C exchange API, for an
+ * importer that takes CPU memory only row-major compact and `alignment`-byte
+ * aligned (TensorFlow's C++ import): the whole of TF's route from torch in one C
+ * call, as exchange_host_view is numpy's. None where it does not apply and the
+ * general path decides: obj's type declares no exchange API, a refusal answers
+ * True (torch's lazy neg and conj bits, which the exchange does not see), the
+ * framework cannot export it, or the memory is not as the importer needs it.
+ * The capsule's Export holds the Buffer (rule 3). */
+static PyObject *
+exchange_host_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exchange_host_capsule";
+    Py_ssize_t alignment =
+        nargs == 4 && PyLong_Check(args[2]) ? PyLong_AsSsize_t(args[2]) : -1;
+    if (nargs != 4 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1]) ||
+        alignment <= 0) {
+        PyErr_Clear();
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(refusals, complex_refusals, alignment, obj): two tuples of "
+                         "refusals, a positive alignment in bytes, an array",
+                         "%zd arguments", nargs);
+    }
+    PyObject *obj = args[3];
+    if (exchange_api(Py_TYPE(obj), func, "obj") == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int refused = any_method_true(obj, args[0]);
+    if (refused != 0) {
+        return refused < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    Buffer *b = (Buffer *)exchange_import(module, obj);
+    if (b == NULL) { /* as in exchange_host_view: the general path says why */
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *result = NULL;
+    refused = b->dtype.code == kDLComplex ? any_method_true(obj, args[1]) : 0;
+    if (refused == 0) {
+        bool as_needed = cpu_readable(b->device) && is_contiguous(b, true) &&
+                         (size_of(b) == 0 || (uintptr_t)b->data % alignment == 0);
+        result = as_needed ? export_capsule(b, KIND_LEGACY, false) : Py_NewRef(Py_None);
+    }
+    else if (refused > 0) {
+        result = Py_NewRef(Py_None);
+    }
+    Py_DECREF(b);
+    return result;
+}
+
+/* ------------------------------ numpy's C API: the routes through numpy --- */
+
+/* numpy's C API, imported on first use (`import unitensor` imports no
+ * framework): these routes run only once numpy is loaded, with an ndarray or a
+ * numpy-bound Buffer at hand. 0, or -1 with numpy's ImportError. */
+static int
+numpy_api(void)
+{
+    return PyArray_ImportNumPyAPI();
+}
+
+/* numpy's type number for a DLPack dtype, -1 for one numpy has no type for
+ * (bfloat16, the float8 kinds, vectors): the dtypes struct_format() names. */
+static int
+numpy_type_of(DLDataType dt)
+{
+    if (dt.lanes != 1) {
+        return -1;
+    }
+    switch (dt.code) {
+    case kDLBool:
+        return dt.bits == 8 ? NPY_BOOL : -1;
+    case kDLInt:
+        return dt.bits == 8    ? NPY_INT8
+               : dt.bits == 16 ? NPY_INT16
+               : dt.bits == 32 ? NPY_INT32
+               : dt.bits == 64 ? NPY_INT64
+                               : -1;
+    case kDLUInt:
+        return dt.bits == 8    ? NPY_UINT8
+               : dt.bits == 16 ? NPY_UINT16
+               : dt.bits == 32 ? NPY_UINT32
+               : dt.bits == 64 ? NPY_UINT64
+                               : -1;
+    case kDLFloat:
+        return dt.bits == 16   ? NPY_FLOAT16
+               : dt.bits == 32 ? NPY_FLOAT32
+               : dt.bits == 64 ? NPY_FLOAT64
+                               : -1;
+    case kDLComplex:
+        return dt.bits == 64 ? NPY_COMPLEX64 : dt.bits == 128 ? NPY_COMPLEX128 : -1;
+    default:
+        return -1;
+    }
+}
+
+/* ndarray_view(buffer): a numpy array over a Buffer's CPU memory, made by numpy's
+ * C API, the Buffer its base (rule 4: the array keeps it alive; the cyclic GC
+ * sees it). What np.asarray(buffer) gives through the buffer protocol - the same
+ * memory, dtype, strides and read-only flag - without a memoryview and a format
+ * string to parse: a third of its cost, the most of torch's route to numpy. */
+static PyObject *
+ndarray_view(PyObject *module, PyObject *arg)
+{
+    static const char func[] = "ndarray_view";
+    if (!PyObject_TypeCheck(arg, &BufferType)) {
+        return arg_error(PyExc_TypeError, func, "buffer", "a unitensor._core.Buffer",
+                         "an object of type '%s'", Py_TYPE(arg)->tp_name);
+    }
+    Buffer *b = (Buffer *)arg;
+    if (check_usable(b, func) < 0 || numpy_api() < 0) {
+        return NULL;
+    }
+    int type_num = numpy_type_of(b->dtype);
+    if (!cpu_readable(b->device) || type_num < 0) {
+        return arg_error(PyExc_BufferError, func, "buffer",
+                         "CPU memory of a dtype numpy has (bool, int, uint, float, "
+                         "complex)",
+                         "dtype (code %d, %d bits, %d lanes) on device %s",
+                         (int)b->dtype.code, (int)b->dtype.bits, (int)b->dtype.lanes,
+                         device_name(b->device.device_type));
+    }
+    npy_intp shape[MAX_NDIM], strides[MAX_NDIM];
+    /* An empty array's strides are 0, as numpy's buffer-protocol import and
+     * Tensor.numpy() give them (the values are never used). */
+    const int64_t itemsize = size_of(b) == 0 ? 0 : (int64_t)itemsize_of(b);
+    for (int i = 0; i < b->ndim; i++) {
+        shape[i] = (npy_intp)b->shape[i];
+        strides[i] = (npy_intp)(b->strides[i] * itemsize);
+    }
+    /* No memory (NULL) would make numpy allocate its own: an empty array over
+     * none gets an address that is never read. */
+    static char no_memory;
+    void *data = b->data != NULL ? (void *)b->data : &no_memory;
+    /* numpy derives the contiguity and alignment flags itself */
+    PyObject *array = PyArray_NewFromDescr(
+        &PyArray_Type, PyArray_DescrFromType(type_num), b->ndim, shape, strides, data,
+        b->readonly ? 0 : NPY_ARRAY_WRITEABLE, NULL);
+    if (array == NULL) {
+        return NULL;
+    }
+    /* steals the reference, also when it fails */
+    if (PyArray_SetBaseObject((PyArrayObject *)array, Py_NewRef(arg)) < 0) {
+        Py_DECREF(array);
+        return NULL;
+    }
+    return array;
+}
+
+/* The DLPack dtype of an ndarray's dtype: bool, the ints and uints, float16 to
+ * float64, complex64 and complex128, in native byte order; false for any other
+ * (the general path takes those). */
+static bool
+ndarray_dtype(PyArrayObject *a, DLDataType *out)
+{
+    PyArray_Descr *d = PyArray_DESCR(a);
+    const int64_t size = (int64_t)PyDataType_ELSIZE(d);
+    if (PyArray_ISBYTESWAPPED(a) || PyDataType_HASFIELDS(d) ||
+        PyDataType_HASSUBARRAY(d)) {
+        return false;
+    }
+    switch (d->kind) {
+    case 'b':
+        *out = (DLDataType){kDLBool, 8, 1};
+        return size == 1;
+    case 'i':
+    case 'u':
+        *out = (DLDataType){d->kind == 'i' ? kDLInt : kDLUInt, (uint8_t)(8 * size), 1};
+        return size == 1 || size == 2 || size == 4 || size == 8;
+    case 'f':
+        *out = (DLDataType){kDLFloat, (uint8_t)(8 * size), 1};
+        return size == 2 || size == 4 || size == 8;
+    case 'c':
+        *out = (DLDataType){kDLComplex, (uint8_t)(8 * size), 1};
+        return size == 8 || size == 16;
+    default:
+        return false;
+    }
+}
+
+/* ndarray_capsule(array, alignment): a legacy DLPack capsule ("dltensor") over
+ * a numpy array's memory, held by an Export of the array itself (rule 3), for
+ * TensorFlow's C++ import: what Buffer.export_legacy(allow_readonly=True) of
+ * from_buffer(array) gives (TF never writes into a tensor), without the buffer
+ * protocol. Only memory TF can alias as it is - row-major compact, `alignment`
+ * -byte aligned (unless empty), a dtype above - else None: the general path
+ * copies and reports, or refuses. */
+static PyObject *
+ndarray_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "ndarray_capsule";
+    Py_ssize_t alignment = nargs == 2 ? PyLong_AsSsize_t(args[1]) : -1;
+    if (nargs != 2 || alignment <= 0) {
+        PyErr_Clear();
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(an array, a positive alignment in bytes)", "%zd arguments",
+                         nargs);
+    }
+    if (numpy_api() < 0) {
+        return NULL;
+    }
+    PyObject *obj = args[0];
+    DLDataType dtype;
+    if (!PyArray_Check(obj) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj) ||
+        !ndarray_dtype((PyArrayObject *)obj, &dtype)) {
+        Py_RETURN_NONE;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    const int ndim = PyArray_NDIM(a);
+    const npy_intp size = PyArray_SIZE(a);
+    if (ndim > MAX_NDIM || (size != 0 && (uintptr_t)PyArray_DATA(a) % alignment)) {
+        Py_RETURN_NONE;
+    }
+    /* Compact row-major strides: numpy's may be anything on a dimension of
+     * length 1 (numpy#20336), which describes the same memory. */
+    int64_t shape[MAX_NDIM], strides[MAX_NDIM], step = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        shape[i] = (int64_t)PyArray_DIMS(a)[i];
+        strides[i] = step;
+        step *= shape[i] > 1 ? shape[i] : 1;
+    }
+    DLTensor tensor = {
+        .data = PyArray_DATA(a),
+        .device = {kDLCPU, 0},
+        .ndim = ndim,
+        .dtype = dtype,
+        .shape = shape,
+        .strides = strides,
+        .byte_offset = 0,
+    };
+    void *managed = new_export_of(obj, KIND_LEGACY, tensor, 0);
+    if (managed == NULL) {
+        return NULL;
+    }
+    PyObject *capsule = PyCapsule_New(managed, KIND_LEGACY->name, capsule_destructor);
+    if (capsule == NULL) {
+        managed_delete(KIND_LEGACY, managed);
+    }
+    return capsule;
+}
+
+/* exchange_from_ndarray(array_type, array): torch.from_numpy(array) in C - an
+ * array of array_type's framework over a numpy array's memory, through that
+ * framework's C exchange import (an Export holding the numpy array, rule 3).
+ * The route from numpy: it shares only what torch.from_numpy shares exactly
+ * and torch's adapter lets it share (writable memory, the dtypes above but
+ * uint16-64, non-negative strides of whole elements);
+ * None for anything else, and where the framework refuses the tensor, so the
+ * general path decides (and reports a copy). A TypeError where array_type
+ * declares no exchange API (the adapter checks that once, at import). */
+static PyObject *
+exchange_from_ndarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exchange_from_ndarray";
+    if (nargs != 2 || !PyType_Check(args[0])) {
+        return arg_error(PyExc_TypeError, func, "args", "(an array type, an array)",
+                         "%zd arguments", nargs);
+    }
+    const DLPackExchangeAPI *api =
+        exchange_api((PyTypeObject *)args[0], func, "array_type");
+    if (api == NULL || numpy_api() < 0) {
+        return NULL;
+    }
+    PyObject *obj = args[1];
+    DLDataType dtype;
+    if (!PyArray_Check(obj) || !PyArray_ISWRITEABLE((PyArrayObject *)obj) ||
+        !ndarray_dtype((PyArrayObject *)obj, &dtype) ||
+        (dtype.code == kDLUInt && dtype.bits != 8)) {
+        /* (uint16-64: torch's are limited; unitensor's _from_numpy leaves them) */
+        Py_RETURN_NONE;
+    }
+    PyArrayObject *a = (PyArrayObject *)obj;
+    const int ndim = PyArray_NDIM(a);
+    const npy_intp itemsize = PyArray_ITEMSIZE(a);
+    int64_t shape[MAX_NDIM], strides[MAX_NDIM];
+    if (ndim > MAX_NDIM) {
+        Py_RETURN_NONE;
+    }
+    for (int i = 0; i < ndim; i++) {
+        const npy_intp stride = PyArray_STRIDES(a)[i];
+        if (stride < 0 || stride % itemsize != 0) { /* torch.from_numpy refuses */
+            Py_RETURN_NONE;
+        }
+        shape[i] = (int64_t)PyArray_DIMS(a)[i];
+        strides[i] = (int64_t)(stride / itemsize);
+    }
+    DLTensor tensor = {
+        .data = PyArray_DATA(a),
+        .device = {kDLCPU, 0},
+        .ndim = ndim,
+        .dtype = dtype,
+        .shape = shape,
+        .strides = strides,
+        .byte_offset = 0,
+    };
+    DLManagedTensorVersioned *managed = new_export_of(obj, KIND_VERSIONED, tensor, 0);
+    if (managed == NULL) {
+        return NULL;
+    }
+    PyObject *out = exchange_hand_over(api, managed);
+    if (out == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
+        PyErr_Clear(); /* the framework's refusal: the general path says why */
+        Py_RETURN_NONE;
+    }
+    return out;
 }
 
 /* ------------------------ DLPack C exchange API: the Tensor as producer --- */
@@ -2799,6 +3141,24 @@ static PyMethodDef module_methods[] = {
     {"exchange_export", (PyCFunction)(void (*)(void))exchange_export, METH_FASTCALL,
      "exchange_export(buffer, array_type)\nAn array of array_type's framework over "
      "buffer's memory, through its DLPack C exchange API."},
+    {"exchange_host_capsule", (PyCFunction)(void (*)(void))exchange_host_capsule,
+     METH_FASTCALL,
+     "exchange_host_capsule(refusals, complex_refusals, alignment, obj)\nA legacy "
+     "DLPack capsule over obj's CPU memory, row-major compact and aligned, through "
+     "its type's DLPack C exchange API; None where that does not apply."},
+    {"ndarray_view", (PyCFunction)ndarray_view, METH_O,
+     "ndarray_view(buffer)\nA numpy array over buffer's CPU memory (numpy's C API; "
+     "the Buffer is its base): np.asarray(buffer) without the buffer protocol."},
+    {"exchange_from_ndarray", (PyCFunction)(void (*)(void))exchange_from_ndarray,
+     METH_FASTCALL,
+     "exchange_from_ndarray(array_type, array)\nAn array of array_type's framework "
+     "over a numpy array's memory through its DLPack C exchange import "
+     "(torch.from_numpy in C); None where torch.from_numpy would not share it "
+     "exactly or the framework refuses it."},
+    {"ndarray_capsule", (PyCFunction)(void (*)(void))ndarray_capsule, METH_FASTCALL,
+     "ndarray_capsule(array, alignment)\nA legacy DLPack capsule over a numpy "
+     "array's row-major compact, aligned memory, held by the array; None for any "
+     "other."},
     {"exchange_host_view", (PyCFunction)(void (*)(void))exchange_host_view,
      METH_FASTCALL,
      "exchange_host_view(make, refusals, complex_refusals, obj)\nmake(Buffer) over "

@@ -53,6 +53,13 @@ typedef struct {
     PyObject_HEAD PyObject *backend; /* the owner's adapter module */
     PyObject *native;                /* the owner's array */
     PyObject *aliases;               /* the Aliases record, or NULL/None until needed */
+    /* The first view made by the view fast path while there is no Aliases record:
+     * the framework's name and its array. Making a record (and its dict) for it
+     * would cost a third of the conversion; any other reader of `_aliases` gets
+     * one with this view in it (materialize), and both go NULL then. Never set
+     * while `aliases` is. */
+    PyObject *first_target;
+    PyObject *first_view;
     PyObject *dtype; /* native.dtype, read once (NULL until then): a native's
                         dtype never changes, and assigning _native clears it */
     PyObject *weakreflist;
@@ -105,6 +112,8 @@ tensor_traverse(TensorObject *t, visitproc visit, void *arg)
     Py_VISIT(t->backend);
     Py_VISIT(t->native);
     Py_VISIT(t->aliases);
+    Py_VISIT(t->first_target);
+    Py_VISIT(t->first_view);
     Py_VISIT(t->dtype);
     Py_VISIT(t->view);
     Py_VISIT(t->base);
@@ -117,6 +126,8 @@ tensor_clear(TensorObject *t)
     Py_CLEAR(t->backend);
     Py_CLEAR(t->native);
     Py_CLEAR(t->aliases);
+    Py_CLEAR(t->first_target);
+    Py_CLEAR(t->first_view);
     Py_CLEAR(t->dtype);
     Py_CLEAR(t->view);
     Py_CLEAR(t->base);
@@ -188,19 +199,24 @@ tensor_set_native(TensorObject *t, PyObject *value, void *Py_UNUSED(closure))
     return 0;
 }
 
+static int materialize(TensorObject *t);
+
 /* Its views for other frameworks are those of its current array. */
 static PyObject *
 tensor_get_aliases(TensorObject *t, void *Py_UNUSED(closure))
 {
-    if (refresh(t) < 0) {
+    if (refresh(t) < 0 || materialize(t) < 0) {
         return NULL;
     }
     return Py_NewRef(t->aliases == NULL ? Py_None : t->aliases);
 }
 
+/* Another record: the first view belonged to the one it replaces. */
 static int
 tensor_set_aliases(TensorObject *t, PyObject *value, void *Py_UNUSED(closure))
 {
+    Py_CLEAR(t->first_target);
+    Py_CLEAR(t->first_view);
     Py_XSETREF(t->aliases, value == NULL || value == Py_None ? NULL : Py_NewRef(value));
     return 0;
 }
@@ -336,6 +352,35 @@ static PyTypeObject AliasesType = {
     .tp_clear = (inquiry)aliases_clear,
     .tp_members = aliases_members,
 };
+
+/* The Aliases record holding the view the fast path kept in the Tensor itself
+ * (first_target, first_view), made where there is none: 0, or -1 with an error. */
+static int
+materialize(TensorObject *t)
+{
+    if (t->first_view == NULL) {
+        return 0;
+    }
+    PyObject *fresh = new_aliases(&AliasesType, NULL);
+    if (fresh == NULL) {
+        return -1;
+    }
+    /* (the allocation may have run the GC's finalizers, which may have set
+     * _aliases, and so dropped the first view with the record it belonged to) */
+    if (t->first_view != NULL && PyDict_SetItem(((AliasesObject *)fresh)->views,
+                                                t->first_target, t->first_view) < 0) {
+        Py_DECREF(fresh);
+        return -1;
+    }
+    if (t->first_view == NULL) {
+        Py_DECREF(fresh);
+        return 0;
+    }
+    Py_CLEAR(t->first_target);
+    Py_CLEAR(t->first_view);
+    Py_XSETREF(t->aliases, fresh);
+    return 0;
+}
 
 static inline bool
 is_tensor(PyObject *obj)
@@ -1146,6 +1191,15 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
     /* Made once, also under threads: the route ran Python code (another thread
      * may have cached a view meanwhile), but nothing below does until the view
      * is in the cache, so the first one cached is the one every caller gets. */
+    if (no_aliases(t) && t->first_view == NULL) { /* kept in the Tensor itself */
+        t->first_target = Py_NewRef(target);
+        t->first_view = view;
+        return Py_NewRef(view);
+    }
+    if (materialize(t) < 0) {
+        Py_DECREF(view);
+        return NULL;
+    }
     if (no_aliases(t)) {
         PyObject *fresh = new_aliases(&AliasesType, NULL);
         if (fresh == NULL) {
@@ -1178,6 +1232,10 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     TensorObject *t = (TensorObject *)args[0];
+    if (t->first_view != NULL && (t->first_target == f->table ||
+                                  PyUnicode_Compare(t->first_target, f->table) == 0)) {
+        return Py_NewRef(t->first_view);
+    }
     if (!no_aliases(t) && Py_TYPE(t->aliases) == &AliasesType) {
         if (((AliasesObject *)t->aliases)->ordered) {
             return call_slow(f, args, nargsf, kwnames);

@@ -5,6 +5,7 @@ standard's promotion, and TF's global state untouched."""
 
 from __future__ import annotations
 
+import gc
 import math
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from frameworks import aligned_empty
 
 import unitensor as ut
-from unitensor import _backends
+from unitensor import _backends, _core
 from unitensor._backends import _dlpack
 from unitensor._backends.numpy import interop as numpy_interop
 
@@ -207,6 +208,40 @@ def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
     assert direct.dtype == public.dtype
     assert direct.shape == public.shape
     np.testing.assert_array_equal(direct.numpy(), public.numpy())
+
+
+def test_tensorflow_s_route_from_numpy_holds_the_array_itself_until_tf_lets_go():
+    """The route's capsule is made in C over the numpy array (_core.ndarray_capsule):
+    no Buffer, an Export holding the array, freed with TF's tensor; what TF cannot
+    alias as it is (not row-major compact, unaligned, a dtype DLPack's capsule
+    does not name here) is declined for the general path."""
+    route = _backends.get("tensorflow").ROUTES["numpy"]
+    gc.collect()
+    before = _core.stats()
+    a = aligned_empty((4, 1, 2), np.float16)
+    a[...] = 1.5
+    refs = sys.getrefcount(a)
+    t = route(a)
+    assert _dlpack.buffer_from_dlpack(t).data_ptr == a.ctypes.data
+    assert t.shape == (4, 1, 2)
+    assert t.dtype.name == "float16"
+    np.testing.assert_array_equal(t.numpy(), a)
+    assert _core.stats()["buffers_alive"] == before["buffers_alive"]
+    assert _core.stats()["exported_alive"] == before["exported_alive"] + 1
+    assert sys.getrefcount(a) == refs + 1
+    del t
+    gc.collect()
+    assert _core.stats()["exported_alive"] == before["exported_alive"]
+    assert sys.getrefcount(a) == refs
+    read_only = aligned_empty((3,), np.int32)
+    read_only.flags.writeable = False  # TF never writes: lent as it is
+    assert route(read_only) is not None
+    assert route(aligned_empty((8,), np.float32)[1:]) is None  # not 64-byte aligned
+    assert route(np.zeros(2, [("a", "f4")])) is None
+    assert route(aligned_empty((2,), np.float32).view(">f4")) is None
+    assert _core.ndarray_capsule([1.0], 64) is None  # not an array
+    with pytest.raises(TypeError, match="ndarray_capsule"):
+        _core.ndarray_capsule(a, 0)
 
 
 def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():

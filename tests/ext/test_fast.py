@@ -337,6 +337,40 @@ def test_cached_views_of_ordered_memory_go_through_the_stream_order(monkeypatch)
     assert len(ordered) == 2
 
 
+def test_the_first_view_stays_in_the_tensor_until_a_record_is_needed(monkeypatch):
+    """The view fast path keeps its first view in the Tensor itself (no Aliases
+    record and dict: a third of a conversion); reading ``_aliases`` or a second
+    framework's view makes the record, with that view in it."""
+    from unitensor._tensor import _Aliases
+    x = ut.asarray(np.arange(3.0))
+    first = x.torch()
+    referents = gc.get_referents(x)
+    assert not any(isinstance(r, _Aliases) for r in referents)  # no record yet
+    assert any(r is first for r in referents)  # (traversed: the GC sees it)
+    assert x.torch() is first
+    assert x._aliases.views == {"torch": first}  # made on reading, view in it
+    assert x.torch() is first
+    y = ut.asarray(np.arange(3.0))
+    view_y = y.torch()
+    y._aliases = None  # another record: the first view went with the old one
+    assert y.torch() is not view_y
+    monkeypatch.setitem(_backends._loaded, "other", type("Adapter", (), {
+        "ROUTES": {"numpy": lambda native: []}}))
+    other = _fast.FastPath("view", Recorder(), "other")
+    z = ut.asarray(np.arange(3.0))
+    first_z = z.torch()
+    made = other(z)  # a second framework: the record is made for both
+    assert z._aliases.views == {"torch": first_z, "other": made}
+    assert z._aliases.views["other"] is made
+    w = ut.asarray(np.arange(3.0))
+    holder = other(w)
+    holder.append(w)  # a cycle through the first view only
+    ref = weakref.ref(w)
+    del w, holder
+    gc.collect()
+    assert ref() is None
+
+
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs jax")
 def test_jax_views_of_memory_with_a_producer_are_imported_each_time():
     # JAX orders an imported array after the producer once, at its import: over

@@ -9,7 +9,9 @@ the buffer protocol) are tested with the adapter, in tests/backends/."""
 from __future__ import annotations
 
 import gc
+import sys
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -106,6 +108,111 @@ def test_torch_route_to_numpy_declines_what_the_general_path_must_decide():
     assert _core.stats()["imported_deleters_run"] == before + 2  # declined after import
     with pytest.warns(ut.CopyWarning):  # so the general path resolves the bit
         assert ut.asarray(c.conj()).numpy().tolist() == [1 - 2j, 3 + 4j]
+
+
+@pytest.mark.parametrize("name", [*LAYOUTS, "read-only"])
+def test_ndarray_view_gives_what_np_asarray_of_the_buffer_gives(name):
+    """numpy's C API over a Buffer (_core.ndarray_view, the end of numpy's route
+    from torch): the array the buffer protocol gives, the Buffer its base."""
+    t = LAYOUTS.get(name, LAYOUTS["sliced"])()
+    buf = _core.exchange_import(t) if torch_interop._EXCHANGE else (
+        _dlpack.buffer_from_dlpack(t))
+    if name == "read-only":
+        buf.mark_readonly()
+    a, expected = _core.ndarray_view(buf), np.asarray(buf)
+    assert type(a) is np.ndarray
+    assert a.base is buf
+    assert (a.dtype, a.shape, a.strides) == (expected.dtype, expected.shape,
+                                             expected.strides)
+    assert a.size == 0 or a.ctypes.data == expected.ctypes.data
+    # (numpy's buffer import gives an empty array memory of its own: its owndata)
+    for flag in ("writeable", "c_contiguous", "f_contiguous", "aligned") + (
+            ("owndata",) if a.size else ()):
+        assert getattr(a.flags, flag) == getattr(expected.flags, flag), flag
+    np.testing.assert_array_equal(a, expected)
+
+
+def test_ndarray_view_keeps_the_buffer_and_refuses_what_numpy_cannot_name():
+    gc.collect()
+    alive = _core.stats()["buffers_alive"]
+    a = _core.ndarray_view(_core.from_buffer(bytearray(8)))
+    assert _core.stats()["buffers_alive"] == alive + 1  # held by the array alone
+    del a
+    assert _core.stats()["buffers_alive"] == alive
+    with pytest.raises(BufferError, match="ndarray_view"):
+        _core.ndarray_view(_dlpack.buffer_from_dlpack(
+            torch.zeros(2, dtype=torch.bfloat16)))
+    with pytest.raises(TypeError, match="ndarray_view"):
+        _core.ndarray_view(np.zeros(2))
+
+
+@requires_exchange
+def test_torch_route_to_numpy_makes_the_array_in_c_over_the_buffer():
+    a = NUMPY.ROUTES["torch"](torch.zeros(3))
+    assert type(a.base) is _core.Buffer  # (np.asarray's: a memoryview of it)
+    assert a.base.source == "dlpack_versioned"
+
+
+NUMPY_CASES = {
+    **{dt: (lambda dt=dt: np.ones((2, 3), dt)) for dt in (
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint64",
+        "float16", "float32", "float64", "complex64", "complex128", "longdouble",
+        ">f4", "q", "M8[s]")},
+    "transposed": lambda: np.arange(12.0).reshape(3, 4).T,
+    "sliced": lambda: np.arange(12.0).reshape(3, 4)[:, ::2],
+    "reversed": lambda: np.arange(4.0)[::-1],
+    "0-d": lambda: np.array(2.5),
+    "empty": lambda: np.empty((0, 3), np.float32),
+    "read-only": lambda: np.frombuffer(bytes(16), np.float32),
+    "unaligned": lambda: np.frombuffer(bytearray(20), np.float32, 4, 4),
+    "byte strides": lambda: np.ndarray((2,), np.int32, bytearray(12), strides=(6,)),
+    "subclass": lambda: np.ma.masked_array(np.arange(3.0)),
+    "structured": lambda: np.zeros(2, [("a", "f4")]),
+}
+
+
+@requires_exchange
+@pytest.mark.parametrize("name", NUMPY_CASES)
+def test_numpy_route_to_torch_shares_what_torch_from_numpy_shares(name):
+    """torch's route from numpy, whole in C (torch's exchange import over the
+    numpy array): the tensor torch.from_numpy gives, or None where the Python
+    route declines (the general path decides), held by an Export (rule 3)."""
+    gc.collect()
+    exported = _core.stats()["exported_alive"]
+    a = NUMPY_CASES[name]()
+    t, expected = TORCH.ROUTES["numpy"](a), torch_interop._from_numpy(a)
+    if expected is None:
+        assert t is None
+        assert _core.stats()["exported_alive"] == exported
+        return
+    assert type(t) is torch.Tensor
+    assert not t.requires_grad
+    assert t.is_cpu
+    assert (t.dtype, t.shape, t.stride()) == (expected.dtype, expected.shape,
+                                              expected.stride())
+    assert t.numel() == 0 or t.data_ptr() == expected.data_ptr()
+    assert torch.equal(t, expected)
+    assert _core.stats()["exported_alive"] == exported + 1  # not torch.from_numpy
+    del t
+    assert _core.stats()["exported_alive"] == exported
+
+
+@requires_exchange
+def test_numpy_route_to_torch_keeps_the_array_until_its_last_tensor_goes():
+    gc.collect()
+    exported = _core.stats()["exported_alive"]
+    a = np.zeros(16, np.float32)
+    refs, gone = sys.getrefcount(a), weakref.ref(a)
+    views = [ut.asarray(a).torch() for _ in range(100)]  # a new Tensor each time
+    views[-1][3] = 7.0
+    assert a[3] == 7.0
+    assert sys.getrefcount(a) == refs + 100
+    del a
+    assert gone() is not None
+    assert views[0][3] == 7.0
+    del views
+    assert gone() is None
+    assert _core.stats()["exported_alive"] == exported
 
 
 @requires_exchange
@@ -253,6 +360,31 @@ def test_torch_takes_tensorflow_memory_by_its_route_warned_and_known_read_only(
 
 
 @requires_exchange
+@requires_exchange
+def test_exchange_host_capsule_is_tensorflow_s_route_from_torch_in_one_c_call():
+    """torch's memory as a legacy capsule for TF's C++ import, made in C: the
+    capsule's Export holds the Buffer until the capsule (or its consumer) goes."""
+    gc.collect()
+    alive = _core.stats()["buffers_alive"]
+    t = torch.arange(64.0)
+    capsule = _core.exchange_host_capsule(("is_neg",), ("is_conj",), 64, t)
+    assert type(capsule).__name__ == "PyCapsule"
+    assert _core.stats()["buffers_alive"] == alive + 1
+    imported = _core.from_capsule(capsule)  # (the Buffer is then the import's)
+    assert imported.data_ptr == t.data_ptr()
+    assert imported.shape == (64,)
+    del capsule, imported
+    gc.collect()
+    assert _core.stats()["buffers_alive"] == alive
+    take = _core.exchange_host_capsule
+    assert take(("is_neg",), ("is_conj",), 64, t[1:]) is None  # 64-byte alignment
+    assert take(("is_neg",), ("is_conj",), 64, t.reshape(8, 8).T) is None
+    assert take(("is_neg",), ("is_conj",), 64, t._neg_view()) is None
+    assert take(("is_neg",), ("is_conj",), 64, np.zeros(2)) is None  # no exchange
+    with pytest.raises(TypeError, match="exchange_host_capsule"):
+        take(("is_neg",), ("is_conj",), 0, t)
+
+
 def test_tensorflow_takes_torch_memory_by_its_route_or_leaves_it_to_the_general_path():
     pytest.importorskip("tensorflow")
     route = _backends.get("tensorflow").ROUTES["torch"]

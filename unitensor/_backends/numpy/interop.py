@@ -133,8 +133,10 @@ def _lent_to_torch(x: Any) -> bool:
 
 
 # torch's route, whole in C: its DLPack C exchange API (half the cost of
-# Tensor.numpy()) and numpy's buffer-protocol import. The general path (torch's
-# DLPack export, which resolves them) takes what it declines: torch builds
+# Tensor.numpy()) and an array made by numpy's C API over the Buffer
+# (_core.ndarray_view: np.asarray(buffer) without the buffer protocol). The
+# general path (torch's DLPack export, which resolves them) takes what it
+# declines: torch builds
 # without the exchange API, lazy neg and conj bits (which the exchange does not
 # see; only complex tensors have the conj bit), GPU memory, dtypes numpy cannot
 # name (bfloat16).
@@ -142,7 +144,7 @@ def _lent_to_torch(x: Any) -> bool:
 # refuses it, as torch's own .numpy() does), and one over memory unitensor lent
 # torch read-only (the general path marks the Buffer read-only), are declined too;
 # that last question is asked only while some memory was lent (LENT_READ_ONLY).
-ROUTES = {"torch": functools.partial(_core.exchange_host_view, np.asarray,
+ROUTES = {"torch": functools.partial(_core.exchange_host_view, _core.ndarray_view,
                                      ("is_neg", "requires_grad",
                                       (LENT_READ_ONLY, _lent_to_torch)),
                                      ("is_conj",)),
