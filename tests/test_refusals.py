@@ -295,7 +295,8 @@ def test_torch_integer_division_by_zero_is_numpy_s_zero_not_an_error():
     # docs/namespace.md: 0, as numpy answers, on every owner)
     import torch
     x = ut.asarray(torch.tensor([1, 2]))
-    assert ut.floor_divide(x, ut.asarray(torch.tensor([0, 2]))).torch().tolist() == [0, 1]
+    quotient = ut.floor_divide(x, ut.asarray(torch.tensor([0, 2])))
+    assert quotient.torch().tolist() == [0, 1]
     assert (x % 0).torch().tolist() == [0, 0]
 
 
