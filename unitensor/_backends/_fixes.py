@@ -192,11 +192,13 @@ def refuse_out_of_bounds(func: str, take: Callable[..., Any],
     return fixed
 
 
-def pow_fixed(xp: ModuleType, is_complex: Callable[[Any], bool]) -> Callable[..., Any]:
+def pow_fixed(xp: ModuleType, is_complex: Callable[[Any], bool],
+              concrete: Callable[[Any], bool] = lambda x: True) -> Callable[..., Any]:
     """``x ** 0`` is 1 for every x; torch gives NaN for complex ``0 ** 0``; integer
-    bases refuse negative exponents (``refuse_negative_powers``).
+    bases refuse negative exponents (``refuse_negative_powers``, where
+    ``concrete``).
     """
-    pow_ = refuse_negative_powers(xp, xp.pow)
+    pow_ = refuse_negative_powers(xp, xp.pow, concrete)
 
     def fixed(x1: Any, x2: Any, /) -> Any:
         result = pow_(x1, x2)

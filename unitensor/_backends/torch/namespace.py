@@ -281,6 +281,14 @@ def _complex_via_numpy(name: str, native: Callable[..., Any]) -> Callable[..., A
     return fixed
 
 
+def _concrete(x: torch.Tensor) -> bool:
+    """Values known now: not a tensor Dynamo traces (torch.compile) or a
+    torch.func transformation wraps (vmap, grad), whose checks are torch's own.
+    """
+    return not (torch.compiler.is_compiling()
+                or torch._C._functorch.is_functorch_wrapped_tensor(x))
+
+
 def _imag(x: torch.Tensor, /) -> torch.Tensor:
     """The imaginary part of a real array is zeros of its dtype (numpy's and
     jax's answer; torch refused: "imag is not implemented for tensors with
@@ -306,11 +314,12 @@ FIXES["linalg.trace"] = _unsigned_accumulation(compat_linalg.trace)
 FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
-             pow=pow_fixed(compat_torch, torch.Tensor.is_complex),
-             take=refuse_out_of_bounds("take", compat_torch.take), imag=_imag,
+             pow=pow_fixed(compat_torch, torch.Tensor.is_complex, _concrete),
+             take=refuse_out_of_bounds("take", compat_torch.take, _concrete),
+             imag=_imag,
              take_along_axis=refuse_out_of_bounds(
                  "take_along_axis", _int64_indices(compat_torch.take_along_axis),
-                 default_axis=-1),
+                 _concrete, default_axis=-1),
              count_nonzero=_count_nonzero, conj=_resolved(compat_torch.conj),
              # mypy: array-api-compat copies torch.fft's functions in at runtime
              **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]
