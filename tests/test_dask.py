@@ -1420,3 +1420,17 @@ def test_sort_argsort_and_take_along_an_unknown_size_stay_lazy():
     with pytest.raises(IndexError, match=r"^take\(\): indices: expected indices "
                        r"from -7 to 6"):
         ut.take(m, ut.dask.chunked(np.array([0, 9]), 1), axis=0).numpy()
+
+
+def test_in_place_fixed_operations_on_a_masked_selection_stay_lazy():
+    # pow, floor_divide and remainder are the dask adapter's fixes: their in-place
+    # results are written back whole, which on sizes known only once computed
+    # must be the result itself (dask's x[...] = v needs the sizes: "Arrays chunk
+    # sizes are unknown", array-api-extra's at(x, mask).power(2.0))
+    x = ut.asarray(da.from_array(np.array([1.0, 10.0, 20.0, 3.0]), chunks=2))
+    s = x[x < 15]
+    s **= 2.0
+    s //= 3.0
+    s %= 7.0
+    assert s.shape == (None,)
+    np.testing.assert_array_equal(np.asarray(s), [0.0, 5.0, 3.0])  # numpy's

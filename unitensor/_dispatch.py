@@ -1245,6 +1245,13 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
                 return native_op(native, this)
             # the adapter's fix of the operation, written back in place
             fixed = implementation(backend, name)(native, this)
+            if backend.IMMUTABLE and backend.dtype(fixed) is x.dtype and (
+                    backend.shape(fixed) == x.shape) and (
+                    None not in x.shape or not hasattr(this, "shape")):
+                # all of x written with an array of its dtype and shape: that
+                # array (a lazy owner's write of all of an array whose sizes are
+                # known once computed, x[m] **= 2, would need them now)
+                return fixed
             return backend.setitem(native, ..., fixed)
         except Exception as exc:
             failure = exc
