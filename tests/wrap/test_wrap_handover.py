@@ -105,6 +105,10 @@ def test_a_bridged_torch_call_reads_no_signature(monkeypatch):
 
     monkeypatch.setattr(inspect, "signature", counted)
     f(a).sum().backward()
-    # torch's Function.apply reads forward's signature on every call; the
-    # bridge calls torch's C apply (outside torch.func) and reads none
-    assert read == []  # (under torch.func: Function.apply, test_wrap.py)
+    # torch's Python Function.apply (to 2.14) reads forward's signature on every
+    # call; the bridge calls torch's C apply (outside torch.func) and reads none.
+    # torch 2.15's Function.apply is that C apply, which binds forward's default
+    # arguments itself (one read): then the bridge reads what torch reads.
+    in_c = (torch.autograd.Function.__dict__.get("apply")
+            is torch._C._FunctionBase.__dict__["apply"])
+    assert len(read) == (1 if in_c else 0)  # (torch.func: Function.apply)
