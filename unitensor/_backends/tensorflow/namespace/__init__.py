@@ -77,7 +77,6 @@ from ._numpy_route import (
 )
 from .elementwise import (
     _BINARY,
-    _FLOATING_ONLY,
     _UNARY,
     _binary_function,
     _isfinite,
@@ -166,9 +165,6 @@ def _build() -> list[str]:
 
 NOT_YET = _build()
 _COMPLEX = frozenset({tf.complex64, tf.complex128})
-# The inputs a floating-only function casts first (elementwise._FLOATING_ONLY).
-_NOT_FLOATING = frozenset({tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8,
-                           tf.uint16, tf.uint32, tf.uint64})
 
 
 def _complex_special_cases(name: str) -> Callable[..., Any]:
@@ -199,8 +195,8 @@ def _complex_special_cases(name: str) -> Callable[..., Any]:
     # integers as they are), as torch's and jax's rows have it. A refusal of the
     # op (a missing kernel) sends the call back here, to the numpy detour.
     function.real_path = _UNARY[name]  # type: ignore[attr-defined]
-    function.complex_dtypes = _COMPLEX | (  # type: ignore[attr-defined]
-        _NOT_FLOATING if name in _FLOATING_ONLY else frozenset())
+    # (integer inputs never reach it: the dispatcher casts them, _float_loops)
+    function.complex_dtypes = _COMPLEX  # type: ignore[attr-defined]
     return function
 
 

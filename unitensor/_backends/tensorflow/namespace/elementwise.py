@@ -425,15 +425,11 @@ _BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
     "remainder": _remainder, "subtract": _fast("Sub", tf.math.subtract)}
 
 
-# The functions TF's ops take floating inputs only for, whose integer and bool
-# inputs numpy (and torch, jax) compute in floating point: here as numpy does,
-# in the smallest float dtype the input casts to safely (numpy's loop: bool,
-# int8, uint8 -> float16; int16, uint16 -> float32; wider -> float64). The
-# standard leaves integer inputs to these functions unspecified; TF refused.
-_FLOATING_ONLY = frozenset({
-    "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1",
-    "log", "log1p", "log2", "log10", "signbit", "sin", "sinh", "sqrt", "tan", "tanh",
-    "atan2", "copysign", "hypot", "logaddexp", "nextafter"})
+# The floating-point functions take integer and bool inputs cast by the
+# dispatcher's one rule (unitensor/_float_loops.py) before they reach TF;
+# signbit, which answers a bool, is not among them, and TF's op for it takes
+# floats only: its integer and bool inputs are cast as numpy's loop casts them.
+_FLOATING_ONLY = frozenset({"signbit"})
 
 
 def _numpy_loop(dtype: tf.DType) -> tf.DType:
@@ -459,13 +455,8 @@ def _unary_function(name: str, op: Callable[[Tensor], Tensor]) -> Callable[..., 
 
 def _binary_function(name: str,
                      op: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., Any]:
-    floating_only = name in _FLOATING_ONLY
-
     def function(x1: Any, x2: Any, /) -> Tensor:
         a, b = _common(x1, x2, name)
-        if floating_only and (a.dtype.is_integer or a.dtype == tf.bool):
-            loop = _numpy_loop(a.dtype)
-            a, b = tf.cast(a, loop), tf.cast(b, loop)
         return op(a, b)
     function.__name__ = name
     return _or_numpy(name, function)
