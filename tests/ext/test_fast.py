@@ -753,7 +753,9 @@ def test_learn_takes_the_adapters_same_dtype_function_for_elementwise_only():
     x = ut.asarray(torch.arange(4.0))
     ut.add.table.pop(TORCH, None)
     ut.add(x, x)
-    assert ut.add.table[TORCH].func is torch.add  # not array-api-compat's wrapper
+    row = ut.add.table[TORCH]  # torch.add, not array-api-compat's wrapper, for
+    assert row.real_func is torch.add  # every dtype but bool (numpy's bool loop:
+    assert row.complex_dtypes == {torch.bool}  # _bool_loops)
     ut.sum.table.pop(TORCH, None)
     ut.sum(x)
     assert ut.sum.table[TORCH].func is _dispatch.implementation(TORCH, "sum")
@@ -920,3 +922,18 @@ def test_a_tensor_with_a_python_scalar_takes_the_c_path(owner, monkeypatch):
         assert calls == []
     x + 1000  # not held by every integer dtype: checked in Python
     assert calls == ["add"]
+
+
+def test_a_row_with_a_fix_routes_each_dtype_whatever_came_before():
+    # the row remembers the last dtype that needed no fix (one pointer compared,
+    # not numpy's dtype hashed per call): bool after float still takes the fix
+    f = ut.asarray(np.array([1.0, 0.0]))
+    b = ut.asarray(np.array([True, False]))
+    for _ in range(2):
+        assert (f + f).dtype == ut.float64
+        assert (b + b).dtype == ut.bool  # numpy's bool loop (_bool_loops)
+        assert ut.square(b).dtype == ut.int8
+        assert ut.square(f).dtype == ut.float64
+        assert ut.exp(ut.asarray(np.array([1], np.int8))).dtype == ut.float16
+        assert ut.exp(f).dtype == ut.float64
+    assert ut.add.table[NUMPY].complex_dtypes == {np.dtype(bool)}
