@@ -41,7 +41,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _backends, _config, _convert, _fastpath, _float_loops, _views
+from . import _backends, _bool_loops, _config, _convert, _fastpath, _float_loops, _views
 from ._device import Device
 from ._device import parse as parse_device
 from ._dtypes import (
@@ -315,6 +315,7 @@ def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
         adapt = getattr(backend, "adapt", None)
         if adapt is not None:  # a framework-wide fix (torch's unsigned types)
             func = adapt(name, func)
+        func = _bool_loops.rule(backend, name, func)
         table[name] = func = _float_loops.rule(backend, name, func)
     return func
 

@@ -16,7 +16,8 @@ immutable C structs):
   array_type)``, the framework's function and its array type; a unary or binary
   row may add ``real_func``/``complex_dtypes`` where ``func`` is a fix that only
   some dtypes need (complex inputs: ``_backends/_fixes.py``'s ``real_path``;
-  integer inputs of floating-point functions: ``_float_loops.py``);
+  integer inputs of floating-point functions: ``_float_loops.py``; bool inputs
+  of arithmetic: ``_bool_loops.py``);
 - ``view``: no table; the framework name (views read the Tensor's own cache and
   the target adapter's ``ROUTES``).
 
@@ -32,6 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from . import _backends, _fast
+from . import _bool_loops as bool_loops
 from . import _float_loops as float_loops
 from ._fast import Entry, TypeEntry, enter_owner, leave_owner, owner_blocks
 
@@ -96,7 +98,8 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
         # rule for integer inputs of floating-point functions, as the general path
         same = backend.SAME_DTYPE.get(name)
         if same is not None:
-            func = float_loops.rule(backend, name, same)
+            func = float_loops.rule(backend, name,
+                                    bool_loops.rule(backend, name, same))
     real_func = (getattr(func, "real_path", None)
                  if kind == "unary" or kind == "binary" else None)
     if real_func is not None:  # only some dtypes need func's fix

@@ -134,10 +134,17 @@ def _widest(backend: Adapter, like: Any, target: DType) -> DType:
         return target
     if target.itemsize < 8:
         return target
+    return float32 if default_dtype(backend, like, "real floating") is float32 else (
+        target)
+
+
+def default_dtype(backend: Adapter, like: Any, kind: str) -> DType | None:
+    """``backend``'s default dtype of ``kind`` ('integral', 'real floating') on
+    the device of its array ``like``; None where it has no inspection API.
+    """
     make_info = backend.FIXES.get("__array_namespace_info__") or getattr(
         backend.namespace(), "__array_namespace_info__", None)
     if make_info is None:
-        return target
+        return None
     device = backend.native_device(backend.device(like))
-    native = make_info().default_dtypes(device=device)["real floating"]
-    return float32 if backend.dtype_from_native(native) is float32 else target
+    return backend.dtype_from_native(make_info().default_dtypes(device=device)[kind])

@@ -1,0 +1,117 @@
+"""Bool arrays given to an arithmetic function: numpy's answer on every owner.
+
+The standard's arithmetic functions take numeric arrays; numpy computes most of
+them on bools too, and the owners disagreed: ``mask + mask`` was a bool on numpy,
+torch and jax and refused on TensorFlow and array_api_strict; ``abs(mask)``
+refused on torch; ``square(mask)`` int8 on numpy, int64 on torch, int32 on jax;
+``sign(mask)`` computed on torch only. The rule, for every owner, when every
+array operand is bool (Python bools beside them are the ints they are):
+
+- ``add``, ``multiply``, ``maximum``, ``minimum`` and ``abs`` are bool (``or``,
+  ``and``, ``or``, ``and``, the array itself), ``max``/``min`` reductions too;
+- ``square``, ``pow``, ``floor_divide`` and ``remainder`` are int8;
+- ``sum``, ``prod``, ``cumulative_sum`` and ``cumulative_prod`` count in the
+  owner's default integer (int64 on the CPU; int32 for JAX without x64) unless
+  ``dtype`` says otherwise;
+- ``sign``, ``positive``, ``subtract`` and ``negative``, which numpy has no bool
+  loop for, are a TypeError on every owner (torch's refusal was a RuntimeError,
+  its ``sign`` computed).
+
+Each computes in int8 (the integer dtype numpy's loops take bools to) or the
+counting dtype, by the owner's own function, and casts to the result dtype.
+:func:`rule` wraps an owner's function once, where the dispatcher looks it up and
+where the fast paths learn it; the wrapper names the bool dtype as the one that
+needs it (``complex_dtypes``, beside ``real_path``), so that the C fast path
+calls the owner's function directly for every other dtype.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ._dtypes import DType, bool_, int8, int32, int64
+from ._errors import arg_error
+from ._float_loops import default_dtype
+
+if TYPE_CHECKING:
+    from ._backends._adapter import Adapter
+
+# name -> the dtype its result has (computed in int8, numpy's bool loop)
+_ELEMENTWISE: dict[str, DType] = {
+    "add": bool_, "multiply": bool_, "maximum": bool_, "minimum": bool_,
+    "abs": bool_, "square": int8, "pow": int8, "floor_divide": int8,
+    "remainder": int8}
+_EXTREMES = frozenset({"max", "min"})
+_COUNTS = frozenset({"sum", "prod", "cumulative_sum", "cumulative_prod"})
+_REFUSED = frozenset({"sign", "positive", "subtract", "negative"})
+_BINARY = frozenset({"add", "multiply", "maximum", "minimum", "pow", "floor_divide",
+                     "remainder", "subtract"})
+NAMES = frozenset(_ELEMENTWISE) | _EXTREMES | _COUNTS | _REFUSED
+
+
+def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (``backend``'s ``name``) computing bool inputs as the module says;
+    ``func`` itself for other names.
+    """
+    if name not in NAMES:
+        return func
+    try:
+        native = backend.native_dtype(bool_)
+    except (KeyError, TypeError, ValueError):
+        return func
+    if name in _COUNTS:
+        wrapped = _counted(backend, func, native)
+    else:
+        wrapped = _elementwise(backend, name, func, native)
+    wrapped.__name__ = getattr(func, "__name__", name)
+    wrapped.__doc__ = func.__doc__
+    # For the C fast path (_fastpath.learn): the owner's function for every dtype
+    # but bool, which needs this wrapper (and a fix's own, where func has one).
+    fixed = getattr(func, "complex_dtypes", None)
+    wrapped.real_path = (  # type: ignore[attr-defined]
+        func if fixed is None else func.real_path)  # type: ignore[attr-defined]
+    wrapped.complex_dtypes = (  # type: ignore[attr-defined]
+        frozenset({native}) | (fixed or frozenset()))
+    return wrapped
+
+
+def _elementwise(backend: Adapter, name: str, func: Callable[..., Any],
+                 native: Any) -> Callable[..., Any]:
+    result = _ELEMENTWISE.get(name, bool_)
+    arrays = 2 if name in _BINARY else 1
+
+    def computed_as_numpy(*args: Any, **kwargs: Any) -> Any:
+        operands = args[:arrays]
+        if not all(getattr(a, "dtype", None) == native
+                   or type(a) is bool for a in operands) or all(
+                       type(a) is bool for a in operands):
+            return func(*args, **kwargs)
+        if name in _REFUSED:
+            raise arg_error(TypeError, name, "x" if arrays == 1 else "x1, x2",
+                            f"numeric arrays (numpy has no bool loop for {name}; "
+                            "logical_xor and logical_not are the bool ones)",
+                            "bool arrays")
+        cast = [backend.astype(a, int8) if type(a) is not bool else int(a)
+                for a in operands]
+        found = func(*cast, *args[arrays:], **kwargs)
+        return found if result is int8 else backend.astype(found, result)
+
+    return computed_as_numpy
+
+
+def _counted(backend: Adapter, func: Callable[..., Any],
+             native: Any) -> Callable[..., Any]:
+    def counted_as_numpy(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        if getattr(x, "dtype", None) == native and kwargs.get("dtype") is None:
+            x = backend.astype(x, _default_integer(backend, x))
+        return func(x, *args, **kwargs)
+
+    return counted_as_numpy
+
+
+def _default_integer(backend: Adapter, like: Any) -> DType:
+    """The owner's default integer on ``like``'s device: int64, or int32 (JAX
+    without x64).
+    """
+    return int32 if default_dtype(backend, like, "integral") is int32 else int64
