@@ -514,6 +514,8 @@ CLIENT_CALLS = {
     "searchsorted of NaN, right": lambda a: ut.searchsorted(
         a([.1, .5, _INF, _NAN, _NAN]), a([_NAN, _INF, .3]), side="right"),
     "searchsorted of a NaN scalar": lambda a: ut.searchsorted(a([.1, _NAN]), _NAN),
+    "searchsorted of a 2-d x1": lambda a: ut.searchsorted(a([[1, 2], [1, 2]]),
+                                                          a([[2], [2]])),
     "a list index": lambda a: a([5, 6, 7])[[0, 1, 1, -1]],
     "a list mask": lambda a: a([5, 6, 7])[[True, False, True]],
     "a list in a tuple index": lambda a: a([[1, 2], [3, 4]])[:, [1, 1, 0]],
@@ -578,6 +580,7 @@ NUMPY_SAYS = {
     "bool ** bool": ("int8", [1, 0, 1]),
     "sum of bools": ("int64", [2, 1]),
     "sign of bool": TypeError,
+    "searchsorted of a 2-d x1": ValueError,
     "bool - bool": TypeError,
 }
 

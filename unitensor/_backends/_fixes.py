@@ -331,12 +331,17 @@ def searchsorted_nan_last(xp: Any, real_floating: Callable[[Any], bool] | None =
     NaNs (sorted last) read as infinities, capped at where they begin; a NaN
     ``x2`` goes where they begin (left) or after them (right).
     ``real_floating``: whether a dtype of ``xp`` is (default: ``xp.isdtype``).
+    ``x1`` must be one-dimensional, as numpy and the standard say (torch searched
+    each row of an n-d ``x1``, TensorFlow gave other numbers).
     """
     search = xp.searchsorted
     if real_floating is None:
         real_floating = lambda dtype: xp.isdtype(dtype, "real floating")  # noqa: E731
 
     def fixed(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
+        if len(x1.shape) != 1:
+            raise arg_error(ValueError, "searchsorted", "x1", "a 1-D array",
+                            f"an array of shape {tuple(x1.shape)}")
         if not real_floating(x1.dtype):
             return search(x1, x2, side=side, sorter=sorter)
         if sorter is not None:
