@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 
 from ..interop import no_memory
-from ._base import DEFAULT_FLOAT, NAMESPACE, Tensor, _cast, _common, _scalar
+from ._base import DEFAULT_FLOAT, NAMESPACE, Tensor, _cast, _common, _scalar, fast_op
 from ._numpy_route import _in_xla, _numpy_op, _or_numpy, _symbolic
 
 
@@ -164,19 +164,23 @@ def _expm1(x: Tensor) -> Tensor:
     return tf.math.expm1(x)
 
 
+# TF's own op is the standard's function: called through TF's C fast path
+_PLAIN_UNARY = {
+    "acos": "Acos", "acosh": "Acosh", "asin": "Asin", "asinh": "Asinh", "atan": "Atan",
+    "atanh": "Atanh", "cos": "Cos", "cosh": "Cosh", "exp": "Exp", "log1p": "Log1p",
+    "sin": "Sin", "sinh": "Sinh", "square": "Square", "sqrt": "Sqrt", "tan": "Tan",
+    "tanh": "Tanh"}
 _UNARY: dict[str, Callable[[Tensor], Tensor]] = {
-    "abs": _abs, "acos": tf.math.acos, "acosh": tf.math.acosh, "asin": tf.math.asin,
-    "asinh": tf.math.asinh, "atan": tf.math.atan, "atanh": tf.math.atanh,
-    "bitwise_invert": _bitwise_invert, "ceil": _integer_identity(tf.math.ceil),
-    "conj": _conj, "cos": tf.math.cos, "cosh": tf.math.cosh, "exp": tf.math.exp,
-    "expm1": _expm1, "floor": _integer_identity(tf.math.floor), "imag": _imag,
+    name: fast_op(op, getattr(tf.math, name)) for name, op in _PLAIN_UNARY.items()}
+_UNARY.update({
+    "abs": _abs, "bitwise_invert": _bitwise_invert,
+    "ceil": _integer_identity(tf.math.ceil), "conj": _conj, "expm1": _expm1,
+    "floor": _integer_identity(tf.math.floor), "imag": _imag,
     "isfinite": _isfinite, "isinf": _isinf, "isnan": _isnan, "log": _log,
-    "log1p": tf.math.log1p, "log2": _log_base(2.0), "log10": _log_base(10.0),
+    "log2": _log_base(2.0), "log10": _log_base(10.0),
     "logical_not": _logical_not, "negative": _negative, "positive": _same,
     "real": _real, "reciprocal": _reciprocal, "round": _integer_identity(_round),
-    "sign": _sign, "signbit": _signbit, "sin": tf.math.sin, "sinh": tf.math.sinh,
-    "square": tf.math.square, "sqrt": tf.math.sqrt, "tan": tf.math.tan,
-    "tanh": tf.math.tanh, "trunc": _integer_identity(_trunc)}
+    "sign": _sign, "signbit": _signbit, "trunc": _integer_identity(_trunc)})
 
 
 # -- elementwise: two arrays ----------------------------------------------------------
@@ -368,61 +372,26 @@ def _compare(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
     return op
 
 
-def _fast_path() -> tuple[Any, Any]:
-    """TF's C fast path for one op (``TFE_Py_FastPathExecute``, private API: what
-    TF's generated op wrappers call first) and its eager context module; Nones
-    where this TF lacks them.
-    """
-    try:
-        from tensorflow.python import pywrap_tfe
-        from tensorflow.python.eager import context
-    except ImportError:
-        return None, None
-    return getattr(pywrap_tfe, "TFE_Py_FastPathExecute", None), context
-
-
-_EXECUTE, _CONTEXT = _fast_path()
-
-
-def _fast(op: str, public: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """TF's op ``op`` on two tensors of one dtype through TF's C fast path
-    (~5 µs against ~25 µs for ``tf.math.add`` here), else (symbolic tensors, a
-    dtype without a kernel, any refusal) TF's public function ``public``, which
-    raises TF's own exceptions.
-    """
-    if _EXECUTE is None:
-        return public
-    execute, context = _EXECUTE, _CONTEXT.context
-
-    def function(x1: Tensor, x2: Tensor, /) -> Tensor:
-        try:
-            return execute(context(), op, None, x1, x2)
-        except Exception:
-            return public(x1, x2)
-    function.__name__ = public.__name__
-    return function
-
-
 _BINARY: dict[str, Callable[[Tensor, Tensor], Tensor]] = {
-    "add": _fast("AddV2", tf.math.add), "atan2": tf.math.atan2,
+    "add": fast_op("AddV2", tf.math.add), "atan2": tf.math.atan2,
     "bitwise_and": _bitwise(tf.math.logical_and, tf.bitwise.bitwise_and),
     "bitwise_left_shift": _shift(True),
     "bitwise_or": _bitwise(tf.math.logical_or, tf.bitwise.bitwise_or),
     "bitwise_right_shift": _shift(False),
     "bitwise_xor": _bitwise(tf.math.logical_xor, tf.bitwise.bitwise_xor),
     "copysign": _copysign, "divide": _divide, "equal": tf.math.equal,
-    "floor_divide": _floor_divide, "greater": _fast("Greater", tf.math.greater),
-    "greater_equal": _fast("GreaterEqual", tf.math.greater_equal), "hypot": _hypot,
-    "less": _fast("Less", tf.math.less),
-    "less_equal": _fast("LessEqual", tf.math.less_equal), "logaddexp": _logaddexp,
+    "floor_divide": _floor_divide, "greater": fast_op("Greater", tf.math.greater),
+    "greater_equal": fast_op("GreaterEqual", tf.math.greater_equal), "hypot": _hypot,
+    "less": fast_op("Less", tf.math.less),
+    "less_equal": fast_op("LessEqual", tf.math.less_equal), "logaddexp": _logaddexp,
     # (bools through TF's C fast path; other operands, which it refuses, by truth)
-    "logical_and": _fast("LogicalAnd", _logical(tf.math.logical_and)),
-    "logical_or": _fast("LogicalOr", _logical(tf.math.logical_or)),
+    "logical_and": fast_op("LogicalAnd", _logical(tf.math.logical_and)),
+    "logical_or": fast_op("LogicalOr", _logical(tf.math.logical_or)),
     "logical_xor": _logical(tf.math.logical_xor), "maximum": _extremum(tf.math.maximum),
     "minimum": _extremum(tf.math.minimum),
-    "multiply": _fast("Mul", tf.math.multiply),
+    "multiply": fast_op("Mul", tf.math.multiply),
     "nextafter": _nextafter, "not_equal": tf.math.not_equal, "pow": _pow,
-    "remainder": _remainder, "subtract": _fast("Sub", tf.math.subtract)}
+    "remainder": _remainder, "subtract": fast_op("Sub", tf.math.subtract)}
 
 
 # The floating-point functions take integer and bool inputs cast by the

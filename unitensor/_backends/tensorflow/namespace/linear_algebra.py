@@ -13,7 +13,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._base import Tensor, _common
+from ._base import Tensor, _common, fast_op
 from ._numpy_route import _in_xla
 from .elementwise import _conj
 
@@ -33,6 +33,12 @@ def _widened(op: Callable[[Tensor, Tensor], Tensor], a: Tensor, b: Tensor) -> Te
     return tf.cast(op(tf.cast(a, wide), tf.cast(b, wide)), a.dtype)
 
 
+# two matrices: TF's MatMul through its C fast path (what tf.linalg.matmul calls
+# after its checks and wrappers)
+_MATRICES = fast_op("MatMul", tf.linalg.matmul, "transpose_a", False, "transpose_b",
+                    False, "grad_a", False, "grad_b", False)
+
+
 def matmul_same_dtype(x1: Tensor, x2: Tensor, /) -> Tensor:
     """``matmul`` of two tensors of one dtype (the C fast path's, SAME_DTYPE):
     TF's own where ``matmul`` below would call it with them as they are (any
@@ -42,6 +48,8 @@ def matmul_same_dtype(x1: Tensor, x2: Tensor, /) -> Tensor:
     if (x1.dtype in _SMALL_INTEGERS or x1.dtype == tf.bool or x1.ndim < 2
             or x2.ndim < 2):
         return matmul(x1, x2)
+    if x1.ndim == 2 and x2.ndim == 2:
+        return _MATRICES(x1, x2)
     return tf.linalg.matmul(x1, x2)
 
 

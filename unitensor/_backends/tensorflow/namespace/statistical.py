@@ -15,7 +15,7 @@ import tensorflow as tf
 
 from ..._fixes import refuse_empty_reduction
 from ..interop import no_memory
-from ._base import DEFAULT_INT, Tensor, _axes, _cast
+from ._base import DEFAULT_INT, Tensor, _axes, _cast, fast_op
 from .elementwise import _isfinite
 
 
@@ -42,12 +42,30 @@ _OWN_DTYPE_SUMS = frozenset({tf.float16, tf.bfloat16, tf.float32, tf.float64,
                              tf.complex64, tf.complex128, tf.uint64, DEFAULT_INT})
 
 
+def _sum_over(keepdims: bool) -> Callable[[Tensor, Tensor], Tensor]:
+    """TF's Sum over the axes in a tensor, through its C fast path."""
+    return fast_op("Sum", lambda x, axes: tf.math.reduce_sum(x, axes, keepdims),
+                   "keep_dims", keepdims)
+
+
+_SUM_OVER = {False: _sum_over(False), True: _sum_over(True)}
+# every axis of an array of n dimensions, made once per n (tf.math.reduce_sum
+# makes this constant on every call)
+_ALL_AXES: dict[int, Tensor] = {}
+
+
 def sum(x: Tensor, /, *, axis: Any = None, dtype: Any = None,
         keepdims: bool = False) -> Tensor:
     if axis is None and dtype is None and x.dtype in _OWN_DTYPE_SUMS:
         # the whole array in its own dtype: what _reduce calls, without reading
         # the dtype three more times (each a Python property of TF's)
-        return tf.math.reduce_sum(x, axis=None, keepdims=keepdims)
+        ndim = x.shape.rank
+        axes = _ALL_AXES.get(ndim)
+        if axes is None and ndim is not None and tf.executing_eagerly():
+            axes = _ALL_AXES.setdefault(ndim, tf.range(ndim))
+        if axes is None:
+            return tf.math.reduce_sum(x, axis=None, keepdims=keepdims)
+        return _SUM_OVER[bool(keepdims)](x, axes)
     return _reduce(tf.math.reduce_sum, _cast(x, _sum_dtype(x, dtype)), axis, keepdims)
 
 
