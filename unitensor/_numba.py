@@ -30,7 +30,7 @@ errors.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 from numba.core import cgutils, types
@@ -66,6 +66,15 @@ class TensorType(types.Array):
 
 def _array(t: Tensor) -> np.ndarray[Any, Any] | None:
     """``t``'s numpy view, which numba reads; None for memory off the CPU."""
+    # numba types every argument of every call: first what t.numpy() would give
+    # at once without copying (the owner's own ndarray, the cached view)
+    native = t._native
+    if type(native) is np.ndarray:
+        return native
+    aliases = t._aliases
+    cached = None if aliases is None else aliases.views.get("numpy")
+    if cached is not None:
+        return cast("np.ndarray[Any, Any]", cached)  # (a string: no alias per call)
     try:
         return t.numpy(copy=False)
     except BufferError:
@@ -104,8 +113,9 @@ def typeof_tensor(t: Tensor, context: Any) -> TensorType | None:
     array = _array(t)
     if array is None:
         return None
-    flags = array.flags
-    layout = numpy_support.map_layout(array)
+    flags = array.flags  # (numba's own layout rule: numpy_support.map_layout)
+    layout: Literal["C", "F", "A"] = (
+        "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A")
     key = (array.dtype, array.ndim, layout, not flags.writeable, flags.aligned)
     typ = _TYPES.get(key)
     if typ is None:
