@@ -25,7 +25,8 @@ Memory numba cannot read is not typed here: a Tensor in CUDA memory is left to
 numba's CUDA target, which reads ``__cuda_array_interface__``; a dtype numba has
 no type for (bfloat16) and memory in an autodiff graph (a torch tensor that
 requires grad: numba would drop the graph) are refused with the project's
-errors.
+errors, and so is a Tensor that is a global or closure variable of the jitted
+function (numba would freeze it as an ndarray constant): a Tensor is an argument.
 """
 
 from __future__ import annotations
