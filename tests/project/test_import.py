@@ -6,7 +6,7 @@ import sys
 import pytest
 
 FRAMEWORKS = ("torch", "jax", "jaxlib", "tensorflow", "cupy", "array_api_strict",
-              "numpy", "dask", "distributed")
+              "numpy", "dask", "distributed", "numba")
 
 
 @pytest.mark.parametrize("statement", ["import unitensor", "from unitensor import *"])

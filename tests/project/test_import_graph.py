@@ -242,7 +242,7 @@ OWNERS = {"torch": "torch", "jax": "jax", "jaxlib": "jax", "tensorflow": "tensor
           "cupy": "cupy", "cupyx": "cupy", "dask": "dask", "distributed": "dask",
           "array_api_strict": "array_api_strict", "numpy": "numpy",
           "warp": "warp", "drjit": "drjit",
-          "ml_dtypes": None, "array_api_compat": None, "triton": None}
+          "ml_dtypes": None, "array_api_compat": None, "triton": None, "numba": None}
 # (module, framework) imported outside its owner's rooms, and why.
 FRAMEWORK_IMPORTS = {
     ("unitensor.__main__", "jax"): "the main job turns on x64 (float64 stays so)",
@@ -255,6 +255,8 @@ FRAMEWORK_IMPORTS = {
     ("unitensor._convert", "numpy"): "__array__ objects, read as numpy reads them",
     ("unitensor._views", "numpy"): "numpy decides whether a view's reshape is a view",
     ("unitensor.__main__", "numpy"): "the main job's data",
+    ("unitensor._numba", "numba"): "numba's extension, which numba loads (entry point)",
+    ("unitensor._numba", "numpy"): "numba reads a Tensor as its numpy view",
     ("unitensor.dask", "dask"): "ut.dask, the public dask extras (loaded on use)",
     ("unitensor.dask", "numpy"): "ut.dask.chunked splits numpy arrays",
     ("unitensor._backends._triton", "triton"): "before TensorFlow, where installed "
