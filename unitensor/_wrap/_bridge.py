@@ -274,7 +274,8 @@ class Bridge:
     """
 
     __slots__ = ("__weakref__", "_eager", "_types", "compiled", "differentiable",
-                 "func", "given", "handed", "key", "quiet", "source", "target")
+                 "func", "given", "handed", "key", "quiet", "source", "target",
+                 "views")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -300,6 +301,10 @@ class Bridge:
         # the parts' direct hand-overs (caller to body, body to caller), found
         # with the types: None where a side's part has none
         self.handed: tuple[Handover | None, Handover | None] = (None, None)
+        # the body's views of the caller's arrays, kept across calls where the
+        # caller's part can tell that an array's memory and contents did not
+        # change (its ``stamp``) and the body's arrays never change: see _Views
+        self.views: _Views | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
@@ -326,6 +331,10 @@ class Bridge:
                 self.target, "wrap").ARRAY_TYPES)  # installed? (an ImportError)
             self.handed = (_handover(self.source, self.target),
                            _handover(self.target, self.source))
+            stamp = getattr(part(self.source), "stamp", None)
+            if stamp is not None and self.handed[0] is not None and (
+                    self.target in IMMUTABLE):
+                self.views = _Views(stamp)
             self._types = types
         return types
 
@@ -508,7 +517,10 @@ class Call:
         target = bridge.target
         handed = bridge.handed[0]
         if handed is not None:  # the parts' own route, where it applies
-            found = _hand(handed, array, quiet or bridge.quiet, target in _GUARDED)
+            views = bridge.views
+            found = (_hand(handed, array, quiet or bridge.quiet, target in _GUARDED)
+                     if views is None else
+                     views.view(array, handed, quiet or bridge.quiet))
             if found is not None:
                 return found
         # no AliasWarning for immutable memory lent to a guarded body: the
@@ -631,6 +643,56 @@ def _handover(giver: str, taker: str) -> Handover | None:
     if exported is None or imported is None:
         return None
     return exported, imported
+
+
+class _Views:
+    """The body's views of a caller's arrays, kept from call to call (a
+    training loop's data, passed unchanged at every step): made anew only
+    where the caller's part's ``stamp`` of an array (its memory, layout and
+    version) changed. Only for bodies whose arrays never change (jax: no body
+    writes into a view), and a view made by the parts' route. A view lives
+    while its caller's array does (a weak reference, which drops it) and
+    holds an alias of that memory, not the caller's array itself; at most
+    ``_VIEWS`` are kept, the oldest dropped.
+    """
+
+    __slots__ = ("kept", "stamp")
+
+    def __init__(self, stamp: Callable[[Any], Any]) -> None:
+        self.stamp = stamp
+        # id of the caller's array -> (a weak reference to it, its stamp, the view)
+        self.kept: dict[int, tuple[weakref.ref[Any], Any, Any]] = {}
+
+    def view(self, array: Any, handed: Handover, compact: bool) -> Any:
+        """The body's view of ``array``, kept or made by ``handed`` (None: not
+        on that route, for lend to hand over).
+        """
+        stamp = self.stamp(array)
+        if stamp is None:  # not an array the part can stamp
+            return _hand(handed, array, compact, False)
+        key = id(array)
+        entry = self.kept.get(key)
+        if entry is not None and entry[0]() is array and entry[1] == stamp:
+            return entry[2]
+        # (the part exports an alias of its memory: the view keeps that
+        # memory alive, not ``array`` itself, whose death drops the view)
+        found = _hand(handed, array, compact, False)
+        if found is None:
+            return None
+        kept = self.kept
+        kept.pop(key, None)
+        if len(kept) >= _VIEWS:
+            del kept[next(iter(kept))]
+
+        def drop(_: Any, key: int = key) -> None:
+            if kept.get(key) is new:
+                del kept[key]
+        new = (weakref.ref(array, drop), stamp, found)
+        kept[key] = new
+        return found
+
+
+_VIEWS = 8
 
 
 def _hand(handed: Handover, array: Any, compact: bool, guarded: bool) -> Any:

@@ -153,6 +153,14 @@ class _Bridged(torch.autograd.Function):
             # (jacrev's vmap, a hessian's jvp), or no pullback kept: the body's
             # vjp as a bridge again, which those can transform
             grads = c.derivative()(list(xs), list(cts))
+        elif hasattr(ctx.pull, "at_one"):
+            # a real scalar output whose gradients at a cotangent of 1 came
+            # with the value (a jax.jit body's compiled pullback): times the
+            # cotangent here, in torch, with no second call of the body's
+            # framework and no cotangent handed to it
+            (ct,) = cts
+            grads = [None if g is None else c.to_caller(g, quiet=True) * ct
+                     for g in ctx.pull.at_one()]
         else:  # cotangents in torch's layout (stride 0 from a sum): quiet copies
             try:
                 body_cts = [c.to_body(ct, quiet=True) for ct in cts]
@@ -227,7 +235,21 @@ def exported(x: Any, compact: bool) -> _core.Buffer | None:
         return None  # (meta and fake tensors are not on the cpu, or subclasses)
     if compact and not x.is_contiguous():
         x = x.contiguous()  # torch's allocator aligns it as any taker needs
-    return _interop.export(x)
+    # an alias of the memory: the Buffer (and a view a bridge keeps, _Views)
+    # holds that, not ``x`` itself, which may die while they live
+    return _interop.export(x.detach())
+
+
+def stamp(x: Any) -> tuple[Any, ...] | None:
+    """What tells that a tensor ``x`` a bridge handed over before still has the
+    same memory, layout and contents as torch sees them (its version counter,
+    which every in-place write moves): a bridge keeps the body's view of it
+    while this stays equal (_bridge._Views). None for a tensor the parts'
+    route does not take, or one whose version torch does not keep.
+    """
+    if type(x) is not torch.Tensor or x.is_inference():
+        return None
+    return (x.data_ptr(), x._version, x.dtype, x.shape, x.stride(), x.device)
 
 
 def imported(buf: _core.Buffer, guarded: bool) -> torch.Tensor | None:
