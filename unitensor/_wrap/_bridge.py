@@ -358,8 +358,8 @@ class Call:
     run, the structure of the body's output.
     """
 
-    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "reverse", "tree",
-                 "wrt")
+    __slots__ = ("bridge", "guard", "leaves", "out", "positions", "pull", "reverse",
+                 "tree", "wrt")
 
     def __init__(self, bridge: Bridge, leaves: list[Any], tree: Any,
                  positions: list[int]) -> None:
@@ -377,6 +377,10 @@ class Call:
         self.wrt: list[bool] | None = None
         # whether the caller will run a backward: the forward keeps the pullback
         self.reverse = True
+        # for a guarded body (torch's read_only): which of the caller's arrays
+        # are immutable, and why (found on the first run: a Call under jax.jit
+        # runs once per execution of its executable, on the same arguments)
+        self.guard: tuple[list[bool], str] | None = None
 
     def arrays(self) -> list[Any]:
         """The caller's arrays among the arguments, in order."""
@@ -390,13 +394,17 @@ class Call:
         """
         args, kwargs = self.arguments(arrays)
         bridge = self.bridge
-        protected = self.immutable(arrays) if bridge.target in _GUARDED else []
+        if bridge.target in _GUARDED:
+            guard = self.guard
+            if guard is None:
+                guard = self.guard = self._guard()
+            mask, why = guard
+            protected = [a for a, m in zip(arrays, mask, strict=True) if m]
+        else:
+            protected = []
         if protected:
             # torch cannot mark the caller's memory read-only: its writes are
             # refused while the body runs
-            why = (f"{bridge.source}'s arrays are immutable"
-                   if bridge.source in IMMUTABLE else
-                   f"the caller's {bridge.source} array is read-only")
             with self.body().read_only(protected, why):
                 out = bridge.func(*args, **kwargs)
         else:
@@ -543,6 +551,17 @@ class Call:
     def plain(self) -> Any:
         """The call without differentiation: views in, body, views out."""
         return self.result(self.plain_arrays(self.arrays()))
+
+    def _guard(self) -> tuple[list[bool], str]:
+        """Which of the caller's arrays are immutable (:meth:`immutable`) and
+        the reason a write into one is refused.
+        """
+        source = self.bridge.source
+        protected = set(self.immutable(list(range(len(self.positions)))))
+        mask = [i in protected for i in range(len(self.positions))]
+        why = (f"{source}'s arrays are immutable" if source in IMMUTABLE else
+               f"the caller's {source} array is read-only")
+        return mask, why
 
     def immutable(self, arrays: list[Any]) -> list[Any]:
         """Those of the body's ``arrays`` whose caller's array is immutable: a
