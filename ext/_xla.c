@@ -314,7 +314,54 @@ lent_expired(Lent *self, void *closure)
     return PyBool_FromLong(self->expired);
 }
 
+static uint64_t fills; /* results written by Lent.fill (tests count them) */
+
+/* Copy `nbytes` from `address` into a result: the body's output, compact and of
+   the result's dtype and shape (the caller checked both), written without a
+   DLPack import and a tensor's copy_. Refused for an argument (XLA's immutable
+   array), after the call returned, or for a size other than the buffer's. */
+static PyObject *
+lent_fill(Lent *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "Lent.fill(): expected (address, nbytes)");
+        return NULL;
+    }
+    uintptr_t address = (uintptr_t)PyLong_AsVoidPtr(args[0]);
+    if (address == 0 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long long nbytes = PyLong_AsLongLong(args[1]);
+    if (nbytes == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (self->expired || !self->writeable) {
+        PyErr_SetString(PyExc_BufferError,
+                        self->expired ? "Lent.fill(): the call has returned"
+                                      : "Lent.fill(): an argument is read-only");
+        return NULL;
+    }
+    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
+    for (int32_t i = 0; i < self->ndim; i++) {
+        size *= self->dims[i];
+    }
+    if (nbytes != size || (size > 0 && address == 0)) {
+        PyErr_Format(PyExc_ValueError,
+                     "Lent.fill(): expected %lld bytes at a valid address, got %lld",
+                     size, nbytes);
+        return NULL;
+    }
+    if (size > 0) {
+        memcpy(self->data, (const void *)address, (size_t)size);
+    }
+    fills++;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef lent_methods[] = {
+    {"fill", (PyCFunction)(void (*)(void))lent_fill, METH_FASTCALL,
+     "fill(address, nbytes): copy nbytes at address into this result (its "
+     "whole size)."},
     {"__dlpack__", (PyCFunction)(void (*)(void))lent_dlpack,
      METH_FASTCALL | METH_KEYWORDS,
      "A DLPack capsule of the buffer (versioned where max_version allows; an "
@@ -534,9 +581,16 @@ xla_calls(PyObject *module, PyObject *unused)
     return PyLong_FromUnsignedLongLong(calls);
 }
 
+static PyObject *
+xla_fills(PyObject *module, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(fills);
+}
+
 static PyMethodDef module_methods[] = {
     {"calls", xla_calls, METH_NOARGS,
      "How many bridged calls the handler has run (its execute stage)."},
+    {"fills", xla_fills, METH_NOARGS, "How many results Lent.fill has written."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,6 +15,9 @@ API_MINOR: Final[int]
 def calls() -> int:
     """How many bridged calls the handler has run (its execute stage)."""
 
+def fills() -> int:
+    """How many results Lent.fill has written."""
+
 @final
 class Lent:
     """A buffer XLA lends to a bridged call, for that call only."""
@@ -30,3 +33,5 @@ class Lent:
                    dl_device: tuple[int, int] | None = None,
                    copy: bool | None = None) -> Any: ...
     def __dlpack_device__(self) -> tuple[int, int]: ...
+    def fill(self, address: int, nbytes: int, /) -> None:
+        """Copy ``nbytes`` at ``address`` into this result (its whole size)."""

@@ -50,10 +50,10 @@ def test_a_jitted_jax_body_is_differentiated_by_one_compiled_pullback(x64):
         for g, w in zip(got, want, strict=True):
             torch.testing.assert_close(g, w)
     (key,) = _kept(bridge, "pullback")
-    forward, backward, _ = bridge.compiled[key]
+    kept = bridge.compiled[key]
     # each traced once: later calls reuse the compiled functions
-    assert forward._cache_size() == 1
-    assert backward._cache_size() == 1
+    assert kept.forward._cache_size() == 1
+    assert kept.backward._cache_size() == 1
     assert torch.autograd.gradcheck(f, (x, y))
     # another signature (shape; which inputs are differentiated): its own entry
     torch.autograd.grad(f(x[:2], y[:2])[0].sum(), x)

@@ -36,6 +36,39 @@ def test_jax_jit_of_a_torch_body_runs_in_unitensors_ffi_handler():
     assert autodiff.jit_route("cpu") == "ffi"
 
 
+def test_a_jitted_call_writes_compact_outputs_in_c_and_guards_from_one_look(
+        monkeypatch):
+    # per call, the lean path: a compact output is one memcpy (Lent.fill), not
+    # a DLPack import and copy_; which inputs are immutable is found once per
+    # traced call (its shape pass), not on every execution
+    looks = []
+    immutable = ut._wrap._bridge.Call.immutable
+
+    def counted(self, arrays):
+        looks.append(len(arrays))
+        return immutable(self, arrays)
+
+    monkeypatch.setattr(ut._wrap._bridge.Call, "immutable", counted)
+    f = jax.jit(ut.wrap("jax", "torch")(lambda a, b: (a * b, (a + b).t())))
+    a, b = jnp.arange(6.0).reshape(2, 3), jnp.ones((2, 3))
+    fills = _xla.fills()
+    for k in range(3):
+        prod, tsum = f(a + k, b)
+        np.testing.assert_array_equal(prod, (a + k) * b)
+        np.testing.assert_array_equal(tsum, (a + k + b).T)  # not compact: copy_
+    assert _xla.fills() == fills + 3  # the compact product, once a call
+    assert looks == [2]
+
+    def writes(x):  # the guard still refuses a write into XLA's input
+        x.add_(1)
+        return x * 1
+
+    spec = jax.ShapeDtypeStruct((2, 3), jnp.float32)  # (no shape pass: it runs)
+    with pytest.raises(jax.errors.JaxRuntimeError, match="does not write"):
+        jax.jit(ut.wrap("jax", "torch", output_shapes=spec)(writes))(a)
+    np.testing.assert_array_equal(a, jnp.arange(6.0).reshape(2, 3))
+
+
 # (a jit compile each: the whole sweep in the slow tier, two in the fast one)
 @pytest.mark.parametrize(("dtype", "shape"), [
     ("float32", (2, 3)), ("bfloat16", (3, 1))] + [

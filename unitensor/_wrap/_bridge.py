@@ -274,7 +274,8 @@ class Bridge:
     """
 
     __slots__ = ("__weakref__", "_eager", "_types", "compiled", "differentiable",
-                 "func", "given", "handed", "key", "quiet", "source", "target")
+                 "func", "given", "handed", "key", "quiet", "source", "target",
+                 "views")
 
     def __init__(self, func: Callable[..., Any], source: str, target: str,
                  quiet: bool = False) -> None:
@@ -300,6 +301,10 @@ class Bridge:
         # the parts' direct hand-overs (caller to body, body to caller), found
         # with the types: None where a side's part has none
         self.handed: tuple[Handover | None, Handover | None] = (None, None)
+        # the body's views of the caller's arrays, kept across calls where the
+        # caller's part can tell that an array's memory and contents did not
+        # change (its ``stamp``) and the body's arrays never change: see _Views
+        self.views: _Views | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self.source == "torch" and "torch._dynamo" in sys.modules:
@@ -326,6 +331,10 @@ class Bridge:
                 self.target, "wrap").ARRAY_TYPES)  # installed? (an ImportError)
             self.handed = (_handover(self.source, self.target),
                            _handover(self.target, self.source))
+            stamp = getattr(part(self.source), "stamp", None)
+            if stamp is not None and self.handed[0] is not None and (
+                    self.target in IMMUTABLE):
+                self.views = _Views(stamp)
             self._types = types
         return types
 
@@ -349,8 +358,8 @@ class Call:
     run, the structure of the body's output.
     """
 
-    __slots__ = ("bridge", "leaves", "out", "positions", "pull", "reverse", "tree",
-                 "wrt")
+    __slots__ = ("bridge", "guard", "leaves", "out", "positions", "pull", "reverse",
+                 "tree", "wrt")
 
     def __init__(self, bridge: Bridge, leaves: list[Any], tree: Any,
                  positions: list[int]) -> None:
@@ -368,6 +377,10 @@ class Call:
         self.wrt: list[bool] | None = None
         # whether the caller will run a backward: the forward keeps the pullback
         self.reverse = True
+        # for a guarded body (torch's read_only): which of the caller's arrays
+        # are immutable, and why (found on the first run: a Call under jax.jit
+        # runs once per execution of its executable, on the same arguments)
+        self.guard: tuple[list[bool], str] | None = None
 
     def arrays(self) -> list[Any]:
         """The caller's arrays among the arguments, in order."""
@@ -381,13 +394,17 @@ class Call:
         """
         args, kwargs = self.arguments(arrays)
         bridge = self.bridge
-        protected = self.immutable(arrays) if bridge.target in _GUARDED else []
+        if bridge.target in _GUARDED:
+            guard = self.guard
+            if guard is None:
+                guard = self.guard = self._guard()
+            mask, why = guard
+            protected = [a for a, m in zip(arrays, mask, strict=True) if m]
+        else:
+            protected = []
         if protected:
             # torch cannot mark the caller's memory read-only: its writes are
             # refused while the body runs
-            why = (f"{bridge.source}'s arrays are immutable"
-                   if bridge.source in IMMUTABLE else
-                   f"the caller's {bridge.source} array is read-only")
             with self.body().read_only(protected, why):
                 out = bridge.func(*args, **kwargs)
         else:
@@ -508,7 +525,10 @@ class Call:
         target = bridge.target
         handed = bridge.handed[0]
         if handed is not None:  # the parts' own route, where it applies
-            found = _hand(handed, array, quiet or bridge.quiet, target in _GUARDED)
+            views = bridge.views
+            found = (_hand(handed, array, quiet or bridge.quiet, target in _GUARDED)
+                     if views is None else
+                     views.view(array, handed, quiet or bridge.quiet))
             if found is not None:
                 return found
         # no AliasWarning for immutable memory lent to a guarded body: the
@@ -531,6 +551,17 @@ class Call:
     def plain(self) -> Any:
         """The call without differentiation: views in, body, views out."""
         return self.result(self.plain_arrays(self.arrays()))
+
+    def _guard(self) -> tuple[list[bool], str]:
+        """Which of the caller's arrays are immutable (:meth:`immutable`) and
+        the reason a write into one is refused.
+        """
+        source = self.bridge.source
+        protected = set(self.immutable(list(range(len(self.positions)))))
+        mask = [i in protected for i in range(len(self.positions))]
+        why = (f"{source}'s arrays are immutable" if source in IMMUTABLE else
+               f"the caller's {source} array is read-only")
+        return mask, why
 
     def immutable(self, arrays: list[Any]) -> list[Any]:
         """Those of the body's ``arrays`` whose caller's array is immutable: a
@@ -631,6 +662,56 @@ def _handover(giver: str, taker: str) -> Handover | None:
     if exported is None or imported is None:
         return None
     return exported, imported
+
+
+class _Views:
+    """The body's views of a caller's arrays, kept from call to call (a
+    training loop's data, passed unchanged at every step): made anew only
+    where the caller's part's ``stamp`` of an array (its memory, layout and
+    version) changed. Only for bodies whose arrays never change (jax: no body
+    writes into a view), and a view made by the parts' route. A view lives
+    while its caller's array does (a weak reference, which drops it) and
+    holds an alias of that memory, not the caller's array itself; at most
+    ``_VIEWS`` are kept, the oldest dropped.
+    """
+
+    __slots__ = ("kept", "stamp")
+
+    def __init__(self, stamp: Callable[[Any], Any]) -> None:
+        self.stamp = stamp
+        # id of the caller's array -> (a weak reference to it, its stamp, the view)
+        self.kept: dict[int, tuple[weakref.ref[Any], Any, Any]] = {}
+
+    def view(self, array: Any, handed: Handover, compact: bool) -> Any:
+        """The body's view of ``array``, kept or made by ``handed`` (None: not
+        on that route, for lend to hand over).
+        """
+        stamp = self.stamp(array)
+        if stamp is None:  # not an array the part can stamp
+            return _hand(handed, array, compact, False)
+        key = id(array)
+        entry = self.kept.get(key)
+        if entry is not None and entry[0]() is array and entry[1] == stamp:
+            return entry[2]
+        # (the part exports an alias of its memory: the view keeps that
+        # memory alive, not ``array`` itself, whose death drops the view)
+        found = _hand(handed, array, compact, False)
+        if found is None:
+            return None
+        kept = self.kept
+        kept.pop(key, None)
+        if len(kept) >= _VIEWS:
+            del kept[next(iter(kept))]
+
+        def drop(_: Any, key: int = key) -> None:
+            if kept.get(key) is new:
+                del kept[key]
+        new = (weakref.ref(array, drop), stamp, found)
+        kept[key] = new
+        return found
+
+
+_VIEWS = 8
 
 
 def _hand(handed: Handover, array: Any, compact: bool, guarded: bool) -> Any:

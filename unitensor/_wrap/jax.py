@@ -569,6 +569,12 @@ def compiled_pullback(c: Call, xs: list[Any]
     it does not apply: a body that is not a ``jax.jit`` function (compiling it
     could change what it does: side effects, Python control flow on values),
     or other arguments that cannot be a key (unhashable).
+
+    A body whose output is one real scalar (a loss), whose backward followed
+    its last forward of this signature, runs as one compiled call computing
+    the value and the gradients at a cotangent of 1 (:class:`_AtOne`): the
+    pullback of a real scalar is that gradient times its cotangent, so the
+    backward needs no second call of jax (nor the cotangent handed to it).
     """
     bridge = c.bridge
     if not isinstance(bridge.func, _JITTED):
@@ -581,32 +587,124 @@ def compiled_pullback(c: Call, xs: list[Any]
         return None
     entry = bridge.compiled.get(key)
     if entry is None:
-        entry = c.keep(key, _compile_pullback(c, c.template(), over))
-    forward, backward, out = entry
-    outs, residuals = forward(*xs)
-    c.out = out[0]
+        entry = c.keep(key, _Compiled(c, c.template(), over))
+    if entry.follows and entry.scalar:
+        if entry.owed:  # the last call's gradients were never asked for:
+            entry.follows = False  # the forward alone again (until a backward)
+        else:
+            outs, grads = entry.at_one()(*xs)
+            c.out = entry.out[0]
+            entry.owed = True
+            return outs, _AtOne(entry, outs[0], grads, len(xs))
+    outs, residuals = entry.forward(*xs)
+    c.out = entry.out[0]
+    if entry.scalar is None:  # (the first call) a real scalar output?
+        entry.scalar = bool(over) and len(outs) == 1 and outs[0].shape == () and (
+            _inexact(outs[0]) and not _complex_dtype(outs[0].dtype))
 
     def pull(cts: list[Any]) -> list[Any]:
+        entry.follows = True
         # torch's convention for complex cotangents: conjugated in and out
         cts = [_conj(ct) if _inexact(y) and ct is not None else _zero_cotangent(y)
                for y, ct in zip(outs, cts, strict=True)]
         grads: list[Any] = [None] * len(xs)
-        for i, grad in zip(over, backward(residuals, cts), strict=True):
+        for i, grad in zip(over, entry.backward(residuals, cts), strict=True):
             grads[i] = _conj(grad)
         return grads
 
     return outs, pull
 
 
-def _compile_pullback(c: Call, template: list[Any], over: tuple[int, ...]
+class _AtOne:
+    """The pullback of a body whose output is one real scalar ``y``, from the
+    gradients ``grads`` (of the inputs at ``entry.over``, in the caller's
+    convention: conjugated) at a cotangent of 1, computed with the value:
+    cotangent ``ct`` -> ``ct * grads``. A caller may take :meth:`at_one`
+    and multiply in its own framework (torch: no call of jax in the backward).
+    """
+
+    __slots__ = ("entry", "grads", "n", "y")
+
+    def __init__(self, entry: _Compiled, y: Any, grads: list[Any], n: int) -> None:
+        self.entry = entry
+        self.y = y
+        self.grads = grads
+        self.n = n
+
+    def at_one(self) -> list[Any]:
+        """The gradients of the inputs at a cotangent of 1 (None where an
+        input is not differentiated): the caller's to multiply by its own.
+        """
+        self.entry.owed = False  # asked for: the next call fuses again
+        found: list[Any] = [None] * self.n
+        for i, grad in zip(self.entry.over, self.grads, strict=True):
+            found[i] = grad
+        return found
+
+    def __call__(self, cts: list[Any]) -> list[Any]:
+        (ct,) = cts
+        grads = self.at_one()
+        if ct is None:  # no cotangent: zero gradients
+            return [None if g is None else jnp.zeros_like(g) for g in grads]
+        return [None if g is None else g * ct.astype(g.dtype) for g in grads]
+
+
+class _Compiled:
+    """What :func:`compiled_pullback` keeps per input signature: the compiled
+    forward (outputs and the residuals of ``jax.vjp``) and pullback, the
+    structure of the body's output (once traced), and for a body with one
+    real scalar output, the compiled value and gradients at a cotangent of 1
+    (made on first use), with what decides when to take that route:
+    ``follows``, a backward followed this signature's last forward; ``owed``,
+    the gradients of its last such call were not asked for yet.
+    """
+
+    __slots__ = ("_at_one", "backward", "follows", "forward", "out", "over",
+                 "owed", "scalar", "template", "traced")
+
+    def __init__(self, c: Call, template: list[Any], over: tuple[int, ...]) -> None:
+        from ._bridge import Call
+
+        # a Call of their own, with the arguments' template: not ``c`` (its arrays)
+        self.traced = Call(c.bridge, template, c.tree, c.positions)
+        self.over = over
+        self.forward, self.backward, self.out = _compile_pullback(self.traced, over)
+        self._at_one: Callable[..., Any] | None = None
+        self.scalar: bool | None = None  # found by the first forward
+        self.follows = False
+        self.owed = False
+
+    def at_one(self) -> Callable[..., Any]:
+        if self._at_one is None:
+            self._at_one = _compile_at_one(self.traced, self.over)
+        return self._at_one
+
+
+def _compile_at_one(traced: Call, over: tuple[int, ...]) -> Callable[..., Any]:
+    """The body's outputs (one real scalar) and the gradients of its inputs at
+    ``over`` at a cotangent of 1, conjugated (torch's convention), in one
+    ``jax.jit`` function.
+    """
+    def at_one(*xs: Any) -> tuple[list[Any], list[Any]]:
+        def of_over(*inexact: Any) -> list[Any]:
+            full = list(xs)
+            for i, x in zip(over, inexact, strict=True):
+                full[i] = x
+            return traced.run(full)
+
+        outs, vjp = jax.vjp(of_over, *(xs[i] for i in over))
+        grads = vjp([jnp.ones((), outs[0].dtype)])
+        return outs, [_conj(g) for g in grads]
+
+    return jax.jit(at_one)
+
+
+def _compile_pullback(traced: Call, over: tuple[int, ...]
                       ) -> tuple[Callable[..., Any], Callable[..., Any], list[Any]]:
     """The compiled forward and pullback of :func:`compiled_pullback`, and (once
-    the forward traced) the structure of the body's output. They hold a Call
-    of their own, with the arguments' template: not ``c`` (its arrays).
+    the forward traced) the structure of the body's output, for ``traced``
+    (a Call with the arguments' template).
     """
-    from ._bridge import Call
-
-    traced = Call(c.bridge, template, c.tree, c.positions)
     out: list[Any] = []
 
     def forward(*xs: Any) -> tuple[list[Any], Any]:

@@ -153,6 +153,14 @@ class _Bridged(torch.autograd.Function):
             # (jacrev's vmap, a hessian's jvp), or no pullback kept: the body's
             # vjp as a bridge again, which those can transform
             grads = c.derivative()(list(xs), list(cts))
+        elif hasattr(ctx.pull, "at_one"):
+            # a real scalar output whose gradients at a cotangent of 1 came
+            # with the value (a jax.jit body's compiled pullback): times the
+            # cotangent here, in torch, with no second call of the body's
+            # framework and no cotangent handed to it
+            (ct,) = cts
+            grads = [None if g is None else c.to_caller(g, quiet=True) * ct
+                     for g in ctx.pull.at_one()]
         else:  # cotangents in torch's layout (stride 0 from a sum): quiet copies
             try:
                 body_cts = [c.to_body(ct, quiet=True) for ct in cts]
@@ -227,7 +235,21 @@ def exported(x: Any, compact: bool) -> _core.Buffer | None:
         return None  # (meta and fake tensors are not on the cpu, or subclasses)
     if compact and not x.is_contiguous():
         x = x.contiguous()  # torch's allocator aligns it as any taker needs
-    return _interop.export(x)
+    # an alias of the memory: the Buffer (and a view a bridge keeps, _Views)
+    # holds that, not ``x`` itself, which may die while they live
+    return _interop.export(x.detach())
+
+
+def stamp(x: Any) -> tuple[Any, ...] | None:
+    """What tells that a tensor ``x`` a bridge handed over before still has the
+    same memory, layout and contents as torch sees them (its version counter,
+    which every in-place write moves): a bridge keeps the body's view of it
+    while this stays equal (_bridge._Views). None for a tensor the parts'
+    route does not take, or one whose version torch does not keep.
+    """
+    if type(x) is not torch.Tensor or x.is_inference():
+        return None
+    return (x.data_ptr(), x._version, x.dtype, x.shape, x.stride(), x.device)
 
 
 def imported(buf: _core.Buffer, guarded: bool) -> torch.Tensor | None:
@@ -394,7 +416,17 @@ def from_xla(buffer: Any) -> torch.Tensor:
 
 
 def write(buffer: Any, src: torch.Tensor) -> None:
-    """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
+    """Copy the body's output ``src`` (of ``buffer``'s shape and dtype: the
+    caller checked) into ``buffer``, memory XLA provides: one memcpy in C
+    where ``buffer`` is unitensor's (``_xla.Lent.fill``) and ``src`` a compact
+    plain CPU tensor without a lazy bit, else a view of it and torch's copy_.
+    """
+    fill = getattr(buffer, "fill", None)
+    if (fill is not None and type(src) is torch.Tensor and src.is_cpu
+            and src.layout is torch.strided and not src.is_conj()
+            and not src.is_neg() and src.is_contiguous()):
+        fill(src.data_ptr(), src.nbytes)
+        return
     from_xla(buffer).copy_(src)
 
 
@@ -580,7 +612,9 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
     """
 
     def __init__(self, addresses: dict[int, torch.Tensor], why: str) -> None:
-        super().__init__()
+        # (TorchFunctionMode's own __init__ does nothing: not called, as
+        # __enter__ and __exit__ below push and pop torch's stack directly;
+        # this runs on every bridged call of a torch body)
         self.addresses = addresses
         self.why = why
         # the version counter of each input at the start, less the moves made
@@ -589,8 +623,12 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
         self.versions = {a: x._version for a, x in addresses.items()
                          if not x.is_inference()}
 
+    def __enter__(self) -> _ReadOnly:
+        _push_mode(self)
+        return self
+
     def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
-        super().__exit__(kind, value, traceback)
+        _pop_mode()
         if kind is None and any(self.addresses[a]._version != v
                                 for a, v in self.versions.items()):
             raise self._written("found after the body ran: the write was not "
@@ -598,16 +636,18 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: Any = (),
                            kwargs: Any = None) -> Any:
+        kind = _kinds.get(func)
+        if kind == _READS and not kwargs:  # most calls: at once
+            return func(*args)
         kwargs = kwargs or {}
         if torch.compiler.is_compiling():
             # a compiled function inside the body: Dynamo traces this mode, and
             # has compiled its checks into wrong values (torch 2.13); a write
             # there is found after the body, by the version counters
             return func(*args, **kwargs)
-        kind = _kinds.get(func)
         if kind is None:
             kind = _kind(func)
-        if kind == _READS and not kwargs:  # most calls: at once
+        if kind == _READS and not kwargs:
             return func(*args)
         # the first argument, also where it is given by name (torch.nn.init)
         first = args[0] if args else next(iter(kwargs.values()), None)
@@ -669,6 +709,12 @@ class _ReadOnly(torch.overrides.TorchFunctionMode):
         return arg_error(ValueError, "wrap", "func", "a torch body that does not "
                          f"write into its inputs ({self.why})",
                          f"a body that wrote into one in place ({how})")
+
+
+# TorchFunctionMode's __enter__ and __exit__ call these through a Python
+# function each (torch.overrides._push_mode, _pop_mode)
+_push_mode = torch._C._push_on_torch_function_stack
+_pop_mode = torch._C._pop_torch_function_stack
 
 
 def _read_only_capsule(t: torch.Tensor, kwargs: dict[str, Any]) -> Any:
