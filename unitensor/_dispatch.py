@@ -1058,7 +1058,10 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     if backend is x._backend:
         if backend.IMMUTABLE or x._view is not None or (
                 not backend.NEGATIVE_STRIDES and _views.negative_step(key)):
-            # a view in numpy: a view of x's base here too (never a fast path)
+            # a view in numpy: a view of x's base here too; the base's own views
+            # of an immutable owner are taken in C next time (ext/_fast.c)
+            if backend.IMMUTABLE and x._view is None:
+                learn("__getitem__" + _fastpath.VIEWS, backend, fix or operator.getitem)
             return _views.taken(x, key, _as_tensors(backend, result), backend,
                                 fix or operator.getitem,
                                 implementation(backend, "reshape"))
