@@ -1875,6 +1875,60 @@ set_refresh(PyObject *module, PyObject *hook)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------ kinds of two Tensors --- */
+
+/* ranks[(backend, native dtype)] of a Tensor with an array, borrowed, or NULL
+ * (no error) where the pair is not there (yet) or cannot be read. */
+static PyObject *
+known_rank(PyObject *obj, PyObject *ranks)
+{
+    if (!PyObject_TypeCheck(obj, &TensorBaseType)) {
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)obj;
+    /* (a view's array may be stale: never its dtype, which a write keeps) */
+    if (t->backend == NULL || t->native == NULL) {
+        return NULL;
+    }
+    PyObject *dtype = native_dtype(t);
+    PyObject *key = dtype == NULL ? NULL : PyTuple_Pack(2, t->backend, dtype);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *rank = PyDict_GetItemWithError(ranks, key);
+    Py_DECREF(key);
+    if (rank == NULL) {
+        PyErr_Clear(); /* an unhashable dtype: Python's _rank decides */
+    }
+    return rank;
+}
+
+/* same_kind(x1, x2, ranks): whether two Tensors' dtypes are of one kind, read
+ * from ranks ({(backend, native dtype): rank}, unitensor/_dispatch.py's
+ * _NATIVE_RANK) with each Tensor's cached dtype object; None where either is
+ * not there, for Python to read. Mixed owners' x1, x2 ask it on every call. */
+static PyObject *
+same_kind(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyDict_CheckExact(args[2])) {
+        return PyErr_Format(PyExc_TypeError,
+                            "same_kind(): expected (x1, x2, a dict of ranks), got "
+                            "%zd arguments",
+                            nargs);
+    }
+    PyObject *r1 = known_rank(args[0], args[2]);
+    PyObject *r2 = r1 == NULL ? NULL : known_rank(args[1], args[2]);
+    if (r2 == NULL) {
+        Py_RETURN_NONE;
+    }
+    int equal = PyObject_RichCompareBool(r1, r2, Py_EQ);
+    if (equal < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(equal);
+}
+
 /* --------------------------------------------- torch's __torch_function__ --- */
 
 /* Set by set_torch_function() (unitensor/_native.py): the Python hook, its table
@@ -2189,6 +2243,9 @@ static PyMethodDef module_methods[] = {
     {"set_refresh", set_refresh, METH_O,
      "set_refresh(hook)\nhook(tensor), called before a view's _native is read "
      "(a Tensor whose _view is set), brings it up to its base."},
+    {"same_kind", (PyCFunction)(void (*)(void))same_kind, METH_FASTCALL,
+     "same_kind(x1, x2, ranks)\nWhether two Tensors' dtypes are of one kind by "
+     "ranks[(backend, native dtype)], or None where either pair is not in it."},
     {"set_unfold", set_unfold, METH_O,
      "set_unfold(hook)\nhook(link) sets the steps and layout of a Link taken in "
      "C, from its key, when first read."},

@@ -152,6 +152,10 @@ class FastPath:
 # and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
 def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter], /) -> None: ...
 def set_refresh(hook: Callable[[Tensor], None], /) -> None: ...  # views (_views)
+# Whether two Tensors' dtypes are of one kind by ranks[(backend, native dtype)]
+# (_dispatch._NATIVE_RANK); None where either pair is not in it.
+def same_kind(x1: Tensor, x2: Tensor, ranks: dict[tuple[Adapter, Any], int],
+              /) -> bool | None: ...
 # hook(link) sets the steps and layout of a Link the getitem fast path took
 def set_unfold(hook: Callable[[Link], None], /) -> None: ...
 # Tensor.__torch_function__ (a classmethod of it): a reading torch function of

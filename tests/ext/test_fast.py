@@ -1031,3 +1031,26 @@ def test_an_immutable_owners_views_are_taken_in_c_and_stay_views(owner, monkeypa
     ut.reshape(a, (2, 1))[0, 0] = 7.0
     assert x.numpy().tolist() == [0, 7, 10, 0, 5, 5]
     assert float(first) == 0.0
+
+
+# -- mixed owners: the kinds of x1 and x2, read in C ---------------------------------
+def test_same_kind_reads_each_tensors_rank_from_the_table():
+    x, i = ut.asarray(np.zeros(2, np.float32)), ut.asarray(np.zeros(2, np.int32))
+    y = ut.asarray(torch.zeros(2, dtype=torch.float64))
+    ranks = {(NUMPY, np.dtype(np.float32)): 2, (NUMPY, np.dtype(np.int32)): 1,
+             (TORCH, torch.float64): 2}
+    assert _fast.same_kind(x, y, ranks) is True
+    assert _fast.same_kind(y, i, ranks) is False
+    del ranks[(TORCH, torch.float64)]
+    assert _fast.same_kind(x, y, ranks) is None  # not seen yet: Python reads it
+    assert _fast.same_kind(x, np.zeros(2), ranks) is None
+    with pytest.raises(TypeError, match="same_kind"):
+        _fast.same_kind(x, y, [])
+    # the dispatcher's answer is _rank's, for owners and kinds mixed
+    values = [ut.asarray(np.zeros(2, t)) for t in (np.bool_, np.int8, np.float32,
+                                                  np.complex64)]
+    values += [v.to("torch", copy=True) for v in values]
+    for a in values:
+        for b in values:
+            assert _dispatch._same_kind(a, b) == (_dispatch._rank(a)
+                                                  == _dispatch._rank(b))
