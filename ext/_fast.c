@@ -21,7 +21,8 @@
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
  *              adapter's route from the owner (ROUTES[owner name]), cached as
  *              Python caches it;
- *     GETITEM  x[key] with a basic key (ints, slices, None, Ellipsis);
+ *     GETITEM  x[key] with a basic key (ints, slices, None, Ellipsis); on the
+ *              base of an immutable owner's views, the view of it (a Link);
  *     CALL     f(x, ...) for a Tensor x and plain Python arguments (numbers,
  *              strings, None, tuples of them): sum(x, axis=0), reshape(x, s).
  *   It binds like a function (so it can be a method or an operator of Tensor)
@@ -32,6 +33,9 @@
  * - set_refresh(hook): what re-derives a view of an immutable base (a Tensor
  *   whose `view` is set) when its _native is read; such a Tensor is no Tensor
  *   to the fast paths, so they never read a stale array.
+ * - Base, Link: the storage of unitensor/_views.py's records (a base's version
+ *   and shape; a view's tie to its base), so that GETITEM ties a view in C;
+ *   set_unfold(hook) makes the steps of a Link taken so when first read.
  * - _tensor_buffer: a capsule through which unitensor._core's DLPack C exchange
  *   API reads the Buffer a Tensor already holds, without Python.
  * - enter_owner(), leave_owner(), owner_blocks(): the count of open
@@ -663,6 +667,293 @@ static PyTypeObject TypeEntryType = {
     .tp_members = type_entry_members,
 };
 
+/* ---------------------------------------------------- Base, Link (views) --- */
+
+/* The storage of unitensor/_views.py's records, in C so that the getitem fast
+ * path can take a view of an immutable base (take_view) without Python. The
+ * rules stay in _views.py; these types only hold what it decides.
+ *
+ * Base: what every view of one base shares. Python's _views.Base subclasses it
+ * (adding the array, the lock, the base Tensor and mutable); C reads only the
+ * version (moved by each write) and the base's shape (a tuple of ints, or None
+ * where a size is unknown: then no view is taken in C). */
+typedef struct {
+    PyObject_HEAD Py_ssize_t version;
+    PyObject *shape;
+} BaseObject;
+
+static int
+base_traverse(BaseObject *b, visitproc visit, void *arg)
+{
+    Py_VISIT(b->shape);
+    return 0;
+}
+
+static int
+base_clear(BaseObject *b)
+{
+    Py_CLEAR(b->shape);
+    return 0;
+}
+
+static void
+base_dealloc(BaseObject *b)
+{
+    PyObject_GC_UnTrack(b);
+    base_clear(b);
+    Py_TYPE(b)->tp_free((PyObject *)b);
+}
+
+static PyMemberDef base_members[] = {
+    {"version", T_PYSSIZET, offsetof(BaseObject, version), 0,
+     "Moved by each write: a view derived at another version is re-derived."},
+    {"shape", T_OBJECT, offsetof(BaseObject, shape), 0,
+     "The base's shape (ints), or None where a size is unknown."},
+    {NULL},
+};
+
+static PyTypeObject BaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.Base",
+    .tp_basicsize = sizeof(BaseObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C storage of unitensor._views.Base: its version and shape.",
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)base_dealloc,
+    .tp_traverse = (traverseproc)base_traverse,
+    .tp_clear = (inquiry)base_clear,
+    .tp_members = base_members,
+};
+
+/* _views._unfold(link): sets the steps and layout of a view taken in C from its
+ * key (set_unfold). */
+static PyObject *unfold_view = NULL;
+
+/* Link: a view's tie to its base (unitensor/_views.py says what each field
+ * means). A view taken in C (take_view) holds only its key, the backend and the
+ * getitem function it was read with: its steps and layout (Python closures) are
+ * made by unfold_view the first time either is read, which a view that is never
+ * written, refreshed or viewed again never does. */
+typedef struct {
+    PyObject_HEAD PyObject *base; /* the Base record */
+    PyObject *steps;              /* ((forward, backward), ...); NULL: not unfolded */
+    PyObject *layout;             /* what makes the layout, the layout, or None */
+    Py_ssize_t seen;              /* the base's version the view was derived at */
+    Py_ssize_t counter;           /* a mutable base: its framework's counter then */
+    PyObject *key, *backend, *getitem; /* taken in C: x[key] by getitem; else NULL */
+} LinkObject;
+
+static PyTypeObject LinkType;
+
+static PyObject *
+link_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"base", "steps", "layout", "seen", "counter", NULL};
+    PyObject *base, *steps, *layout;
+    Py_ssize_t seen = 0, counter = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O|nn:Link", keywords, &base,
+                                     &PyTuple_Type, &steps, &layout, &seen, &counter)) {
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(base, &BaseType)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "Link(): base: expected a _views.Base, got %R", base);
+    }
+    LinkObject *link = (LinkObject *)type->tp_alloc(type, 0);
+    if (link == NULL) {
+        return NULL;
+    }
+    link->base = Py_NewRef(base);
+    link->steps = Py_NewRef(steps);
+    link->layout = Py_NewRef(layout);
+    link->seen = seen;
+    link->counter = counter;
+    return (PyObject *)link;
+}
+
+/* A link taken in C (x[key] of base, read by getitem at base version seen). */
+static PyObject *
+link_taken(PyObject *base, Py_ssize_t seen, PyObject *key, PyObject *backend,
+           PyObject *getitem)
+{
+    LinkObject *link = (LinkObject *)LinkType.tp_alloc(&LinkType, 0);
+    if (link == NULL) {
+        return NULL;
+    }
+    link->base = Py_NewRef(base);
+    link->seen = seen;
+    link->key = Py_NewRef(key);
+    link->backend = Py_NewRef(backend);
+    link->getitem = Py_NewRef(getitem);
+    return (PyObject *)link;
+}
+
+static int
+link_traverse(LinkObject *link, visitproc visit, void *arg)
+{
+    Py_VISIT(link->base);
+    Py_VISIT(link->steps);
+    Py_VISIT(link->layout);
+    Py_VISIT(link->key);
+    Py_VISIT(link->backend);
+    Py_VISIT(link->getitem);
+    return 0;
+}
+
+static int
+link_clear(LinkObject *link)
+{
+    Py_CLEAR(link->base);
+    Py_CLEAR(link->steps);
+    Py_CLEAR(link->layout);
+    Py_CLEAR(link->key);
+    Py_CLEAR(link->backend);
+    Py_CLEAR(link->getitem);
+    return 0;
+}
+
+static void
+link_dealloc(LinkObject *link)
+{
+    PyObject_GC_UnTrack(link);
+    link_clear(link);
+    Py_TYPE(link)->tp_free((PyObject *)link);
+}
+
+/* Steps and layout made from the key (a link taken in C), where not yet made:
+ * 0, or -1 with an error. Two threads may both make them: alike, either stays. */
+static int
+unfold(LinkObject *link)
+{
+    if (link->steps != NULL && link->layout != NULL) {
+        return 0;
+    }
+    if (link->key == NULL || unfold_view == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "unitensor._fast.Link: no steps (cleared, or set_unfold() "
+                        "was not called)");
+        return -1;
+    }
+    PyObject *done = PyObject_CallOneArg(unfold_view, (PyObject *)link);
+    if (done == NULL) {
+        return -1;
+    }
+    Py_DECREF(done);
+    if (link->steps == NULL || link->layout == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "unitensor._fast.Link: the unfold hook set no steps or layout");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+link_get_steps(LinkObject *link, void *Py_UNUSED(closure))
+{
+    return unfold(link) < 0 ? NULL : Py_NewRef(link->steps);
+}
+
+static int
+link_set_steps(LinkObject *link, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (value == NULL || !PyTuple_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "Link.steps: expected a tuple of steps");
+        return -1;
+    }
+    Py_XSETREF(link->steps, Py_NewRef(value));
+    return 0;
+}
+
+static PyObject *
+link_get_layout(LinkObject *link, void *Py_UNUSED(closure))
+{
+    return unfold(link) < 0 ? NULL : Py_NewRef(link->layout);
+}
+
+static int
+link_set_layout(LinkObject *link, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "Link.layout cannot be deleted");
+        return -1;
+    }
+    Py_XSETREF(link->layout, Py_NewRef(value));
+    return 0;
+}
+
+/* The layout, made on first need (a callable makes it) and kept. */
+static PyObject *
+link_shaped(LinkObject *link, PyObject *Py_UNUSED(ignored))
+{
+    if (unfold(link) < 0) {
+        return NULL;
+    }
+    if (!PyCallable_Check(link->layout)) {
+        return Py_NewRef(link->layout);
+    }
+    PyObject *made = PyObject_CallNoArgs(link->layout);
+    if (made != NULL) {
+        Py_XSETREF(link->layout, Py_NewRef(made));
+    }
+    return made;
+}
+
+static PyMemberDef link_members[] = {
+    {"base", T_OBJECT, offsetof(LinkObject, base), READONLY, "The base's record."},
+    {"seen", T_PYSSIZET, offsetof(LinkObject, seen), 0,
+     "The base's version the view's array was derived at."},
+    {"counter", T_PYSSIZET, offsetof(LinkObject, counter), 0,
+     "A mutable base: its framework's version counter then (else 0)."},
+    {"key", T_OBJECT, offsetof(LinkObject, key), READONLY,
+     "A view taken in C: its key (x[key] of the base), else None."},
+    {"backend", T_OBJECT, offsetof(LinkObject, backend), READONLY,
+     "A view taken in C: the base's backend, else None."},
+    {"getitem", T_OBJECT, offsetof(LinkObject, getitem), READONLY,
+     "A view taken in C: the function that read it, getitem(array, key), else None."},
+    {NULL},
+};
+
+static PyGetSetDef link_getset[] = {
+    {"steps", (getter)link_get_steps, (setter)link_set_steps,
+     "((forward, backward), ...): from the base's array to the view's and back.", NULL},
+    {"layout", (getter)link_get_layout, (setter)link_set_layout,
+     "The view's layout (a numpy array of no memory with its strides), what makes "
+     "it, or None.",
+     NULL},
+    {NULL},
+};
+
+static PyMethodDef link_methods[] = {
+    {"shaped", (PyCFunction)link_shaped, METH_NOARGS,
+     "shaped()\nThe layout, made on first need and kept."},
+    {NULL},
+};
+
+static PyTypeObject LinkType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.Link",
+    .tp_basicsize = sizeof(LinkObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Link(base, steps, layout, seen=0, counter=0): a view's tie to its "
+              "base (unitensor/_views.py).",
+    .tp_new = link_new,
+    .tp_dealloc = (destructor)link_dealloc,
+    .tp_traverse = (traverseproc)link_traverse,
+    .tp_clear = (inquiry)link_clear,
+    .tp_members = link_members,
+    .tp_getset = link_getset,
+    .tp_methods = link_methods,
+};
+
+static PyObject *
+set_unfold(PyObject *module, PyObject *hook)
+{
+    if (!PyCallable_Check(hook)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "set_unfold(): hook: expected a callable, got %R", hook);
+    }
+    Py_XSETREF(unfold_view, Py_NewRef(hook));
+    Py_RETURN_NONE;
+}
+
 /* ------------------------------------------------------------ FastPath --- */
 
 typedef enum { ASARRAY, UNARY, BINARY, VIEW, GETITEM, CALL, N_FAST_KINDS } FastKind;
@@ -682,6 +973,9 @@ typedef struct {
                           (the general path's shortcut); NULL: none */
     PyObject *finish;  /* BINARY, with scalars: finish(x, scalar, result), what the
                           shortcut does with a result whose dtype is not x's */
+    PyObject *views;   /* GETITEM: {backend: Entry} for x[key] of an immutable
+                          owner's base, taken as a view of it (take_view); NULL:
+                          none */
     PyObject *dict;
     vectorcallfunc vectorcall;
 } FastPath;
@@ -1082,6 +1376,63 @@ is_basic_index(PyObject *k)
     return negative == 0;
 }
 
+/* x[key] of base x (an immutable owner's Tensor whose views are tied to it,
+ * _views.py), read by `seen`'s function: a Tensor that is a view of x's base, as
+ * _views.taken makes it, or the slow path. Taken here: keys of ints, slices (no
+ * negative step) and Ellipsis, without None (whose new axes need a reshape
+ * step), on a base of known sizes. Its steps and layout are left to their first
+ * reader (unfold). */
+static PyObject *
+take_view(FastPath *f, TensorObject *x, EntryObject *seen, PyObject *const *args,
+          size_t nargsf)
+{
+    PyObject *key = args[1];
+    BaseObject *base = (BaseObject *)x->base;
+    if (!PyTuple_Check(base->shape)) { /* sizes unknown: Python decides */
+        return call_slow(f, args, nargsf, NULL);
+    }
+    bool tuple = PyTuple_CheckExact(key);
+    Py_ssize_t n = tuple ? PyTuple_GET_SIZE(key) : 1, ints = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = tuple ? PyTuple_GET_ITEM(key, i) : key;
+        if (k == Py_None) {
+            return call_slow(f, args, nargsf, NULL);
+        }
+        ints += PyLong_CheckExact(k);
+    }
+    /* numpy's x[i, j] of as many ints as axes is a scalar: a copy, not tied */
+    bool scalar = ints == n && n == PyTuple_GET_SIZE(base->shape);
+    /* the version first: a write landing while the framework reads x leaves the
+     * view at an older version than its array, so it is re-derived, never stale */
+    Py_ssize_t version = base->version;
+    /* held: another thread's write may rebind x while the framework reads it */
+    PyObject *native = Py_NewRef(x->native);
+    PyObject *call_args[2] = {native, key};
+    PyObject *result = PyObject_Vectorcall(seen->func, call_args, 2, NULL);
+    Py_DECREF(native);
+    if (scalar) { /* as the plain path wraps it (numpy's scalar: an array) */
+        return wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
+    }
+    if (result == NULL) {
+        return retry_slowly() ? call_slow(f, args, nargsf, NULL) : NULL;
+    }
+    if ((PyObject *)Py_TYPE(result) != seen->array_type) {
+        Py_DECREF(result);
+        return call_slow(f, args, nargsf, NULL);
+    }
+    TensorObject *t = (TensorObject *)new_tensor(x->backend, result, NULL);
+    Py_DECREF(result);
+    if (t == NULL) {
+        return NULL;
+    }
+    t->view = link_taken((PyObject *)base, version, key, x->backend, seen->func);
+    if (t->view == NULL) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    return (PyObject *)t;
+}
+
 /* x[key] with a basic key on a Tensor whose backend computes its own arrays. */
 static PyObject *
 fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -1101,6 +1452,17 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
         }
     }
     TensorObject *x = (TensorObject *)args[0];
+    if (basic && f->views != NULL && x->base != NULL &&
+        PyObject_TypeCheck(x->base, &BaseType)) {
+        /* the base of its views: a view of it, where its backend was learned
+         * (an immutable owner); the plain table has no row for such a backend */
+        EntryObject *taking = entry(f->views, x->backend);
+        if (taking != NULL) {
+            PyObject *view = take_view(f, x, taking, args, nargsf);
+            Py_DECREF(taking);
+            return view;
+        }
+    }
     EntryObject *seen = basic ? entry(f->table, x->backend) : NULL;
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
@@ -1298,16 +1660,17 @@ static const vectorcallfunc FAST_CALLS[] = {
 static PyObject *
 fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind",       "slow",           "table",
-                               "as_tensors", "keywords",       "scalars",
-                               "finish",     "max_positional", NULL};
+    static char *keywords[] = {"kind",     "slow",    "table",  "as_tensors",
+                               "keywords", "scalars", "finish", "max_positional",
+                               "views",    NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
-    PyObject *scalars = Py_None, *finish = Py_None;
+    PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None;
     Py_ssize_t max_positional = 1;
-    if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "sOO|$OOOOn:FastPath", keywords, &kind_name, &slow, &table,
-            &as_tensors, &keyword_defaults, &scalars, &finish, &max_positional)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOOOnO:FastPath", keywords,
+                                     &kind_name, &slow, &table, &as_tensors,
+                                     &keyword_defaults, &scalars, &finish,
+                                     &max_positional, &views)) {
         return NULL;
     }
     int kind = 0;
@@ -1346,6 +1709,12 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "a dict given with a callable finish, got %R",
                             scalars);
     }
+    if (views != Py_None && (kind != GETITEM || !PyDict_CheckExact(views))) {
+        return PyErr_Format(PyExc_TypeError,
+                            "FastPath(): views: expected None, or for a getitem path "
+                            "a dict, got %R",
+                            views);
+    }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
         return PyErr_Format(PyExc_ValueError,
                             "FastPath(): max_positional: expected 1 to %d, got %zd",
@@ -1363,6 +1732,7 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->max_positional = max_positional;
     f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
     f->finish = scalars == Py_None ? NULL : Py_NewRef(finish);
+    f->views = views == Py_None ? NULL : Py_NewRef(views);
     f->vectorcall = FAST_CALLS[kind];
     return (PyObject *)f;
 }
@@ -1376,6 +1746,7 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->keywords);
     Py_VISIT(f->scalars);
     Py_VISIT(f->finish);
+    Py_VISIT(f->views);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -1392,6 +1763,7 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->keywords);
     Py_CLEAR(f->scalars);
     Py_CLEAR(f->finish);
+    Py_CLEAR(f->views);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -1453,6 +1825,12 @@ get_scalars(FastPath *f, void *Py_UNUSED(closure))
 }
 
 static PyObject *
+get_views(FastPath *f, void *Py_UNUSED(closure))
+{
+    return Py_NewRef(f->views ? f->views : Py_None);
+}
+
+static PyObject *
 get_kind(FastPath *f, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(FAST_KIND_NAMES[f->kind]);
@@ -1464,6 +1842,9 @@ static PyGetSetDef fastpath_getset[] = {
     {"table", (getter)get_table, NULL, "What the fast path reads.", NULL},
     {"scalars", (getter)get_scalars, NULL,
      "BINARY: what it reads for a Tensor and a Python scalar, or None.", NULL},
+    {"views", (getter)get_views, NULL,
+     "GETITEM: what it reads to take a view of an immutable owner's base, or None.",
+     NULL},
     {"kind", (getter)get_kind, NULL, "asarray, unary, binary, view, getitem or call.",
      NULL},
     {NULL},
@@ -1515,6 +1896,60 @@ set_refresh(PyObject *module, PyObject *hook)
     }
     Py_XSETREF(refresh_view, Py_NewRef(hook));
     Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------ kinds of two Tensors --- */
+
+/* ranks[(backend, native dtype)] of a Tensor with an array, borrowed, or NULL
+ * (no error) where the pair is not there (yet) or cannot be read. */
+static PyObject *
+known_rank(PyObject *obj, PyObject *ranks)
+{
+    if (!PyObject_TypeCheck(obj, &TensorBaseType)) {
+        return NULL;
+    }
+    TensorObject *t = (TensorObject *)obj;
+    /* (a view's array may be stale: never its dtype, which a write keeps) */
+    if (t->backend == NULL || t->native == NULL) {
+        return NULL;
+    }
+    PyObject *dtype = native_dtype(t);
+    PyObject *key = dtype == NULL ? NULL : PyTuple_Pack(2, t->backend, dtype);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *rank = PyDict_GetItemWithError(ranks, key);
+    Py_DECREF(key);
+    if (rank == NULL) {
+        PyErr_Clear(); /* an unhashable dtype: Python's _rank decides */
+    }
+    return rank;
+}
+
+/* same_kind(x1, x2, ranks): whether two Tensors' dtypes are of one kind, read
+ * from ranks ({(backend, native dtype): rank}, unitensor/_dispatch.py's
+ * _NATIVE_RANK) with each Tensor's cached dtype object; None where either is
+ * not there, for Python to read. Mixed owners' x1, x2 ask it on every call. */
+static PyObject *
+same_kind(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyDict_CheckExact(args[2])) {
+        return PyErr_Format(PyExc_TypeError,
+                            "same_kind(): expected (x1, x2, a dict of ranks), got "
+                            "%zd arguments",
+                            nargs);
+    }
+    PyObject *r1 = known_rank(args[0], args[2]);
+    PyObject *r2 = r1 == NULL ? NULL : known_rank(args[1], args[2]);
+    if (r2 == NULL) {
+        Py_RETURN_NONE;
+    }
+    int equal = PyObject_RichCompareBool(r1, r2, Py_EQ);
+    if (equal < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(equal);
 }
 
 /* --------------------------------------------- torch's __torch_function__ --- */
@@ -1831,6 +2266,12 @@ static PyMethodDef module_methods[] = {
     {"set_refresh", set_refresh, METH_O,
      "set_refresh(hook)\nhook(tensor), called before a view's _native is read "
      "(a Tensor whose _view is set), brings it up to its base."},
+    {"same_kind", (PyCFunction)(void (*)(void))same_kind, METH_FASTCALL,
+     "same_kind(x1, x2, ranks)\nWhether two Tensors' dtypes are of one kind by "
+     "ranks[(backend, native dtype)], or None where either pair is not in it."},
+    {"set_unfold", set_unfold, METH_O,
+     "set_unfold(hook)\nhook(link) sets the steps and layout of a Link taken in "
+     "C, from its key, when first read."},
     {"torch_function", (PyCFunction)(void (*)(void))torch_function, METH_FASTCALL,
      "torch_function(cls, func, types, args=(), kwargs=None)\nTensor's "
      "__torch_function__: a reading torch function of positional arguments on "
@@ -1864,7 +2305,8 @@ PyInit__fast(void)
     TensorBaseType.tp_new = PyBaseObject_Type.tp_new; /* see tensor_init */
     if (PyType_Ready(&TensorBaseType) < 0 || PyType_Ready(&FastPathType) < 0 ||
         PyType_Ready(&AliasesType) < 0 || PyType_Ready(&EntryType) < 0 ||
-        PyType_Ready(&TypeEntryType) < 0) {
+        PyType_Ready(&TypeEntryType) < 0 || PyType_Ready(&BaseType) < 0 ||
+        PyType_Ready(&LinkType) < 0) {
         return NULL;
     }
     zero = PyLong_FromLong(0);
@@ -1883,6 +2325,8 @@ PyInit__fast(void)
         PyModule_AddObjectRef(m, "Aliases", (PyObject *)&AliasesType) < 0 ||
         PyModule_AddObjectRef(m, "Entry", (PyObject *)&EntryType) < 0 ||
         PyModule_AddObjectRef(m, "TypeEntry", (PyObject *)&TypeEntryType) < 0 ||
+        PyModule_AddObjectRef(m, "Base", (PyObject *)&BaseType) < 0 ||
+        PyModule_AddObjectRef(m, "Link", (PyObject *)&LinkType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_CALL_ARGS", MAX_CALL_ARGS) < 0 ||
         PyModule_AddIntConstant(m, "HELD_BY_ALL", HELD_BY_ALL) < 0) {
         Py_XDECREF(m);

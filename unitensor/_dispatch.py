@@ -41,7 +41,8 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _backends, _bool_loops, _config, _convert, _fastpath, _float_loops, _views
+from . import (_backends, _bool_loops, _config, _convert, _fast, _fastpath,
+               _float_loops, _views)
 from ._device import Device
 from ._device import parse as parse_device
 from ._dtypes import (
@@ -156,6 +157,15 @@ def _compute(backend: Adapter) -> Adapter:
 def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
             func: str = "asarray") -> tuple[Adapter, Tensor | None]:
     """The backend that runs the call, and the Tensor that decided it (if any)."""
+    if len(args) == 2 and not kwargs and not owner_blocks():
+        x1, x2 = args  # x1, x2: two Tensors, read without the general loop below
+        if type(x1) is Tensor and type(x2) is Tensor:
+            b1, b2 = x1._backend, x2._backend
+            if b1 is b2 or not (b1.AUTODIFF or b2.AUTODIFF) or (
+                    (not b1.AUTODIFF or b1.autodiff_state(x1._native) is None)
+                    and (not b2.AUTODIFF or b2.autodiff_state(x2._native) is None)):
+                return _compute(b1), x1  # (neither carries autodiff state)
+            return _by_autodiff(x1, args, kwargs, func)
     # The C count first: no owner() block open anywhere, no context to read
     # (and none for a compiler tracing this to read: unitensor/_compile.py).
     forced = _forced.get() if owner_blocks() else None
@@ -343,10 +353,19 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if type(kwargs.get("device")) is str:  # 'cpu', 'cuda:1': each owner's own
         # device object (jax takes no str); a str names no owner
         kwargs["device"] = parse_device(kwargs["device"], name)
+    return _run(name, args, kwargs)
+
+
+def _run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``call`` once its arguments are checked: the owner, the one dtype rule,
+    the owner's function, the results as Tensors.
+    """
     try:
         backend, anchor = _choose(args, kwargs, name)
         positions = _PROMOTED.get(name)
-        if positions is not None:  # operands promoted together: one kind first
+        if positions is not None and not (  # operands promoted together: one kind
+                len(args) == 2 and type(args[0]) is Tensor  # (x1, x2 of one kind:
+                and type(args[1]) is Tensor and _same_kind(*args)):  # asked at once)
             args = _one_kind(name, args, positions, backend)
     except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
         error = _wrapping_refused(name, exc, args, kwargs)
@@ -355,9 +374,14 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         raise error from exc
     func = implementation(backend, name)
     try:
-        native_args = [_operand(a, backend, name, anchor) for a in args]
-        native_kwargs = {k: _operand(v, backend, name, anchor)
-                         for k, v in kwargs.items()}
+        if len(args) == 2 and not kwargs:  # x1, x2 (no comprehension to make)
+            native_args = [_operand(args[0], backend, name, anchor),
+                           _operand(args[1], backend, name, anchor)]
+            native_kwargs = kwargs
+        else:
+            native_args = [_operand(a, backend, name, anchor) for a in args]
+            native_kwargs = {k: _operand(v, backend, name, anchor)
+                             for k, v in kwargs.items()}
         result = func(*native_args, **native_kwargs)
     except Exception as exc:
         error = _refusal(name, backend, exc, args, kwargs)
@@ -372,7 +396,10 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             return _views.derive(anchor, name, native_args[1:], native_kwargs,
                                  _as_tensors(backend, result, name), backend,
                                  implementation)
-        learn(name, backend, func)  # x run by its own owner: what a fast path repeats
+        if len(args) != 2 or type(args[1]) is not Tensor or args[1]._backend is backend:
+            # x run by its own owner: what a fast path repeats (x1, x2 of two
+            # owners teach nothing: a call of one owner teaches the same)
+            learn(name, backend, func)
     return _as_tensors(backend, result, name)
 
 
@@ -397,7 +424,7 @@ def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
     """
     if len(args) == 2 and positions == (0, 1):  # x1, x2: two Tensors of one kind
         x1, x2 = args  # (mixed owners' common case: no list, set or loop)
-        if type(x1) is Tensor and type(x2) is Tensor and _rank(x1) == _rank(x2):
+        if type(x1) is Tensor and type(x2) is Tensor and _same_kind(x1, x2):
             return args
     found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
     scalar = -1  # the highest kind of a Python scalar among the operands
@@ -500,6 +527,10 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
             and not name.startswith("bitwise_")
             and not (owner_blocks() and _forced.get() is not None)):
         return call(name, (x1, _lifted(x2, kind1)), {})  # 1.5 + int_x: as above
+    if kind1 is Tensor and kind2 is Tensor and name not in _SCALAR_PARAMETERS:
+        # (two owners, or two dtypes, which C leaves here): nothing of call()'s
+        # checks applies to two Tensors and no keywords
+        return _run(name, (x1, x2), {})
     return call(name, (x1, x2), {})
 
 
@@ -535,6 +566,17 @@ def _scalar_result(name: str, x1: Tensor, x2: float | complex, result: Any) -> A
 # adapter). The adapter first: frameworks' dtype objects are never compared.
 _NATIVE_RANK: dict[tuple[Adapter, Any], int] = {}
 _DYNAMO = "torch._dynamo"
+
+
+def _same_kind(x1: Tensor, x2: Tensor) -> bool:
+    """``_rank(x1) == _rank(x2)``, read in C where both dtypes were seen (each
+    Tensor's dtype object is cached there): mixed owners ask it every call.
+    """
+    if _DYNAMO not in sys.modules:  # (see _rank)
+        same = _fast.same_kind(x1, x2, _NATIVE_RANK)
+        if same is not None:
+            return same
+    return _rank(x1) == _rank(x2)
 
 
 def _rank(x: Tensor) -> int:
@@ -1059,7 +1101,10 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     if backend is x._backend:
         if backend.IMMUTABLE or x._view is not None or (
                 not backend.NEGATIVE_STRIDES and _views.negative_step(key)):
-            # a view in numpy: a view of x's base here too (never a fast path)
+            # a view in numpy: a view of x's base here too; the base's own views
+            # of an immutable owner are taken in C next time (ext/_fast.c)
+            if backend.IMMUTABLE and x._view is None:
+                learn("__getitem__" + _fastpath.VIEWS, backend, fix or operator.getitem)
             return _views.taken(x, key, _as_tensors(backend, result), backend,
                                 fix or operator.getitem,
                                 implementation(backend, "reshape"))

@@ -7,14 +7,14 @@ imports make no cycle.)
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from typing import Any, Final, Literal, Self, final
+from typing import Any, Final, Literal, Self, TypeAlias, final
 
 from typing_extensions import disjoint_base
 
 from ._backends._adapter import Adapter
 from ._core import Buffer
 from ._tensor import Tensor
-from ._views import Base, Link
+from ._views import Base as ViewsBase
 
 #: the most arguments one CALL fast path passes on, x included
 MAX_CALL_ARGS: Final[int]
@@ -35,7 +35,7 @@ class TensorBase:
     # a view's tie to its base (its _native is re-derived where the base moved;
     # it takes no fast path), and the base record of which this one is the base
     _view: Link | None
-    _base: Base | None
+    _base: ViewsBase | None
     # refuses: Tensors come from unitensor.asarray / from_dlpack (object.__new__
     # makes an empty one, for torch.compile's tracer)
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
@@ -78,6 +78,40 @@ class TypeEntry:
     @property
     def dtypes(self) -> tuple[Any, ...]: ...
 
+# forward(parent) -> child, backward(parent, new child) -> new parent (_views.Step)
+_Step: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
+
+# The C storage of _views.Base (which subclasses it): what the getitem fast path
+# reads of a base record.
+@disjoint_base
+class Base:
+    version: int  # moved by each write
+    shape: tuple[int, ...] | None  # None where a size is unknown
+
+@final
+class Link:
+    """A view's tie to its base (unitensor/_views.py); one taken by the getitem
+    fast path has its key, backend and getitem, and makes its steps and layout
+    from them when first read (the set_unfold hook).
+    """
+
+    seen: int  # the base's version the view's array was derived at
+    counter: int  # a mutable base: its framework's counter then, else 0
+    steps: tuple[_Step, ...]
+    layout: Any  # what makes the layout, the layout, or None
+    # base must be a Base (else TypeError); steps a tuple
+    def __new__(cls, base: Base, steps: tuple[_Step, ...], layout: Any,
+                seen: int = 0, counter: int = 0) -> Self: ...
+    @property
+    def base(self) -> ViewsBase: ...
+    @property
+    def key(self) -> Any: ...  # taken by the fast path: x[key]; else None
+    @property
+    def backend(self) -> Adapter | None: ...
+    @property
+    def getitem(self) -> Callable[[Any, Any], Any] | None: ...
+    def shaped(self) -> Any: ...  # the layout, made on first need and kept
+
 @final
 class FastPath:
     """A C shortcut standing for ``slow``; binds like a function (a method of
@@ -90,13 +124,16 @@ class FastPath:
     # scalars, finish: binary only, a Tensor with a Python scalar: scalars is
     # {backend: Entry}, finish(x, scalar, result) takes a result whose dtype is not
     # x's (TypeError for scalars without a callable finish, or on another kind).
+    # views: getitem only, {backend: Entry}: x[key] of an immutable owner's base
+    # taken as a view of it (TypeError on another kind).
     def __new__(cls, kind: str, slow: Callable[..., Any],
                 table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
                 as_tensors: Callable[[Adapter, Any], Any] | None = None,
                 keywords: dict[str, Any] | None = None,
                 scalars: dict[Adapter, Entry] | None = None,
                 finish: Callable[[Tensor, Any, Any], Any] | None = None,
-                max_positional: int = 1) -> Self: ...
+                max_positional: int = 1,
+                views: dict[Adapter, Entry] | None = None) -> Self: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
     @property
@@ -106,6 +143,8 @@ class FastPath:
     @property
     def scalars(self) -> dict[Adapter, Entry] | None: ...
     @property
+    def views(self) -> dict[Adapter, Entry] | None: ...
+    @property
     def kind(self) -> Literal["asarray", "unary", "binary", "view", "getitem",
                               "call"]: ...
 
@@ -113,6 +152,12 @@ class FastPath:
 # and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
 def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter], /) -> None: ...
 def set_refresh(hook: Callable[[Tensor], None], /) -> None: ...  # views (_views)
+# Whether two Tensors' dtypes are of one kind by ranks[(backend, native dtype)]
+# (_dispatch._NATIVE_RANK); None where either pair is not in it.
+def same_kind(x1: Tensor, x2: Tensor, ranks: dict[tuple[Adapter, Any], int],
+              /) -> bool | None: ...
+# hook(link) sets the steps and layout of a Link the getitem fast path took
+def set_unfold(hook: Callable[[Link], None], /) -> None: ...
 # Tensor.__torch_function__ (a classmethod of it): a reading torch function of
 # positional arguments on each Tensor's torch view; the rest through `hook`
 # (_native.torch_function), given with its {func: kind} table (0: only reads) and

@@ -150,10 +150,13 @@ def view(slow: Callable[..., Any], framework: str) -> Any:
 def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
     """``x[key]`` for basic keys (ints, slices without a negative step, None,
     Ellipsis), which every framework reads alike, in C; else ``slow``. Taught by
-    ``learn("__getitem__", backend, operator.getitem)``.
+    ``learn("__getitem__", backend, operator.getitem)``; on the base of an
+    immutable owner's views, the view of it (_views.py), taught by
+    ``learn("__getitem__" + VIEWS, backend, getitem)``.
     """
     return _build("getitem", slow, _table("__getitem__", "getitem"),
-                  as_tensors=_as_tensors_for(as_tensors, "__getitem__"))
+                  as_tensors=_as_tensors_for(as_tensors, "__getitem__"),
+                  views=_table("__getitem__" + VIEWS, "getitem"))
 
 
 def unary_function(name: str, slow: Callable[[Any], Any], as_tensors: AsTensors) -> Any:
@@ -183,6 +186,9 @@ def binary_function(name: str, slow: Callable[[Any, Any], Any],
 # learn(name + SCALAR, ...): the general path's shortcut took a Tensor and a Python
 # scalar for the binary function ``name``.
 SCALAR = " with a scalar"
+# learn("__getitem__" + VIEWS, ...): the general path took x[key] of an immutable
+# owner's Tensor as a view of its base (_views.taken), which C repeats for a base.
+VIEWS = " as a view"
 
 
 def call_function(python_func: Callable[..., Any], name: str,

@@ -19,6 +19,12 @@ next time it is read (``refresh``, which ext/_fast.c calls before a view's
 Tensor that is no view reads as before: the base Tensor is kept current at each
 write, and is no view.
 
+``Base`` and ``Link`` keep their fields in C (ext/_fast.c), so that ``x[key]`` of
+a base (a basic key without ``None``, on a base of known sizes) is taken as a
+view in C, as ``taken`` would: its Link holds the key, and its steps and layout
+are made from it (``_unfold``) only when first read -- by a write, a refresh,
+or a view of the view -- never for a view only read.
+
 Where numpy copies, nothing is linked, on any owner: advanced indexing,
 ``astype``, an integer key that gives a scalar (``x[0]`` of a 1-d array; ``x[0,
 ...]`` is a view), a ``reshape`` its strides allow no view of (``Link.layout``
@@ -50,19 +56,23 @@ Step = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
 Lookup = Callable[["Adapter", str], Callable[..., Any]]
 
 
-class Base:
+class Base(_fast.Base):
     """What every view of one base shares: the base's current array, its version
     (moved by each write), the lock of its read-modify-write, and the base
     Tensor (weakly), kept current at each write so that it reads at full speed.
     ``mutable``: the base's array is written in place (torch), and also moves
     by writes unitensor does not see: its own version counter counts too.
+    ``shape``: the base's sizes (ints; a write keeps them), or None where one is
+    unknown (dask's): then its views are left to Python, which ties none.
     """
 
-    __slots__ = ("__weakref__", "lock", "mutable", "native", "tensor", "version")
+    __slots__ = ("lock", "mutable", "native", "tensor")
 
-    def __init__(self, native: Any, tensor: Tensor | None, mutable: bool) -> None:
+    def __init__(self, native: Any, tensor: Tensor | None, mutable: bool,
+                 shape: tuple[int, ...] | None) -> None:
         self.native = native
         self.version = 0
+        self.shape = shape
         # reentrant: a write reads the view it writes (which may refresh it)
         self.lock = threading.RLock()
         self.tensor = None if tensor is None else weakref.ref(tensor)
@@ -78,29 +88,17 @@ class Base:
             return 0
 
 
-class Link:
-    """A view's tie to its base: the steps from the base, the base version its
-    array was derived at (and, for a mutable base, its framework's counter), and
-    its layout (a numpy array of no memory with the view's strides; what makes
-    it, until a reshape asks for it: ``shaped``).
-    """
+# A view's tie to its base (ext/_fast.c): ``base``, the ``steps`` from the base,
+# the base version ``seen`` its array was derived at (and, for a mutable base,
+# its framework's ``counter``), and its ``layout`` (a numpy array of no memory
+# with the view's strides; what makes it, until a reshape asks: ``shaped()``).
+Link = _fast.Link
 
-    __slots__ = ("base", "counter", "layout", "seen", "steps")
 
-    def __init__(self, base: Base, steps: tuple[Step, ...],
-                 layout: Callable[[], Any]) -> None:
-        self.base = base
-        self.steps = steps
-        self.layout: Any = layout
-        self.seen = base.version
-        self.counter = base.counter() if base.mutable else 0
-
-    def shaped(self) -> Any:
-        """The layout, made on first need and kept."""
-        layout = self.layout
-        if callable(layout):
-            layout = self.layout = layout()
-        return layout
+def _link(base: Base, steps: tuple[Step, ...], layout: Any) -> Link:
+    """A Link of a view derived from ``base`` now."""
+    return Link(base, steps, layout, base.version,
+                base.counter() if base.mutable else 0)
 
 
 _creating = threading.Lock()  # makes a Tensor's Base once, whichever thread asks
@@ -115,7 +113,7 @@ def _base_of(x: Tensor) -> Base:
             if base is None:
                 backend = x._backend
                 base = Base(x._native, x if backend.IMMUTABLE else None,
-                            not backend.IMMUTABLE)
+                            not backend.IMMUTABLE, _known_shape(x))
                 if backend.IMMUTABLE:  # a mutable operand stays as it is
                     x._base = base
     return base
@@ -158,6 +156,14 @@ def _numpy() -> Any:
 Layout = Callable[[], Any]  # a view's layout, made when first asked (Link.shaped)
 
 
+def _known_shape(x: Tensor) -> tuple[int, ...] | None:
+    """``x``'s sizes, or None where one is unknown (dask's)."""
+    known = x.shape
+    if any(n is None for n in known):
+        return None
+    return tuple(int(n or 0) for n in known)
+
+
 def _layout(x: Tensor) -> Layout | None:
     """What makes ``x``'s layout: a numpy array of no memory with ``x``'s strides,
     on which numpy decides whether a reshape is a view (None: unknown sizes).
@@ -166,16 +172,20 @@ def _layout(x: Tensor) -> Layout | None:
     link = x._view
     if link is not None:
         return link.shaped
-    known = x.shape
-    if any(n is None for n in known):
+    shape = _known_shape(x)
+    if shape is None:
         return None
-    shape = tuple(int(n or 0) for n in known)
     # torch's own strides, in elements (an immutable owner's arrays have none)
     stride = None if x._backend.IMMUTABLE else getattr(x._native, "stride", None)
-    strides: tuple[int, ...]
-    if callable(stride):
-        strides = tuple(8 * s for s in stride())
-    else:  # immutable arrays: logically C-contiguous
+    return _strided(shape, tuple(8 * s for s in stride()) if callable(stride)
+                    else None)
+
+
+def _strided(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> Layout:
+    """What makes a layout of ``shape`` and ``strides`` (bytes of 8-byte
+    elements; None: C-contiguous, as an immutable owner's arrays are logically).
+    """
+    if strides is None:
         strides, step = (), 8
         for n in reversed(shape):
             strides = (step, *strides)
@@ -197,7 +207,7 @@ def _tie(x: Tensor, result: Tensor, steps: tuple[Step, ...], layout: Any) -> Ten
         base, steps = link.base, link.steps + steps
     else:
         base = _base_of(x)
-    result._view = Link(base, steps, layout)
+    result._view = _link(base, steps, layout)
     return result
 
 
@@ -267,6 +277,25 @@ def _index_step(backend: Adapter, key: Any, getitem: Callable[[Any, Any], Any],
                 ) -> Step:
     setitem = backend.setitem
     return (lambda a: getitem(a, key), lambda a, c: setitem(a, key, c))
+
+
+def _unfold(link: Link) -> None:
+    """The steps and layout of a view ext/_fast.c took (``x[key]`` of a base of
+    known sizes, ``key`` without None): those ``taken`` makes for it.
+    """
+    key, shape, backend, getitem = link.key, link.base.shape, link.backend, link.getitem
+    # (all set: the fast path takes a view only with them, of known sizes)
+    assert shape is not None
+    assert backend is not None
+    assert getitem is not None
+    parts = key if type(key) is tuple else (key,)
+    layout = _strided(shape, None)
+    full = key if Ellipsis in parts else (*parts, Ellipsis)
+    link.steps = (_index_step(backend, parts, getitem),)
+    link.layout = lambda: layout()[full]
+
+
+_fast.set_unfold(_unfold)
 
 
 def _reshape_step(reshape: Callable[..., Any], shape: tuple[int, ...],

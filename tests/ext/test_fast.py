@@ -23,7 +23,7 @@ import torch
 from owners import COMPUTING, FRAMEWORKS, LAZY
 
 import unitensor as ut
-from unitensor import _backends, _dispatch, _fast, _fastpath, _operators
+from unitensor import _backends, _dispatch, _fast, _fastpath, _operators, _views
 from unitensor._tensor import Tensor, _make
 
 # x[key]'s fast path, which Tensor's subscript slot calls (ext/_fast.c)
@@ -937,3 +937,137 @@ def test_a_row_with_a_fix_routes_each_dtype_whatever_came_before():
         assert ut.exp(ut.asarray(np.array([1], np.int8))).dtype == ut.float16
         assert ut.exp(f).dtype == ut.float64
     assert ut.add.table[NUMPY].complex_dtypes == {np.dtype(bool)}
+
+
+# -- views of an immutable owner's base, taken in C (_views.py) ------------------------
+def _based(native, shape):
+    """A Tensor over ``native`` holding a base record (of ``shape``) as
+    _views._base_of gives an immutable owner's Tensor."""
+    x = ut.asarray(native)
+    x._base = _views.Base(native, x, False, shape)
+    return x
+
+
+def test_getitem_fast_path_ties_a_view_of_a_base_as_the_general_path_does():
+    slow = Recorder()
+    getitem = _fast.FastPath("getitem", slow, {},
+                             views={NUMPY: Entry(operator.getitem, np.ndarray)})
+    x = _based(np.arange(12.0).reshape(3, 4), (3, 4))
+    x._base.version = 7
+    for key in (slice(1, 3), (1,), 1, (Ellipsis, 2), (slice(None), slice(0, 4, 2))):
+        v = getitem(x, key)
+        link = v._view
+        assert type(link) is _fast.Link, key
+        assert (link.base, link.seen, link.key) == (x._base, 7, key)
+        assert (link.backend, link.getitem) == (NUMPY, operator.getitem)
+        np.testing.assert_array_equal(v._native, x._native[key])
+    assert getitem(x, (1, 2))._view is None  # numpy's is a scalar: a copy
+    assert slow.calls == []
+    # left to Python: None (a new axis: a reshape step), a negative step, an
+    # advanced key, unknown sizes, no base record, a non-basic key
+    for key in ((None, 0), slice(None, None, -1), [0, 1]):
+        assert getitem(x, key) == "slow"
+    x._base.shape = None
+    assert getitem(x, slice(1, 3)) == "slow"
+    assert getitem(ut.asarray(np.arange(3.0)), slice(1, 3)) == "slow"
+    assert len(slow.calls) == 5
+    with pytest.raises(TypeError, match="views: expected None, or for a getitem"):
+        _fast.FastPath("unary", slow, {}, views={})
+
+
+def test_a_view_taken_in_c_makes_its_steps_and_layout_when_first_read():
+    getitem = _fast.FastPath("getitem", Recorder(), {},
+                             views={NUMPY: Entry(operator.getitem, np.ndarray)})
+    x = _based(np.arange(12.0).reshape(3, 4), (3, 4))
+    unfolded = []
+    _fast.set_unfold(unfolded.append)  # a hook that makes nothing
+    try:
+        link = getitem(x, (slice(1, 3),))._view
+        assert unfolded == []  # nothing made for a view only read
+        with pytest.raises(RuntimeError, match="set no steps"):
+            link.steps  # noqa: B018
+        assert unfolded == [link]
+    finally:
+        _fast.set_unfold(_views._unfold)
+    ((forward, backward),) = link.steps
+    assert link.steps[0][0] is forward  # made once, kept
+    np.testing.assert_array_equal(forward(np.zeros((3, 4)) + 1)[0], [1, 1, 1, 1])
+    np.testing.assert_array_equal(link.shaped().strides, (32, 8))
+    assert link.layout is link.shaped()  # made on first need, kept
+    part = backward(np.zeros((3, 4)), np.ones((2, 4)))
+    np.testing.assert_array_equal(part[1:].sum(), 8.0)
+
+
+def test_link_holds_what_python_gives_it():
+    base = _views.Base(np.zeros(3), None, True, (3,))
+    made = []
+    link = _fast.Link(base, (), lambda: made.append(1) or "layout", 4, 5)
+    assert (link.base, link.steps, link.seen, link.counter) == (base, (), 4, 5)
+    assert (link.key, link.backend, link.getitem) == (None, None, None)
+    assert link.shaped() == link.shaped() == "layout"
+    assert made == [1]
+    link.seen += 1
+    assert link.seen == 5
+    with pytest.raises(TypeError, match=r"base: expected a _views\.Base"):
+        _fast.Link(object(), (), None)
+    with pytest.raises(TypeError, match="steps: expected a tuple"):
+        link.steps = []
+
+
+# (jax compiles each new slice and update, dask computes: seconds, the slow tier)
+IMMUTABLE_OWNERS = [pytest.param(o, marks=pytest.mark.slow) if o != "tensorflow" else o
+                    for o in ("jax", "tensorflow") if o in FRAMEWORKS] + [
+    pytest.param(o, marks=pytest.mark.slow) for o in LAZY]
+
+
+@pytest.mark.parametrize("owner", IMMUTABLE_OWNERS)
+def test_an_immutable_owners_views_are_taken_in_c_and_stay_views(owner, monkeypatch):
+    x = ut.asarray(np.arange(6, dtype=np.float32)).to(owner, copy=True)
+    x[0:2]  # the general path: the base record, and what C repeats
+    assert GETITEM.views[x._backend].array_type is x._backend.ARRAY
+    calls = []
+    general = _dispatch.getitem
+
+    def counted(x, key):
+        calls.append(key)
+        return general(x, key)
+    monkeypatch.setattr(_dispatch, "getitem", counted)
+    a, b, e = x[1:3], x[2:5], x[...]
+    first = x[0]  # of a 1-d base: a copy
+    assert calls == []
+    assert first._view is None
+    assert all(v._view.key is not None for v in (a, b, e))
+    a[1] = 10.0  # through a view: the base and its siblings see it
+    assert x.numpy().tolist() == [0, 1, 10, 3, 4, 5]
+    assert b.numpy().tolist() == [10, 3, 4]
+    x[3] = -1.0  # through the base: its views see it
+    assert b.numpy().tolist() == [10, -1, 4]
+    inner = b[1:]  # a view of a view (Python), and a reshape of a view
+    inner += 1.0
+    assert e.numpy().tolist() == [0, 1, 10, 0, 5, 5]
+    ut.reshape(a, (2, 1))[0, 0] = 7.0
+    assert x.numpy().tolist() == [0, 7, 10, 0, 5, 5]
+    assert float(first) == 0.0
+
+
+# -- mixed owners: the kinds of x1 and x2, read in C ---------------------------------
+def test_same_kind_reads_each_tensors_rank_from_the_table():
+    x, i = ut.asarray(np.zeros(2, np.float32)), ut.asarray(np.zeros(2, np.int32))
+    y = ut.asarray(torch.zeros(2, dtype=torch.float64))
+    ranks = {(NUMPY, np.dtype(np.float32)): 2, (NUMPY, np.dtype(np.int32)): 1,
+             (TORCH, torch.float64): 2}
+    assert _fast.same_kind(x, y, ranks) is True
+    assert _fast.same_kind(y, i, ranks) is False
+    del ranks[(TORCH, torch.float64)]
+    assert _fast.same_kind(x, y, ranks) is None  # not seen yet: Python reads it
+    assert _fast.same_kind(x, np.zeros(2), ranks) is None
+    with pytest.raises(TypeError, match="same_kind"):
+        _fast.same_kind(x, y, [])
+    # the dispatcher's answer is _rank's, for owners and kinds mixed
+    values = [ut.asarray(np.zeros(2, t)) for t in (np.bool_, np.int8, np.float32,
+                                                  np.complex64)]
+    values += [v.to("torch", copy=True) for v in values]
+    for a in values:
+        for b in values:
+            assert _dispatch._same_kind(a, b) == (_dispatch._rank(a)
+                                                  == _dispatch._rank(b))

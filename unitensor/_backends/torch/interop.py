@@ -64,6 +64,10 @@ def device(x: torch.Tensor) -> Device:
                     f"a tensor on {dev}")
 
 
+# (bound once: mixed-owner calls ask each torch operand)
+_functorch_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+
+
 def autodiff_state(x: torch.Tensor) -> str | None:
     """Whether ``x`` is in torch's graph: it requires grad, is a torch.func
     transform's wrapper (``grad``, ``jacrev``, ``vmap``), or a forward-mode dual
@@ -72,7 +76,7 @@ def autodiff_state(x: torch.Tensor) -> str | None:
     if x.requires_grad:
         return "a torch tensor that requires grad" + (
             " (a leaf of torch's graph)" if x.is_leaf else "")
-    if torch._C._functorch.is_functorch_wrapped_tensor(x):
+    if _functorch_wrapped(x):
         return "a tensor of a torch.func transformation"
     # a tangent lives only inside a dual_level() block (leaving it drops them):
     # outside one, unpack_dual (a Python function, ~4 us) need not be asked
