@@ -41,8 +41,16 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import (_backends, _bool_loops, _config, _convert, _fast, _fastpath,
-               _float_loops, _views)
+from . import (
+    _backends,
+    _bool_loops,
+    _config,
+    _convert,
+    _fast,
+    _fastpath,
+    _float_loops,
+    _views,
+)
 from ._device import Device
 from ._device import parse as parse_device
 from ._dtypes import (
