@@ -591,6 +591,10 @@ class Call:
 
         def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
             return pullback(run, arrays, wrt)[1](cotangents)
+        # the call it differentiates: a body's part may know a derivative of
+        # its own kind of body by it (a Warp kernel's adjoint launch, which
+        # has no derivative: no tape is made to differentiate it again)
+        vjp.derivative_of = self  # type: ignore[attr-defined]
         return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
 
     def forward_derivative(self) -> Bridge:
