@@ -100,19 +100,45 @@ def test_an_integer_input_is_not_differentiated_and_outputs_start_at_zero(kernel
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
-@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
-def test_torch_func_grad_vmap_and_compile_run_a_kernel_body(kernels):
+def test_torch_func_grad_and_vmap_run_a_kernel_body(kernels):
     f = ut.wrap("torch", "warp")(kernels.cube)
     x = torch.tensor(X)
     g = torch.func.grad(lambda a: f(a).sum())(x)
     np.testing.assert_allclose(g.numpy(), 3 * X ** 2)
     batch = torch.arange(8.0, dtype=torch.float64).reshape(2, 4)
     np.testing.assert_allclose(torch.func.vmap(f)(batch).numpy(), batch.numpy() ** 3)
-    compiled = torch.compile(lambda a: f(a) * 2)  # the bridge: a graph break
-    xc = x.clone().requires_grad_()
-    compiled(xc).sum().backward()
-    np.testing.assert_allclose(xc.grad.numpy(), 6 * X ** 2)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
+@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_fullgraph_holds_a_kernel_body_as_one_op(kernels, backend):
+    torch._dynamo.reset()
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append(gm)
+        return torch._dynamo.backends.registry.lookup_backend(backend)(
+            gm, example_inputs)
+    f = ut.wrap("torch", "warp", outputs=2)(kernels.affine)
+
+    def program(a, b):
+        y, z = f(a * 2, b, S)
+        return (y * z).sum()
+    compiled = torch.compile(program, fullgraph=True, backend=counting)
+    for scale in (1.0, 0.5):  # the second call runs the compiled graph
+        x = torch.tensor(X * scale, requires_grad=True)
+        w = torch.tensor(W, requires_grad=True)
+        got, want = compiled(x, w), program(x, w)
+        torch.testing.assert_close(got, want)
+        for g, h in zip(torch.autograd.grad(got, (x, w)),
+                        torch.autograd.grad(want, (x, w)), strict=True):
+            torch.testing.assert_close(g, h)
+    assert len(graphs) == 1  # (a graph break: two graphs, or fullgraph's error)
+    ops = [node.target for node in graphs[0].graph.nodes]
+    assert torch.ops.unitensor.bridge in ops, ops
+    torch._dynamo.reset()
 
 
 @pytest.mark.slow
