@@ -502,7 +502,7 @@ def warp_kernel_rows(quick: bool) -> list[Row]:
         pair("jax.jit(jax.grad(jax → warp kernel))",
              lambda: grad_ours(j).block_until_ready(),
              "jax.jit(jax.grad(wp.jax_kernel(enable_backward=True)))",
-             lambda: grad_ref(j).block_until_ready(), quick),
+             lambda: grad_ref(j).block_until_ready(), quick, **target),
     ]
 
 

@@ -29,6 +29,8 @@ tf = pytest.importorskip("tensorflow")
 
 import warp_kernels as wk  # noqa: E402  (needs warp)
 
+from unitensor import _core  # noqa: E402
+from unitensor._wrap import _bridge  # noqa: E402
 from unitensor._wrap import warp as warp_part  # noqa: E402  (needs warp)
 
 X = np.array([0.5, -1.25, 2.0, 3.0])
@@ -98,19 +100,63 @@ def test_an_integer_input_is_not_differentiated_and_outputs_start_at_zero(kernel
 
 
 @pytest.mark.slow
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
-@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
-def test_torch_func_grad_vmap_and_compile_run_a_kernel_body(kernels):
+def test_torch_func_grad_and_vmap_run_a_kernel_body(kernels):
     f = ut.wrap("torch", "warp")(kernels.cube)
     x = torch.tensor(X)
     g = torch.func.grad(lambda a: f(a).sum())(x)
     np.testing.assert_allclose(g.numpy(), 3 * X ** 2)
     batch = torch.arange(8.0, dtype=torch.float64).reshape(2, 4)
     np.testing.assert_allclose(torch.func.vmap(f)(batch).numpy(), batch.numpy() ** 3)
-    compiled = torch.compile(lambda a: f(a) * 2)  # the bridge: a graph break
-    xc = x.clone().requires_grad_()
-    compiled(xc).sum().backward()
-    np.testing.assert_allclose(xc.grad.numpy(), 6 * X ** 2)
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.compile's imports
+@pytest.mark.filterwarnings("ignore:The .grad attribute:UserWarning")  # Dynamo's
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_fullgraph_holds_a_kernel_body_as_one_op(kernels, backend):
+    torch._dynamo.reset()
+    graphs = []
+
+    def counting(gm, example_inputs):
+        graphs.append(gm)
+        return torch._dynamo.backends.registry.lookup_backend(backend)(
+            gm, example_inputs)
+    f = ut.wrap("torch", "warp", outputs=2)(kernels.affine)
+
+    def program(a, b):
+        y, z = f(a * 2, b, S)
+        return (y * z).sum()
+    compiled = torch.compile(program, fullgraph=True, backend=counting)
+    for scale in (1.0, 0.5):  # the second call runs the compiled graph
+        x = torch.tensor(X * scale, requires_grad=True)
+        w = torch.tensor(W, requires_grad=True)
+        got, want = compiled(x, w), program(x, w)
+        torch.testing.assert_close(got, want)
+        for g, h in zip(torch.autograd.grad(got, (x, w)),
+                        torch.autograd.grad(want, (x, w)), strict=True):
+            torch.testing.assert_close(g, h)
+    assert len(graphs) == 1  # (a graph break: two graphs, or fullgraph's error)
+    ops = [node.target for node in graphs[0].graph.nodes]
+    assert torch.ops.unitensor.bridge in ops, ops
+    torch._dynamo.reset()
+
+
+@pytest.mark.slow
+def test_torch_tensors_reach_a_kernel_body_and_come_back_by_the_parts_hand_overs(
+        kernels, monkeypatch):
+    lent = []
+    lend = _bridge.lend
+    monkeypatch.setattr(_bridge, "lend",
+                        lambda *a, **k: lent.append(a) or lend(*a, **k))
+    f = ut.wrap("torch", "warp")(kernels.cube)
+    x = torch.tensor(X, requires_grad=True)
+    y = f(x)
+    y.backward(torch.ones(4, dtype=torch.float64))
+    np.testing.assert_array_equal(y.detach().numpy(), X ** 3)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * X ** 2)
+    # inputs, outputs, cotangents and gradients: none took the general
+    # conversion (a Tensor, its cache of views, Warp's constructor)
+    assert lent == []
 
 
 # -- a jax caller --------------------------------------------------------------------
@@ -172,6 +218,90 @@ def test_the_shape_pass_under_jax_jit_launches_nothing(kernels, monkeypatch):
     assert len(launches) == 1  # the call's own: the shapes came without one
 
 
+# -- the derivatives: the kernel's adjoint launch, no tape ----------------------------
+@pytest.fixture
+def tapes(monkeypatch):
+    """The wp.Tapes made while a test runs (Warp's own, counted as made)."""
+    made = []
+    init = wp.Tape.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+    monkeypatch.setattr(wp.Tape, "__init__", counted)
+    return made
+
+
+@pytest.fixture
+def adjoints(monkeypatch):
+    """The adjoint launches of kernel bodies while a test runs (their kernels:
+    not the arrays, views of XLA's buffers that the body must not keep).
+    """
+    launched = []
+    adjoint = warp_part.Kernel.adjoint
+    monkeypatch.setattr(warp_part.Kernel, "adjoint", lambda self, *a: launched.append(
+        self.kernel.key) or adjoint(self, *a))
+    return launched
+
+
+def warp_s_own_adjoint(kernel, x, w, gy, gz):
+    """affine's cotangents of x and w by Warp's own launches (numpy in and out)."""
+    xw, ww = wp.array(x, dtype=wp.float64), wp.array(w, dtype=wp.float64)
+    yw, zw = wp.zeros(4, dtype=wp.float64), wp.zeros(4, dtype=wp.float64)
+    wp.launch(kernel, dim=4, inputs=[xw, ww, S], outputs=[yw, zw])
+    adj_x, adj_w = wp.zeros(4, dtype=wp.float64), wp.zeros(4, dtype=wp.float64)
+    wp.launch(kernel, dim=4, inputs=[xw, ww, S], outputs=[yw, zw],
+              adj_inputs=[adj_x, adj_w, 0.0],
+              adj_outputs=[wp.array(gy, dtype=wp.float64),
+                           wp.array(gz, dtype=wp.float64)], adjoint=True)
+    return adj_x.numpy(), adj_w.numpy()
+
+
+@pytest.mark.slow
+def test_jax_grad_jit_grad_and_vmap_of_grad_launch_the_adjoint_without_a_tape(
+        kernels, tapes, adjoints):
+    jax.config.update("jax_enable_x64", True)
+    f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
+    x, w = jnp.asarray(X), jnp.asarray(W)
+
+    def loss(a, b):
+        y, z = f(a, b, S)
+        return y.sum() + 0.5 * z.sum()
+    want = warp_s_own_adjoint(kernels.affine, X, W, np.ones(4), np.full(4, 0.5))
+    for grad in (jax.grad(loss, (0, 1)), jax.jit(jax.grad(loss, (0, 1)))):
+        gx, gw = grad(x, w)
+        np.testing.assert_array_equal(gx, want[0])  # the same launches: bit-equal
+        np.testing.assert_array_equal(gw, want[1])
+    per_item = jax.jit(jax.vmap(jax.grad(loss), (0, None)))(jnp.stack([x, 2 * x]), w)
+    np.testing.assert_array_equal(per_item[0], want[0])
+    np.testing.assert_array_equal(
+        per_item[1], warp_s_own_adjoint(kernels.affine, 2 * X, W, np.ones(4),
+                                        np.full(4, 0.5))[0])
+    assert tapes == []  # (the taped route made one per derivative)
+    assert len(adjoints) == 4  # grad, jit(grad), one per item of the batch
+
+
+@pytest.mark.slow
+def test_torch_func_grad_and_vjp_launch_the_adjoint_without_a_tape(
+        kernels, tapes, adjoints):
+    f = ut.wrap("torch", "warp", outputs=2)(kernels.affine)
+    x, w = torch.tensor(X), torch.tensor(W)
+    gy, gz = np.arange(1.0, 5.0), np.full(4, 0.5)
+    want = warp_s_own_adjoint(kernels.affine, X, W, gy, gz)
+    _, pull = torch.func.vjp(lambda a, b: f(a, b, S), x, w)
+    gx, gw = pull((torch.tensor(gy), torch.tensor(gz)))
+    np.testing.assert_array_equal(gx.numpy(), want[0])
+    np.testing.assert_array_equal(gw.numpy(), want[1])
+    g = torch.func.grad(lambda a: f(a, w, S)[0].sum())(x)
+    np.testing.assert_allclose(g.numpy(), S * W)
+    assert tapes == []
+    assert len(adjoints) == 2
+    # a second derivative is refused (an adjoint launch has none), not zero
+    with pytest.raises(NotImplementedError, match="second derivative"):
+        torch.func.grad(lambda a: torch.func.grad(
+            lambda b: f(b, w, S)[1].sum())(a).sum())(x)
+
+
 # -- a tensorflow caller ------------------------------------------------------------
 @pytest.mark.slow
 def test_tensorflow_tape_through_a_kernel_body_eagerly_and_in_tf_function(kernels):
@@ -228,3 +358,24 @@ def test_arguments_that_do_not_fit_the_kernel_are_refused_before_a_launch():
         f(x, w, torch.tensor([S]))
     with pytest.raises(TypeError, match=r"args: .*inputs of kernel 'affine'"):
         f(x, w)
+
+
+# -- the hand-overs (no kernel launched): quick --------------------------------------
+def test_warp_s_hand_over_gives_the_buffer_a_view_of_unitensor_s_holds():
+    buf = _core.from_array_interface(np.arange(6.0))
+    view = warp_part.imported(buf, False)
+    assert view.ptr == buf.data_ptr
+    assert view._ref is buf
+    assert warp_part.exported(view, True) is buf  # (a kernel body's outputs too)
+    # a strided array of Warp's own: by its array interface, where not compact
+    strided = wp.zeros(6, dtype=wp.float32)[::2]
+    out = warp_part.exported(strided, False)
+    assert out.data_ptr == strided.ptr
+    assert out.strides == (2,)
+    assert warp_part.exported(strided, True) is None  # copied by lend
+    # what Warp aliases only with a warning, or not at all: the general path
+    read_only = _core.from_array_interface(np.arange(6.0))
+    read_only.mark_readonly()
+    assert warp_part.imported(read_only, False) is None
+    for refused in (np.float64(1.0), np.zeros(2, np.complex64)):  # 0-d, complex
+        assert warp_part.imported(_core.from_array_interface(refused), False) is None

@@ -35,6 +35,7 @@ from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, describe
 from ._lend import lend
 from ._parts import (
+    COMPILED,
     COMPILED_PARTS,
     IMMUTABLE,
     PARTS,
@@ -68,7 +69,8 @@ _UNCONVERTED: Final = tuple(n for n, row in PARTS.items() if Unconverted in row.
 # body frameworks whose kernels may be bodies (wrap's outputs= and dim=)
 _KERNELS: Final = tuple(repr(n) for n, row in PARTS.items() if Kernels in row.also)
 _NOT_COMPILED = ("wrap(): a bridged call runs eagerly, outside torch.compile's graph "
-                 "(compiled into the graph: a torch caller of a jax body)")
+                 "(compiled into the graph: " + ", ".join(
+                     f"a {a} caller of a {b} body" for a, b in COMPILED) + ")")
 # Bridges a torch caller calls, by a number that torch.compile's graph can name
 # (unitensor/_wrap/torch_ops.py: the bridge as one opaque op).
 BRIDGES: weakref.WeakValueDictionary[int, Bridge] = weakref.WeakValueDictionary()
@@ -622,6 +624,10 @@ class Call:
 
         def vjp(arrays: list[Any], cotangents: list[Any]) -> list[Any]:
             return pullback(run, arrays, wrt)[1](cotangents)
+        # the call it differentiates: a body's part may know a derivative of
+        # its own kind of body by it (a Warp kernel's adjoint launch, which
+        # has no derivative: no tape is made to differentiate it again)
+        vjp.derivative_of = self  # type: ignore[attr-defined]
         return Bridge(vjp, self.bridge.source, self.bridge.target, quiet=True)
 
     def forward_derivative(self) -> Bridge:

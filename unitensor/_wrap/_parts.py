@@ -238,7 +238,8 @@ PARTS: Final[dict[str, Part]] = {
 IMMUTABLE: Final = ("jax", "tensorflow")
 #: (caller, body) -> the module of the call as a compiler's graph holds it
 COMPILED: Final[dict[tuple[str, str], str]] = {
-    ("torch", "jax"): "unitensor._wrap.torch_ops"}
+    ("torch", "jax"): "unitensor._wrap.torch_ops",
+    ("torch", "warp"): "unitensor._wrap.torch_ops"}
 #: (caller, body) -> that module, once the compiler is imported (load_compiled)
 COMPILED_PARTS: Final[dict[tuple[str, str], Compiled]] = {}
 

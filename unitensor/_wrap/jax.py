@@ -213,7 +213,10 @@ class _Vjp(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
         n = len(of.in_avals)
-        return of.root.body().vjp_of_inexact(of.run, arrays[:n], arrays[n:],
+        # the body itself as the call's own run (what _Body.run calls): a
+        # body's part may know its body by it (a Warp kernel: its adjoint)
+        run = of.root.run if type(of) is _Body else of.run
+        return of.root.body().vjp_of_inexact(run, arrays[:n], arrays[n:],
                                              of.inexact_in(), of.inexact_out())
 
     def _find_out_avals(self) -> tuple[Any, ...]:

@@ -1,8 +1,11 @@
 """A torch caller's bridged call as one op of torch's graphs.
 
-Under ``torch.compile``, ``wrap(source="torch", target="jax")`` is one opaque op
-of the graph (``unitensor::bridge``, a ``torch.library.custom_op``): its shapes
-from the body's ``eval_shape`` (``jax.eval_shape``: no data, no computation), its
+Under ``torch.compile``, ``wrap(source="torch", target="jax")`` and
+``target="warp"`` (``_parts.COMPILED``) are one opaque op of the graph
+(``unitensor::bridge``, a ``torch.library.custom_op``): its shapes from the
+body's ``eval_shape`` (``jax.eval_shape``: no data, no computation; a Warp
+kernel's outputs made without a launch, a Warp-taped function run once on
+zeros, per input signature) or ``output_shapes``, its
 backward a second op (``unitensor::bridge_vjp``) running the body's
 vector-Jacobian product as the eager bridge does. The op names its call by a
 number: the bridge and the arguments that are not tensors (constants of the

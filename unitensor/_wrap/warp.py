@@ -50,6 +50,7 @@ import warp as wp
 from .. import _convert, _core
 from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP
 from .._backends.warp.interop import alias as _alias
+from .._device import CPU_READABLE
 from .._dtypes import DType
 from .._errors import arg_error, describe
 from ._bridge import Call
@@ -144,6 +145,15 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     of them ``wrt`` marks): cotangents of the outputs (None where there is none)
     -> cotangents of ``xs`` (None for integer and bool inputs and unmarked ones).
     """
+    c = _kernel_call(run)
+    if c is not None:  # a kernel body: its adjoint launch, no tape
+        return _adjoint_pullback(c, xs, wrt)
+    if _adjoint_call(run):  # (no tape: nothing could differentiate it)
+        outs = run(xs)
+
+        def refuse(cts: list[Any]) -> list[Any]:
+            raise _second_order()
+        return outs, refuse
     over = [i for i, x in enumerate(xs) if x.dtype in _FLOATS
             and (wrt is None or wrt[i])]
     xs = list(xs)
@@ -155,9 +165,7 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
 
     def pull(cts: list[Any]) -> list[Any]:
         if getattr(tape, "unitensor_nested", False):
-            raise arg_error(NotImplementedError, "wrap", "func", "a Warp body "
-                            "differentiated once (Warp's tape has no second "
-                            "order)", "a second derivative")
+            raise _second_order()
         seeds = {}
         for y, ct in zip(outs, cts, strict=True):
             if ct is not None and y.dtype in _FLOATS:
@@ -175,6 +183,12 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
         return grads
 
     return outs, pull
+
+
+def _second_order() -> NotImplementedError:
+    return arg_error(NotImplementedError, "wrap", "func", "a Warp body "
+                     "differentiated once (Warp's tape has no second order, "
+                     "nor a kernel's adjoint launch)", "a second derivative")
 
 
 def _forward_mode() -> NotImplementedError:
@@ -332,6 +346,41 @@ def _memory(y: Any) -> int:
     return id(y)
 
 
+# -- hand-overs: the parts' own route (Bridge.handed) -----------------------------
+# (as torch's and jax's parts: the adapters' own export and alias, without a
+# Tensor and its cache of views, for the common arrays: plain wp.arrays in CPU
+# memory; anything else takes _lend.lend's general path, which decides)
+def exported(y: Any, compact: bool) -> _core.Buffer | None:
+    """A Buffer over ``y``, a ``wp.array`` in CPU memory of a scalar dtype: the
+    Buffer a view of unitensor's holds (a kernel body's output, memory handed
+    in), where the view covers it as it is, else Warp's array interface; None
+    for anything else (CUDA memory, bfloat16, an indexed or fabric array, and
+    where ``compact`` asks for compact memory, a strided array: copied by the
+    general path).
+    """
+    if type(y) is not wp.array or y.device is not _CPU:
+        return None
+    ref = y._ref
+    if (type(ref) is _core.Buffer and ref.data_ptr == y.ptr and ref.shape == y.shape
+            and ref.dtype == _DLPACK.get(y.dtype) and ref.c_contiguous
+            and y.is_contiguous):
+        return ref
+    if y.dtype not in _HOST or (compact and not y.is_contiguous):
+        return None
+    return _core.from_array_interface(y)
+
+
+def imported(buf: _core.Buffer, guarded: bool) -> wp.array | None:
+    """``buf`` (CPU memory, writable, of a scalar dtype, at least 1-d) as
+    Warp's view; None for anything else (read-only memory, which Warp aliases
+    with an AliasWarning, and what it cannot alias: the general path says so).
+    """
+    if (buf.device[0] not in CPU_READABLE or buf.readonly or buf.ndim == 0
+            or buf.dtype not in _HELD):
+        return None
+    return _alias(buf)
+
+
 # -- a Warp kernel as the body -------------------------------------------------------
 # eval_shape's run: a kernel body makes its outputs and launches nothing (its
 # outputs' shapes follow from its inputs' and the launch dimensions)
@@ -341,6 +390,10 @@ _SHAPES_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar(
 _SCALARS = frozenset(NATIVE_DTYPES)
 # Warp's scalar type -> the DLPack (code, bits) of the memory _zeros makes
 _HOST = {k: d.dlpack[:2] for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16"}
+# ... and its DLPack dtype, as a Buffer names it (the hand-overs)
+_DLPACK = {k: d.dlpack for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16"}
+_HELD = frozenset(_DLPACK.values())
+_CPU = wp.get_device("cpu")
 
 
 def body(func: Any, outputs: int | None, dim: Any,
@@ -575,6 +628,9 @@ class Kernel:
         self.replay(dim, inputs, outs, adj_in, adj_out)
 
 
+_CALL_RUN = Call.run  # (what _kernel_call recognises)
+
+
 def _zeros(shape: tuple[int, ...], dtype: Any, device: Any,
            requires_grad: bool = False) -> wp.array:
     """A new zero-filled array: on the CPU, where no gradient array is asked
@@ -601,14 +657,50 @@ def _ctype(kernel: Any, i: int, a: Any) -> Any:
 
 def compiled_pullback(c: Call, xs: list[Any]
                       ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]] | None:
-    """A :class:`Kernel` body's forward and pullback without a tape: one
-    replayed launch into new outputs, and its adjoint launch (as Warp's own
-    ``jax_kernel`` differentiates a kernel). None for any other body (the
-    tape of :func:`pullback`).
+    """A :class:`Kernel` body's forward and pullback without a tape
+    (:func:`_adjoint_pullback`); None for any other body (the tape of
+    :func:`pullback`).
     """
-    k = c.bridge.func
-    if not isinstance(k, Kernel):
+    if not isinstance(c.bridge.func, Kernel):
         return None
+    return _adjoint_pullback(c, xs, c.wrt)
+
+
+def _kernel_call(run: Callable[[list[Any]], list[Any]]) -> Call | None:
+    """The call whose body ``run`` runs, where that body is a :class:`Kernel`
+    and ``run`` is the call's own run (``Call.run``: what a derivative bridge
+    and a jax caller's primitive differentiate); None for anything else (a
+    Python body, a derivative of the body: their tape).
+    """
+    c = getattr(run, "__self__", None)
+    if (type(c) is Call and getattr(run, "__func__", None) is _CALL_RUN
+            and isinstance(c.bridge.func, Kernel)):
+        return c
+    return None
+
+
+def _adjoint_call(run: Callable[[list[Any]], list[Any]]) -> bool:
+    """Whether ``run`` is the call's own run of a derivative bridge of a
+    :class:`Kernel` body (``Call.derivative``): the adjoint launch, which a
+    tape cannot differentiate again.
+    """
+    c = getattr(run, "__self__", None)
+    if type(c) is not Call or getattr(run, "__func__", None) is not _CALL_RUN:
+        return False
+    of = getattr(c.bridge.func, "derivative_of", None)
+    return type(of) is Call and isinstance(of.bridge.func, Kernel)
+
+
+def _adjoint_pullback(c: Call, xs: list[Any], wrt: list[bool] | None
+                      ) -> tuple[list[Any], Callable[[list[Any]], list[Any]]]:
+    """A :class:`Kernel` body's forward on ``xs`` and its pullback over the
+    floating ones ``wrt`` marks, as Warp's own ``jax_kernel`` differentiates
+    a kernel: one replayed launch into new outputs, and the kernel's adjoint
+    launch into zero-filled gradients (no tape, no array with a gradient of
+    its own). An outer tape that records (this is the derivative of a
+    derivative bridge) is marked, and refuses the second derivative.
+    """
+    k: Kernel = c.bridge.func  # type: ignore[assignment]
     args, kwargs = c.arguments(xs)
     inputs = k.bind(args, kwargs)
     dim = k.launch_dim(inputs)
@@ -616,7 +708,6 @@ def compiled_pullback(c: Call, xs: list[Any]
     with _suspended():  # (an outer tape does not record it: the caller's does)
         k.replay(dim, inputs, outs)
     c.out = ONE if len(outs) == 1 else TUPLE
-    wrt = c.wrt
     over = [i for i, x in enumerate(xs)
             if x.dtype in _FLOATS and (wrt is None or wrt[i])]
 
@@ -627,9 +718,10 @@ def compiled_pullback(c: Call, xs: list[Any]
             grads[i] = _zeros(x.shape, x.dtype, x.device)
         # each input position of a differentiated array adds into its
         # gradient (an array passed twice gets both adjoints)
-        k.adjoint(dim, inputs, outs, cts,
-                  {j: grads[i] for i in over for j, a in enumerate(inputs)
-                   if a is xs[i]})
+        with _suspended():
+            k.adjoint(dim, inputs, outs, cts,
+                      {j: grads[i] for i in over for j, a in enumerate(inputs)
+                       if a is xs[i]})
         return grads
 
     return list(outs), pull
