@@ -79,6 +79,29 @@ def test_the_owner_s_own_array_comes_back_as_it_is():
     assert ut.asarray(ut.asarray(a).torch()).to("warp").warp().ptr == a.ptr
 
 
+def test_torch_s_route_from_warp_takes_its_array_interface_into_torch_s_exchange():
+    # ut.asarray(w).torch() at a third of wp.to_torch's cost (Warp's __dlpack__):
+    # the route makes the tensor, so the Tensor caches no Buffer of its own
+    from unitensor import _core
+    route = _backends.get("torch").ROUTES["warp"]
+    a = warp_array([[0, 1, 2], [3, 4, 5]])
+    t = ut.asarray(a)
+    alive = _core.stats()["exported_alive"]
+    view = t.torch()
+    assert view.data_ptr() == a.ptr and view.stride() == (3, 1)
+    assert t._aliases.buffer is None and t._aliases.views["torch"] is view
+    assert _core.stats()["exported_alive"] == alive + 1  # the Export holds a Buffer
+    del t, view
+    gc.collect()
+    assert _core.stats()["exported_alive"] == alive
+    # the general path's cases: a negative stride (copied and reported) declined
+    backwards = wp.array(ptr=a.ptr + 8, shape=(3,), strides=(-4,), dtype=wp.float32,
+                         device="cpu")
+    assert route(backwards) is None
+    with pytest.warns(ut.CopyWarning):
+        assert ut.asarray(backwards).torch().tolist() == [2.0, 1.0, 0.0]
+
+
 def test_bfloat16_crosses_as_bfloat16():
     t = ut.asarray(wp.zeros(3, dtype=wp.bfloat16))
     assert t.dtype == ut.bfloat16
