@@ -28,10 +28,10 @@ import torch.autograd.forward_ad as _forward_ad
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from ... import _core
-from .. import _loaded
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, describe, warn_read_only_alias
+from .. import _loaded
 from .._dlpack import LENT_READ_ONLY, StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
