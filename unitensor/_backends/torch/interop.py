@@ -137,7 +137,7 @@ def _from_tensorflow(x: Any) -> torch.Tensor | None:  # x: a tf.Tensor
     read takes the general path, which neither warns nor caches such an alias.
     """
     try:
-        t = torch.from_dlpack(x.__dlpack__())
+        t = _FROM_CAPSULE(x.__dlpack__())
     except Exception:  # TF's or torch's refusal, of whatever type: said later
         return None
     if not t.is_cpu:
@@ -148,6 +148,9 @@ def _from_tensorflow(x: Any) -> torch.Tensor | None:  # x: a tf.Tensor
 
 
 _from_tensorflow.lends_read_only = True  # type: ignore[attr-defined]
+# What torch.from_dlpack calls for a capsule, past checks of its device= and
+# copy= arguments, which a route never passes (a Python frame less per call).
+_FROM_CAPSULE = getattr(torch._C, "_from_dlpack", torch.from_dlpack)
 # numpy's route, whole in C where torch has the DLPack C exchange API: what
 # _from_numpy shares, the same way (writable memory, its dtypes, strides of whole
 # elements, none negative), handed to torch's exchange import (ext/_core.c,
