@@ -805,19 +805,27 @@ GAPS = [
 ]
 
 
+# The sections in the order they print; ``--only NAME`` runs some of them
+# (``--only conversion --only warp``: the conversion rows, for a quick A/B).
+SECTIONS: dict[str, Callable[[bool], list[Row]]] = {
+    "conversion": conversions, "warp": warp_conversions, "dispatch": dispatch,
+    "rss": rss, "native": native_functions, "clients": clients,
+    "import": import_time, "dask": dask_rows, "exchange": exchange_rows,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the short CI mode")
     parser.add_argument("--write", metavar="PATH", help="write the markdown table")
+    parser.add_argument("--only", choices=sorted(SECTIONS), action="append",
+                        help="run only these sections (repeatable); all by default")
     args = parser.parse_args(argv)
     if "jax" in FRAMEWORKS:
         import jax
         jax.config.update("jax_enable_x64", True)
-    rows = (conversions(args.quick) + warp_conversions(args.quick)
-            + dispatch(args.quick) + rss(args.quick)
-            + native_functions(args.quick) + clients(args.quick)
-            + import_time(args.quick) + dask_rows(args.quick)
-            + exchange_rows(args.quick))
+    rows = [row for name, section in SECTIONS.items()
+            if not args.only or name in args.only for row in section(args.quick)]
     text = markdown(rows, args.quick)
     print(text)
     if args.write:

@@ -1081,6 +1081,21 @@ parse_data(PyObject *data, char **pointer, bool *readonly, const char *func)
 }
 
 /* Shared by __array_interface__ and __cuda_array_interface__ (v3). */
+/* d[name] (borrowed; NULL where absent), its key a str made once per name and
+ * kept (`*key`): PyDict_GetItemString makes and frees one per call, a third of
+ * an import through Warp's array interface. */
+static PyObject *
+item_named(PyObject *d, PyObject **key, const char *name)
+{
+    if (*key == NULL && (*key = PyUnicode_InternFromString(name)) == NULL) {
+        PyErr_Clear();
+        return PyDict_GetItemString(d, name);
+    }
+    PyObject *found = PyDict_GetItemWithError(d, *key);
+    PyErr_Clear(); /* (str keys: no error can arise but memory's) */
+    return found;
+}
+
 static PyObject *
 import_interface(PyObject *obj, Source source, DLDevice device,
                  const DLDataType *dtype_override, const char *func, const char *arg)
@@ -1090,7 +1105,11 @@ import_interface(PyObject *obj, Source source, DLDevice device,
     PyObject *result = NULL, *iface = NULL, *d = NULL;
     Buffer *b = NULL;
 
-    iface = PyObject_GetAttrString(obj, attr);
+    static PyObject *attr_names[2];
+    iface = attr_names[cuda] != NULL ||
+                    (attr_names[cuda] = PyUnicode_InternFromString(attr)) != NULL
+                ? PyObject_GetAttr(obj, attr_names[cuda])
+                : NULL;
     if (iface == NULL) {
         if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
             PyErr_Clear();
@@ -1110,13 +1129,14 @@ import_interface(PyObject *obj, Source source, DLDevice device,
     if (d == NULL) {
         goto done;
     }
-    PyObject *typestr = PyDict_GetItemString(d, "typestr");
-    PyObject *shape = PyDict_GetItemString(d, "shape");
-    PyObject *data = PyDict_GetItemString(d, "data");
-    PyObject *strides = PyDict_GetItemString(d, "strides");
-    PyObject *mask = PyDict_GetItemString(d, "mask");
-    PyObject *stream = PyDict_GetItemString(d, "stream");
-    PyObject *version = PyDict_GetItemString(d, "version");
+    static PyObject *keys[7];
+    PyObject *typestr = item_named(d, &keys[0], "typestr");
+    PyObject *shape = item_named(d, &keys[1], "shape");
+    PyObject *data = item_named(d, &keys[2], "data");
+    PyObject *strides = item_named(d, &keys[3], "strides");
+    PyObject *mask = item_named(d, &keys[4], "mask");
+    PyObject *stream = item_named(d, &keys[5], "stream");
+    PyObject *version = item_named(d, &keys[6], "version");
     if (typestr == NULL || shape == NULL || data == NULL) {
         arg_error(PyExc_BufferError, func, attr,
                   "a dict with 'typestr', 'shape' and 'data'", "%R", iface);

@@ -402,6 +402,52 @@ no_aliases(TensorObject *t)
     return t->aliases == NULL || t->aliases == Py_None;
 }
 
+/* obj.name, for the attributes the fast paths read of every array and adapter
+ * (an array's dtype and layout; an adapter's NAME and ROUTES). Where obj's type
+ * reads attributes the generic way and `name` is a C getter of the type (numpy's
+ * and torch's dtype), that getter is called: a getter is a data descriptor, so
+ * it is what obj.name finds whatever obj's own dict holds; a name the type
+ * does not define at all is read from obj's dict (an adapter's NAME, ROUTES), and
+ * an exact module's from its dict, as the generic lookup would. Anything else
+ * is PyObject_GetAttr. New reference, or NULL with an error. */
+static PyObject *
+attribute(PyObject *obj, PyObject *name)
+{
+    PyTypeObject *type = Py_TYPE(obj);
+    if (PyModule_CheckExact(obj)) {
+        PyObject *found = PyDict_GetItemWithError(PyModule_GetDict(obj), name);
+        if (found != NULL && _PyType_Lookup(type, name) == NULL) {
+            return Py_NewRef(found);
+        }
+    }
+    else if (type->tp_getattro == PyObject_GenericGetAttr) {
+        PyObject *descr = _PyType_Lookup(type, name); /* borrowed */
+        if (descr != NULL && Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
+            PyGetSetDef *getset = ((PyGetSetDescrObject *)descr)->d_getset;
+            if (getset->get != NULL) {
+                return getset->get(obj, getset->closure);
+            }
+        }
+        /* nothing of that name in the type (an adapter's members): its dict */
+        PyObject **dict = descr == NULL ? _PyObject_GetDictPtr(obj) : NULL;
+        PyObject *found =
+            dict != NULL && *dict != NULL ? PyDict_GetItemWithError(*dict, name) : NULL;
+        if (found != NULL) {
+            return Py_NewRef(found);
+        }
+    }
+    return PyErr_Occurred() ? NULL : PyObject_GetAttr(obj, name);
+}
+
+/* Two str objects are equal: by identity (interned names), else by content
+ * where their (cached) hashes agree. */
+static inline bool
+same_str(PyObject *a, PyObject *b)
+{
+    return a == b ||
+           (PyObject_Hash(a) == PyObject_Hash(b) && PyUnicode_Compare(a, b) == 0);
+}
+
 /* ---------------------------------------- the Buffer, for _core's C --- */
 
 /* What unitensor._core's DLPack C exchange API (Tensor as a producer) reads of
@@ -1053,7 +1099,7 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *dtype = PyObject_GetAttr(obj, str_dtype);
+    PyObject *dtype = attribute(obj, str_dtype);
     if (dtype == NULL) {
         PyErr_Clear();
         Py_DECREF(seen);
@@ -1062,11 +1108,11 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
     /* Identity, not equality: the dtype objects a framework hands out are its
      * singletons; any other object (byte-swapped numpy) takes the slow path. */
     bool known = false;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(seen->dtypes); i++) {
-        known = known || PyTuple_GET_ITEM(seen->dtypes, i) == dtype;
+    for (Py_ssize_t i = 0; !known && i < PyTuple_GET_SIZE(seen->dtypes); i++) {
+        known = PyTuple_GET_ITEM(seen->dtypes, i) == dtype;
     }
     if (known && seen->layout_attr != NULL) { /* a sparse one: refused slowly */
-        PyObject *layout = PyObject_GetAttr(obj, seen->layout_attr);
+        PyObject *layout = attribute(obj, seen->layout_attr);
         if (layout == NULL) {
             PyErr_Clear();
         }
@@ -1556,7 +1602,7 @@ framework_route(TensorObject *t, PyObject *source, PyObject *target)
     if (adapter == NULL) {
         return NULL;
     }
-    PyObject *routes = PyObject_GetAttr(adapter, str_routes);
+    PyObject *routes = attribute(adapter, str_routes);
     if (routes == NULL) {
         return NULL;
     }
@@ -1617,8 +1663,7 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     TensorObject *t = (TensorObject *)args[0];
-    if (t->first_view != NULL && (t->first_target == f->table ||
-                                  PyUnicode_Compare(t->first_target, f->table) == 0)) {
+    if (t->first_view != NULL && same_str(t->first_target, f->table)) {
         return Py_NewRef(t->first_view);
     }
     if (!no_aliases(t) && Py_TYPE(t->aliases) == &AliasesType) {
@@ -1633,13 +1678,13 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         }
         PyErr_Clear();
     }
-    PyObject *name = PyObject_GetAttr(t->backend, str_name);
-    if (name == NULL || !PyUnicode_Check(name)) {
+    PyObject *name = attribute(t->backend, str_name);
+    if (name == NULL || !PyUnicode_CheckExact(name)) {
         PyErr_Clear();
         Py_XDECREF(name);
         return call_slow(f, args, nargsf, kwnames);
     }
-    if (PyUnicode_Compare(name, f->table) == 0) {
+    if (same_str(name, f->table)) {
         Py_DECREF(name);
         return Py_NewRef(t->native);
     }

@@ -13,7 +13,7 @@ import pytest
 from frameworks import pointer
 
 import unitensor as ut
-from unitensor import _backends
+from unitensor import _backends, _core
 
 wp = pytest.importorskip("warp", reason="warp-lang is not installed (the warp extra)")
 torch = pytest.importorskip("torch")
@@ -77,6 +77,30 @@ def test_the_owner_s_own_array_comes_back_as_it_is():
     a = warp_array([1, 2])
     assert ut.asarray(a).warp() is a
     assert ut.asarray(ut.asarray(a).torch()).to("warp").warp().ptr == a.ptr
+
+
+def test_torch_s_route_from_warp_takes_its_array_interface_into_torch_s_exchange():
+    # ut.asarray(w).torch() at a third of wp.to_torch's cost (Warp's __dlpack__):
+    # the route makes the tensor, so the Tensor caches no Buffer of its own
+    route = _backends.get("torch").ROUTES["warp"]
+    a = warp_array([[0, 1, 2], [3, 4, 5]])
+    t = ut.asarray(a)
+    alive = _core.stats()["exported_alive"]
+    view = t.torch()
+    assert view.data_ptr() == a.ptr
+    assert view.stride() == (3, 1)
+    assert t._aliases.buffer is None
+    assert t._aliases.views["torch"] is view
+    assert _core.stats()["exported_alive"] == alive + 1  # the Export holds a Buffer
+    del t, view
+    gc.collect()
+    assert _core.stats()["exported_alive"] == alive
+    # the general path's cases: a negative stride (copied and reported) declined
+    backwards = wp.array(ptr=a.ptr + 8, shape=(3,), strides=(-4,), dtype=wp.float32,
+                         device="cpu")
+    assert route(backwards) is None
+    with pytest.warns(ut.CopyWarning):
+        assert ut.asarray(backwards).torch().tolist() == [2.0, 1.0, 0.0]
 
 
 def test_bfloat16_crosses_as_bfloat16():

@@ -467,6 +467,28 @@ def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatc
     assert len(slow.calls) == 3
 
 
+def test_view_fast_path_reads_adapters_as_getattr_does(monkeypatch):
+    """The C reads of an adapter's NAME and ROUTES (its dict where its type has
+    no such name; a C getter called directly) find what getattr finds: a class
+    attribute that the instance shadows, a property, ``__getattr__``."""
+    def adapter(kind):
+        routes = {"numpy": lambda native: kind}
+        if kind == "instance":  # in the instance's dict, the class's shadowed
+            made = type("A", (), {"ROUTES": {"numpy": lambda native: "class"}})()
+            made.ROUTES = routes
+            return made
+        if kind == "property":
+            return type("A", (), {"ROUTES": property(lambda self: routes)})()
+        return type("A", (), {"__getattr__": lambda self, name: routes})()
+    for kind in ("instance", "property", "getattr"):
+        monkeypatch.setitem(_backends._loaded, "other", adapter(kind))
+        view = _fast.FastPath("view", Recorder(), "other")
+        assert view(ut.asarray(np.arange(2.0))) == kind
+    monkeypatch.setattr(NUMPY, "NAME", "other")  # the owner's own name now
+    x = ut.asarray(np.arange(2.0))
+    assert view(x) is x._native
+
+
 def test_view_fast_path_routes_agree_with_python():
     for native, method in ((torch.arange(4.0), "numpy"), (np.arange(4.0), "torch"),
                            (torch.arange(6).reshape(2, 3).T, "numpy")):
