@@ -40,7 +40,10 @@ def fresh_dynamo():
     dynamo.reset()
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+# aot_eager traces as eager does and adds AOTAutograd: the whole suite runs it,
+# the long checks both (~20 s each)
+@pytest.mark.parametrize("backend", [pytest.param("eager", marks=pytest.mark.long),
+                                     "aot_eager"])
 @pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_values_and_gradients_match_eager(backend):
     a = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)
@@ -122,7 +125,10 @@ def operator_inputs():
     return a, b, v, torch.tensor([0, 2, 3])
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+# aot_eager traces as eager does and adds AOTAutograd: the whole suite runs it,
+# the long checks both (~20 s each)
+@pytest.mark.parametrize("backend", [pytest.param("eager", marks=pytest.mark.long),
+                                     "aot_eager"])
 @pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_operators_and_indexing_match_eager(backend):
     args = operator_inputs()
