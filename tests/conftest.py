@@ -31,6 +31,14 @@ LONG = ("a long check (conformance on every owner, the sanitizers, the benchmark
         "`pytest --long -m long` runs it, as .ci/run does")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """xdist's workers steal queued tests from each other (``-n``): the slowest
+    tests are fresh interpreters of 15-70 s, and xdist's default ("load") left
+    one worker idle at the end, ~40 s of the whole suite on two cores."""
+    if getattr(config.option, "dist", None) == "load":
+        config.option.dist = "worksteal"
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--long", action="store_true",
                      help="also run the long checks (marker long), as .ci/run does")

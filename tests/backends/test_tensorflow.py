@@ -848,3 +848,26 @@ def test_sin_sum_and_matmul_reach_tf_s_ops_without_its_python_layers():
         tape.watch(a)
         r = ut.sum(ut.sin(ut.asarray(a))).tf()
     np.testing.assert_allclose(tape.gradient(r, a).numpy(), np.cos(np.arange(4.0)))
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_the_namespace_first_imported_inside_tf_function_knows_eager_tensors():
+    # its array type was made by tf.constant at import: a SymbolicTensor when the
+    # first unitensor call on TF data ran inside tf.function, after which every
+    # eager result missed the fast path's type check (slower, through Python)
+    code = (
+        "import numpy as np, tensorflow as tf, unitensor as ut\n"
+        "from unitensor import _backends\n"
+        "@tf.function\n"
+        "def traced(a):\n"
+        "    return ut.sin(ut.asarray(a)).tf()\n"
+        "traced(tf.constant(np.arange(3.0)))\n"
+        "x = ut.asarray(tf.constant(np.arange(3.0)))\n"
+        "ut.sin(x)\n"
+        "row = ut.sin.table[_backends.get('tensorflow')]\n"
+        "assert row.array_type is type(x.tf()), row.array_type\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"

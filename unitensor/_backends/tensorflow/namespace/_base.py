@@ -18,7 +18,11 @@ import tensorflow as tf
 from ...._dtypes import DType, promote, with_scalar
 from ..interop import _TO_TF, NATIVE_DTYPES, constant
 
-ARRAY = type(tf.constant(0))
+# TF's eager tensor type (the fast paths' results): made outside any graph, as this
+# module may first be imported while tf.function traces, where a constant is a
+# SymbolicTensor (every later eager result then missed the C fast path's check)
+with tf.init_scope():
+    ARRAY = type(tf.constant(0))
 Tensor = Any  # a tf.Tensor (eager); TF's own type stubs are too loose to help
 
 # The defaults the inspection API reports, and what asarray of Python data makes.
