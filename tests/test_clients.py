@@ -75,6 +75,7 @@ def test_fitted_estimators_pickle_and_clone(owner):
         assert clone(lda).get_params() == lda.get_params()
 
 
+@pytest.mark.slow  # a real client's run per owner (1-5 s): the whole suite runs it
 @pytest.mark.parametrize("owner", OWNERS)
 def test_scipy_special_and_stats_run_in_the_owner(owner):
     x = tensor(owner, X[:4])
@@ -93,6 +94,7 @@ def test_scipy_special_and_stats_run_in_the_owner(owner):
                                    err_msg=name)
 
 
+@pytest.mark.slow  # a real client's run per owner (1-4 s): the whole suite runs it
 @pytest.mark.parametrize("owner", OWNERS)
 def test_array_api_extra_runs_in_the_owner(owner):
     base = X[:3, :4]
@@ -115,6 +117,7 @@ def test_array_api_extra_runs_in_the_owner(owner):
     assert x.numpy()[0, 1] == base[0, 1]  # at(copy=True) wrote a copy
 
 
+@pytest.mark.slow  # a real client's run per owner (1-6 s): the whole suite runs it
 @pytest.mark.parametrize("owner", ["numpy", "torch", "jax", "tensorflow"])
 def test_scipy_oaconvolve_writes_through_views_on_every_owner(owner):
     """scipy.signal.oaconvolve's array-API code writes its blocks through views

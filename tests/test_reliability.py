@@ -492,6 +492,7 @@ def test_p31_read_only_exports():
 
 
 # -- 4.7 Memory -------------------------------------------------------------------
+@pytest.mark.slow  # a gigabyte (~2 s): the whole suite runs it
 def test_p32_a_gigabyte_crosses_without_copies(x64):
     x = aligned_empty((2**27,), np.float64)  # 1 GiB, 64-byte aligned
     x.fill(1.0)

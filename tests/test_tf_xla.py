@@ -272,6 +272,7 @@ def _in_xla(func, *arrays):
         *[tf.constant(a) for a in arrays]).numpy()
 
 
+@pytest.mark.slow  # an XLA compile per dtype (~3 s): the whole suite runs it
 @pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
 def test_det_and_slogdet_under_xla(dtype):
     """TF's MatrixDeterminant and LogMatrixDeterminant have no XLA kernel: an LU

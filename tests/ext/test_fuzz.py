@@ -54,6 +54,7 @@ def check_error(exc: BaseException) -> None:
        null_data=st.booleans(), null_shape=st.booleans(), null_strides=st.booleans(),
        name=st.sampled_from([None, None, None, b"other"]),
        extra_ndim=st.sampled_from([None, None, 65, -1]))
+@pytest.mark.slow  # hypothesis over capsules (~5 s): the whole suite runs it
 def test_forged_capsules(shape, stride, dtype, device, flags, versioned, major,
                          null_data, null_shape, null_strides, name, extra_ndim):
     stride = (stride + [1] * len(shape))[:len(shape)]

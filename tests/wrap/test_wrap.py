@@ -466,6 +466,7 @@ def compiled_inputs():
             torch.arange(5))
 
 
+@pytest.mark.slow  # torch.compile (~2.5 s): the whole suite runs it
 # Dynamo reads .grad of the non-leaf tensors it meets while tracing: its warning
 @pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
                             "leaf:UserWarning")
