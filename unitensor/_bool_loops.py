@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._dtypes import DType, bool_, int8, int32, int64
 from ._errors import arg_error
-from ._float_loops import default_dtype
+from ._float_loops import default_dtype, routed
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
@@ -64,16 +64,7 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
         wrapped = _counted(backend, func, native)
     else:
         wrapped = _elementwise(backend, name, func, native)
-    wrapped.__name__ = getattr(func, "__name__", name)
-    wrapped.__doc__ = func.__doc__
-    # For the C fast path (_fastpath.learn): the owner's function for every dtype
-    # but bool, which needs this wrapper (and a fix's own, where func has one).
-    fixed = getattr(func, "complex_dtypes", None)
-    wrapped.real_path = (  # type: ignore[attr-defined]
-        func if fixed is None else func.real_path)  # type: ignore[attr-defined]
-    wrapped.complex_dtypes = (  # type: ignore[attr-defined]
-        frozenset({native}) | (fixed or frozenset()))
-    return wrapped
+    return routed(wrapped, func, name, frozenset({native}))  # bool: the wrapper
 
 
 def _elementwise(backend: Adapter, name: str, func: Callable[..., Any],

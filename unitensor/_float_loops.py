@@ -81,16 +81,23 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
         return func(*(backend.astype(a, target) if d is not None else a
                       for a, d in zip(args, found, strict=True)))
 
-    computed_in_floating.__name__ = getattr(func, "__name__", name)
-    computed_in_floating.__doc__ = func.__doc__
-    # For the C fast path (_fastpath.learn): the owner's function for every dtype
-    # but these, which need this wrapper (and a fix's own, where func has one).
+    return routed(computed_in_floating, func, name, frozenset(natives))
+
+
+def routed(wrapped: Callable[..., Any], func: Callable[..., Any], name: str,
+           dtypes: frozenset[Any]) -> Callable[..., Any]:
+    """``wrapped`` (a rule around ``func``) named as ``func``, and telling the C
+    fast path (``_fastpath.learn``) to call the owner's function for every dtype
+    but ``dtypes``, which need the wrapper (and a fix's own, where ``func`` has
+    one: its ``real_path`` and ``complex_dtypes``).
+    """
+    wrapped.__name__ = getattr(func, "__name__", name)
+    wrapped.__doc__ = func.__doc__
     fixed = getattr(func, "complex_dtypes", None)
-    computed_in_floating.real_path = (  # type: ignore[attr-defined]
+    wrapped.real_path = (  # type: ignore[attr-defined]
         func if fixed is None else func.real_path)  # type: ignore[attr-defined]
-    computed_in_floating.complex_dtypes = (  # type: ignore[attr-defined]
-        frozenset(natives) | (fixed or frozenset()))
-    return computed_in_floating
+    wrapped.complex_dtypes = dtypes | (fixed or frozenset())  # type: ignore[attr-defined]
+    return wrapped
 
 
 def _average(backend: Adapter, name: str, func: Callable[..., Any],

@@ -683,6 +683,17 @@ class _Compiled:
         return self._at_one
 
 
+def _run_over(traced: Call, xs: tuple[Any, ...], over: tuple[int, ...],
+              inexact: tuple[Any, ...]) -> list[Any]:
+    """``traced``'s body on ``xs`` with the arguments at ``over`` replaced by
+    ``inexact`` (what jax.vjp differentiates).
+    """
+    full = list(xs)
+    for i, x in zip(over, inexact, strict=True):
+        full[i] = x
+    return traced.run(full)
+
+
 def _compile_at_one(traced: Call, over: tuple[int, ...]) -> Callable[..., Any]:
     """The body's outputs (one real scalar) and the gradients of its inputs at
     ``over`` at a cotangent of 1, conjugated (torch's convention), in one
@@ -690,10 +701,7 @@ def _compile_at_one(traced: Call, over: tuple[int, ...]) -> Callable[..., Any]:
     """
     def at_one(*xs: Any) -> tuple[list[Any], list[Any]]:
         def of_over(*inexact: Any) -> list[Any]:
-            full = list(xs)
-            for i, x in zip(over, inexact, strict=True):
-                full[i] = x
-            return traced.run(full)
+            return _run_over(traced, xs, over, inexact)
 
         outs, vjp = jax.vjp(of_over, *(xs[i] for i in over))
         grads = vjp([jnp.ones((), outs[0].dtype)])
@@ -712,10 +720,7 @@ def _compile_pullback(traced: Call, over: tuple[int, ...]
 
     def forward(*xs: Any) -> tuple[list[Any], Any]:
         def of_over(*inexact: Any) -> list[Any]:
-            full = list(xs)
-            for i, x in zip(over, inexact, strict=True):
-                full[i] = x
-            return traced.run(full)
+            return _run_over(traced, xs, over, inexact)
 
         outs, vjp = jax.vjp(of_over, *(xs[i] for i in over))
         out[:] = [traced.out]
