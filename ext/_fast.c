@@ -17,7 +17,9 @@
  *     UNARY    f(x) on a Tensor whose backend has a function in the table (or
  *              two: one for complex dtypes, one for the rest);
  *     BINARY   f(x1, x2) on two Tensors of one backend and dtype, or on a Tensor
- *              and a Python scalar (the general path's shortcut, its own table);
+ *              and a Python scalar (the general path's shortcut, its own table),
+ *              or on x1 and an x2 of an owner without autodiff whose cached view
+ *              for x1's owner has x1's dtype and device (lent_to_owner);
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
  *              adapter's route from the owner (ROUTES[owner name]), cached as
  *              Python caches it;
@@ -86,7 +88,8 @@ static PyTypeObject *tensor_type = NULL;
  * the count needs no lock of its own). */
 static Py_ssize_t owner_blocks_open = 0;
 static PyObject *zero = NULL;
-static PyObject *str_dtype, *str_name, *str_routes, *str_result;
+static PyObject *str_dtype, *str_name, *str_routes, *str_result, *str_autodiff,
+    *str_device;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
 /* _views.refresh(tensor): brings a view's _native up to its base (set_refresh). */
@@ -1330,6 +1333,78 @@ with_scalar(FastPath *f, PyObject *const *args, size_t nargsf)
     return result;
 }
 
+/* t's cached zero-copy array for the framework `name`, borrowed, or NULL (no
+ * error) where there is none, or where handing it out is Python's (CUDA memory:
+ * the stream order). What fast_view and the general path hand out first. */
+static PyObject *
+cached_view(TensorObject *t, PyObject *name)
+{
+    if (t->first_view != NULL && same_str(t->first_target, name)) {
+        return t->first_view;
+    }
+    if (no_aliases(t) || Py_TYPE(t->aliases) != &AliasesType ||
+        ((AliasesObject *)t->aliases)->ordered) {
+        return NULL;
+    }
+    PyObject *views = ((AliasesObject *)t->aliases)->views;
+    PyObject *cached = views == NULL ? NULL : PyDict_GetItemWithError(views, name);
+    if (cached == NULL) {
+        PyErr_Clear();
+    }
+    return cached;
+}
+
+/* obj.a == other.a (1), or not (0), or -1 with an error. */
+static int
+same_attribute(PyObject *obj, PyObject *other, PyObject *a)
+{
+    PyObject *left = attribute(obj, a);
+    PyObject *right = left == NULL ? NULL : attribute(other, a);
+    int equal = right == NULL ? -1 : PyObject_RichCompareBool(left, right, Py_EQ);
+    Py_XDECREF(left);
+    Py_XDECREF(right);
+    return equal;
+}
+
+/* x1, x2 of two owners, where x2's owner has no autodiff (numpy, dask,
+ * array_api_strict): the owner rule gives x1's owner whatever x1 carries, and the
+ * general path hands it x2's cached zero-copy array for it (_convert.operand).
+ * 1 with *other set to that array (a new reference, replacing the one there) where
+ * it is cached, on x1's device and of x1's dtype object (so no promotion and no
+ * device error is involved); 0 where Python decides; -1 with an error. */
+static int
+lent_to_owner(TensorObject *x1, TensorObject *x2, PyObject **other)
+{
+    PyObject *autodiff = attribute(x2->backend, str_autodiff);
+    if (autodiff != Py_False) {
+        Py_XDECREF(autodiff);
+        return autodiff == NULL ? -1 : 0;
+    }
+    Py_DECREF(autodiff);
+    PyObject *name = attribute(x1->backend, str_name);
+    if (name == NULL) {
+        return -1;
+    }
+    PyObject *view = PyUnicode_CheckExact(name) ? cached_view(x2, name) : NULL;
+    Py_DECREF(name);
+    if (view == NULL) {
+        return 0;
+    }
+    Py_INCREF(view); /* (reading its attributes may run Python code) */
+    PyObject *dtype = attribute(view, str_dtype);
+    int same = dtype == NULL ? -1 : dtype == native_dtype(x1);
+    Py_XDECREF(dtype);
+    if (same == 1) {
+        same = same_attribute(x1->native, view, str_device);
+    }
+    if (same != 1) {
+        Py_DECREF(view);
+        return same;
+    }
+    Py_SETREF(*other, view);
+    return 1;
+}
+
 static PyObject *
 fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -1341,16 +1416,16 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
         return with_scalar(f, args, nargsf);
     }
     TensorObject *x1 = (TensorObject *)args[0], *x2 = (TensorObject *)args[1];
-    if (x1->backend != x2->backend) {
-        return call_slow(f, args, nargsf, kwnames);
-    }
     EntryObject *seen = entry(f->table, x1->backend);
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    int same = same_dtype(x1, x2);
+    PyObject *other = Py_NewRef(x2->native); /* x2's array as x1's owner reads it */
+    int same =
+        x1->backend == x2->backend ? same_dtype(x1, x2) : lent_to_owner(x1, x2, &other);
     if (same != 1) {
         PyErr_Clear();
+        Py_DECREF(other);
         Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
@@ -1359,13 +1434,15 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
         int fixed = needs_fix(seen, native_dtype(x1));
         if (fixed < 0) {
             PyErr_Clear();
+            Py_DECREF(other);
             Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
         }
         func = fixed ? func : seen->real_func;
     }
-    PyObject *natives[2] = {x1->native, x2->native};
+    PyObject *natives[2] = {x1->native, other};
     PyObject *result = PyObject_Vectorcall(func, natives, 2, NULL);
+    Py_DECREF(other);
     result = wrap_result(f, x1->backend, result, seen->array_type, args, nargsf, NULL);
     Py_DECREF(seen);
     return result;
@@ -1663,20 +1740,13 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     TensorObject *t = (TensorObject *)args[0];
-    if (t->first_view != NULL && same_str(t->first_target, f->table)) {
-        return Py_NewRef(t->first_view);
+    PyObject *cached = cached_view(t, f->table);
+    if (cached != NULL) {
+        return Py_NewRef(cached);
     }
-    if (!no_aliases(t) && Py_TYPE(t->aliases) == &AliasesType) {
-        if (((AliasesObject *)t->aliases)->ordered) {
-            return call_slow(f, args, nargsf, kwnames);
-        }
-        PyObject *views = ((AliasesObject *)t->aliases)->views;
-        PyObject *cached =
-            views == NULL ? NULL : PyDict_GetItemWithError(views, f->table);
-        if (cached != NULL) {
-            return Py_NewRef(cached);
-        }
-        PyErr_Clear();
+    if (!no_aliases(t) && Py_TYPE(t->aliases) == &AliasesType &&
+        ((AliasesObject *)t->aliases)->ordered) {
+        return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *name = attribute(t->backend, str_name);
     if (name == NULL || !PyUnicode_CheckExact(name)) {
@@ -2359,8 +2429,10 @@ PyInit__fast(void)
     str_name = PyUnicode_InternFromString("NAME");
     str_routes = PyUnicode_InternFromString("ROUTES");
     str_result = PyUnicode_InternFromString("result");
+    str_autodiff = PyUnicode_InternFromString("AUTODIFF");
+    str_device = PyUnicode_InternFromString("device");
     if (zero == NULL || str_dtype == NULL || str_name == NULL || str_routes == NULL ||
-        str_result == NULL) {
+        str_result == NULL || str_autodiff == NULL || str_device == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module_def);

@@ -404,10 +404,9 @@ def _run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             return _views.derive(anchor, name, native_args[1:], native_kwargs,
                                  _as_tensors(backend, result, name), backend,
                                  implementation)
-        if len(args) != 2 or type(args[1]) is not Tensor or args[1]._backend is backend:
-            # x run by its own owner: what a fast path repeats (x1, x2 of two
-            # owners teach nothing: a call of one owner teaches the same)
-            learn(name, backend, func)
+        # x run by its own owner: what a fast path repeats (x1, x2 of two owners
+        # too: C takes them where x2's array for x1's owner is cached)
+        learn(name, backend, func)
     return _as_tensors(backend, result, name)
 
 

@@ -15,11 +15,13 @@ import inspect
 import operator
 import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
 import pytest
 import torch
+from frameworks import aligned_empty
 from owners import COMPUTING, FRAMEWORKS, LAZY
 
 import unitensor as ut
@@ -1093,3 +1095,65 @@ def test_same_kind_reads_each_tensors_rank_from_the_table():
         for b in values:
             assert _dispatch._same_kind(a, b) == (_dispatch._rank(a)
                                                   == _dispatch._rank(b))
+
+
+# -- mixed owners in C: x2's array for x1's owner, once cached ---------------------
+@pytest.mark.parametrize("owner", [o for o in ("torch", "jax", "tensorflow")
+                                   if o in FRAMEWORKS])
+def test_two_owners_take_the_c_path_once_the_operands_view_is_cached(
+        owner, monkeypatch):
+    x = ut.asarray(np.arange(4, dtype=np.float32)).to(owner, copy=True)
+    memory = aligned_empty(4, np.float32)  # (JAX aliases 64-byte aligned memory)
+    memory[:] = [10, 20, 30, 40]
+    y = ut.asarray(memory)  # numpy: no autodiff
+    ut.add(x, y), ut.add(x, y)  # the general path caches y's view, teaches C
+    calls = []
+    general = _dispatch.binary
+
+    def counted(name, x1, x2):
+        calls.append(name)
+        return general(name, x1, x2)
+    monkeypatch.setattr(_dispatch, "binary", counted)
+    found = ut.add(x, y)
+    assert calls == []
+    assert found.owner == owner
+    assert found.dtype == ut.float32
+    assert list(found.numpy()) == [10.0, 21.0, 32.0, 43.0]
+    y[0] = -1.0  # the view aliases y's memory: C reads what is there now
+    assert float(ut.add(x, y)[0]) == -1.0
+    assert calls == []
+    # what C leaves to Python: x2's owner with autodiff (it may decide the owner),
+    # another dtype (promotion); and another device (torch would broadcast a 0-d
+    # CPU view beside CUDA data: tests/cuda)
+    ut.add(y, x)
+    with warnings.catch_warnings():  # (the int32 operand's float32 cast: a copy
+        warnings.simplefilter("ignore", ut.CopyWarning)  # jax may not alias)
+        ut.add(x, ut.asarray(np.arange(4, dtype=np.int32)))
+    assert calls == ["add", "add"]
+
+
+def test_two_owners_in_c_keep_the_left_owners_graph():
+    p = torch.ones(3, dtype=torch.float64, requires_grad=True)
+    y = ut.asarray(np.array([1.0, 2.0, 3.0]))
+    x = ut.asarray(p)
+    for _ in range(3):  # the general path, then C
+        r = ut.multiply(x, y)
+    assert r.owner == "torch"
+    assert ut.multiply.table.get(TORCH) is not None
+    r.torch().sum().backward()
+    assert p.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason="needs a CUDA device for torch")
+def test_two_owners_on_two_devices_are_refused_in_c_as_in_python():
+    # torch broadcasts a 0-d CPU tensor beside CUDA data; the owner rule refuses
+    # arrays of two devices, and C leaves them to it
+    y = ut.asarray(np.float32(2.0))
+    y.torch()  # cached: a CPU view
+    ut.add(ut.asarray(torch.zeros(3)), y)  # teaches C
+    x = ut.asarray(torch.zeros(3, device="cuda"))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="device"):
+            ut.add(x, y)
