@@ -325,11 +325,14 @@ def mixed(quick: bool) -> list[Row]:
     b = torch.from_numpy(a.copy())
     x, y = ut.asarray(a), ut.asarray(b)
     i = ut.asarray(np.arange(16, dtype=np.int32))
-    ours_mix, ours_one, ours_scalar, ours_int, theirs = side_by_side(
-        [lambda: ut.add(x, y), lambda: ut.add(x, x), lambda: x + 1.0,
-         lambda: i * 0.5, lambda: np.add(a, a)], quick)
+    ours_mix, ours_left, ours_one, ours_scalar, ours_int, theirs, torch_own = (
+        side_by_side([lambda: ut.add(x, y), lambda: ut.add(y, x), lambda: ut.add(x, x),
+                      lambda: x + 1.0, lambda: i * 0.5, lambda: np.add(a, a),
+                      lambda: torch.add(b, b)], quick))
     return [Row("dispatch", "numpy + torch (16): ut.add(x, y)", ours_mix, theirs,
                 "numpy's own (one owner)", "torch's operand converted zero-copy"),
+            Row("dispatch", "torch + numpy (16): ut.add(x, y)", ours_left, torch_own,
+                "torch's own (one owner)", "in C: numpy's operand's cached torch view"),
             Row("dispatch", "numpy (16): ut.add(x, x), same run", ours_one, theirs,
                 "numpy's own"),
             Row("dispatch", "numpy (16): x + 1.0", ours_scalar, theirs,

@@ -73,6 +73,9 @@ def _elementwise(backend: Adapter, name: str, func: Callable[..., Any],
     arrays = 2 if name in _BINARY else 1
 
     def computed_as_numpy(*args: Any, **kwargs: Any) -> Any:
+        first = args[0] if args else None  # (its dtype alone answers most calls)
+        if getattr(first, "dtype", None) != native and type(first) is not bool:
+            return func(*args, **kwargs)
         operands = args[:arrays]
         if not all(getattr(a, "dtype", None) == native
                    or type(a) is bool for a in operands) or all(

@@ -169,10 +169,10 @@ def _choose(args: tuple[Any, ...], kwargs: dict[str, Any],
         x1, x2 = args  # x1, x2: two Tensors, read without the general loop below
         if type(x1) is Tensor and type(x2) is Tensor:
             b1, b2 = x1._backend, x2._backend
-            if b1 is b2 or not (b1.AUTODIFF or b2.AUTODIFF) or (
+            if b1 is b2 or not b2.AUTODIFF or (  # x1 decides whatever it carries,
                     (not b1.AUTODIFF or b1.autodiff_state(x1._native) is None)
-                    and (not b2.AUTODIFF or b2.autodiff_state(x2._native) is None)):
-                return _compute(b1), x1  # (neither carries autodiff state)
+                    and b2.autodiff_state(x2._native) is None):  # or x2 carries none
+                return _compute(b1), x1
             return _by_autodiff(x1, args, kwargs, func)
     # The C count first: no owner() block open anywhere, no context to read
     # (and none for a compiler tracing this to read: unitensor/_compile.py).

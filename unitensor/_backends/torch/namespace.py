@@ -198,6 +198,11 @@ def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
     promoting = name.split(".")[-1] in _PROMOTING
 
     def run(*args: object, **kw: object) -> object:
+        if len(args) == 2 and not kw:  # x1, x2 (no tuple or list made)
+            x1, x2 = args
+            if (type(x1) is torch.Tensor and type(x2) is torch.Tensor
+                    and x1.dtype not in _LIMITED and x2.dtype not in _LIMITED):
+                return func(x1, x2)
         arrays = _arrays((*args, *kw.values()))
         if not any(a.dtype in _LIMITED for a in arrays):
             return func(*args, **kw)
