@@ -92,6 +92,9 @@ static PyObject *str_dtype, *str_name, *str_routes, *str_result, *str_autodiff,
     *str_device;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
+/* The class of the adapters (unitensor/_backends/_adapter.py), whose members live
+ * in each adapter's dict: attribute() reads that dict directly. */
+static PyTypeObject *adapter_type = NULL;
 /* _views.refresh(tensor): brings a view's _native up to its base (set_refresh). */
 static PyObject *refresh_view = NULL;
 
@@ -417,7 +420,16 @@ static PyObject *
 attribute(PyObject *obj, PyObject *name)
 {
     PyTypeObject *type = Py_TYPE(obj);
-    if (PyModule_CheckExact(obj)) {
+    if (type == adapter_type) { /* its class has no member of the names read here
+                                   (configure checked): only its dict can */
+        PyObject **dict = _PyObject_GetDictPtr(obj);
+        PyObject *found =
+            dict != NULL && *dict != NULL ? PyDict_GetItemWithError(*dict, name) : NULL;
+        if (found != NULL) {
+            return Py_NewRef(found);
+        }
+    }
+    else if (PyModule_CheckExact(obj)) {
         PyObject *found = PyDict_GetItemWithError(PyModule_GetDict(obj), name);
         if (found != NULL && _PyType_Lookup(type, name) == NULL) {
             return Py_NewRef(found);
@@ -1988,17 +2000,34 @@ static PyTypeObject FastPathType = {
 static PyObject *
 configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2 || !PyType_Check(args[0]) ||
+    if (nargs != 3 || !PyType_Check(args[0]) ||
         !PyType_IsSubtype((PyTypeObject *)args[0], &TensorBaseType) ||
-        !PyDict_CheckExact(args[1])) {
+        !PyDict_CheckExact(args[1]) || !PyType_Check(args[2])) {
         return PyErr_Format(
             PyExc_TypeError,
-            "configure(): expected (a TensorBase subclass, a dict), got "
-            "%zd arguments",
+            "configure(): expected (a TensorBase subclass, a dict, the adapters' "
+            "class), got %zd arguments",
             nargs);
+    }
+    PyTypeObject *adapters = (PyTypeObject *)args[2];
+    PyObject *const names[] = {str_name, str_routes, str_autodiff};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (_PyType_Lookup(adapters, names[i]) != NULL) {
+            return PyErr_Format(PyExc_ValueError,
+                                "configure(): the adapters' class %R defines %R: "
+                                "an adapter's own value must be read",
+                                adapters, names[i]);
+        }
+    }
+    if (adapters->tp_getattro != PyObject_GenericGetAttr) {
+        return PyErr_Format(PyExc_ValueError,
+                            "configure(): the adapters' class %R reads attributes "
+                            "its own way",
+                            adapters);
     }
     Py_XSETREF(tensor_type, (PyTypeObject *)Py_NewRef(args[0]));
     Py_XSETREF(loaded_backends, Py_NewRef(args[1]));
+    Py_XSETREF(adapter_type, (PyTypeObject *)Py_NewRef(adapters));
     Py_RETURN_NONE;
 }
 

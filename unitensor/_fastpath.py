@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from . import _backends, _fast
 from . import _bool_loops as bool_loops
 from . import _float_loops as float_loops
+from ._backends import _adapter
 from ._fast import Entry, TypeEntry, enter_owner, leave_owner, owner_blocks
 
 if TYPE_CHECKING:
@@ -67,10 +68,11 @@ _tables: dict[str, tuple[str, dict[Adapter, Entry]]] = {}
 
 
 def configure(tensor_type: type[_fast.TensorBase]) -> None:
-    """Register unitensor.Tensor (the C side makes Tensors of it) and the loaded
-    adapters (the view fast path takes their ROUTES).
+    """Register unitensor.Tensor (the C side makes Tensors of it), the loaded
+    adapters (the view fast path takes their ROUTES) and their class (whose
+    members C reads from each adapter's dict).
     """
-    _fast.configure(tensor_type, _backends._loaded)
+    _fast.configure(tensor_type, _backends._loaded, _adapter.Assembled)
 
 
 # -- the hook ---------------------------------------------------------------------

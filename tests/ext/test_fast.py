@@ -1157,3 +1157,16 @@ def test_two_owners_on_two_devices_are_refused_in_c_as_in_python():
     for _ in range(2):
         with pytest.raises(ValueError, match="device"):
             ut.add(x, y)
+
+
+def test_configure_takes_an_adapter_class_whose_members_live_in_each_adapter():
+    # C reads an adapter's NAME, ROUTES and AUTODIFF from its dict alone
+    with pytest.raises(ValueError, match="defines 'ROUTES'"):
+        _fast.configure(Tensor, _backends._loaded, type("A", (), {"ROUTES": {}}))
+    with pytest.raises(ValueError, match="its own way"):
+        _fast.configure(Tensor, _backends._loaded,
+                        type("A", (), {"__getattr__": lambda self, name: None}))
+    with pytest.raises(TypeError, match="the adapters' class"):
+        _fast.configure(Tensor, _backends._loaded)
+    assert type(NUMPY) is _backends._adapter.Assembled
+    assert ut.asarray(np.arange(2.0)).torch().tolist() == [0.0, 1.0]

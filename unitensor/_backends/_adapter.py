@@ -412,7 +412,7 @@ DERIVED: dict[str, Callable[[Any], object]] = {
 }
 
 
-class _Assembled:
+class Assembled:
     """An adapter: the members of one framework's modules, as attributes."""
 
     NAME: str  # set by load(), like every other member
@@ -425,7 +425,7 @@ def load(facts: ModuleType) -> Adapter:
     """The adapter of the framework package ``facts``, importing its modules (and
     so the framework itself: ``ImportError`` where it is not installed).
     """
-    adapter = _Assembled()
+    adapter = Assembled()
     sources = {Interop: importlib.import_module(f"{facts.__name__}.interop"),
                Namespace: importlib.import_module(f"{facts.__name__}.namespace")}
     derived = []
