@@ -150,7 +150,8 @@ class FastPath:
 
 # Register unitensor.Tensor (make_tensor and the fast paths make instances of it)
 # and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
-def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter], /) -> None: ...
+def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter],
+              adapter_type: type, /) -> None: ...
 def set_refresh(hook: Callable[[Tensor], None], /) -> None: ...  # views (_views)
 # Whether two Tensors' dtypes are of one kind by ranks[(backend, native dtype)]
 # (_dispatch._NATIVE_RANK); None where either pair is not in it.
