@@ -72,6 +72,14 @@ def test_forwards_without_their_backward_take_the_pullback_again(handed):
     assert len(handed) == 2  # the cotangents of the second and third
     with torch.no_grad():
         torch.testing.assert_close(x.grad, 3 * 4 * x * (x * x - t))
+    f(x, t)  # fused, its gradients never asked for: the next forward alone,
+    f(x, t).backward()  # which a backward follows: the next one fuses again
+    handed.clear()
+    x.grad = None
+    f(x, t).backward()
+    assert handed == []  # no cotangent handed to jax (nor x or t: kept)
+    with torch.no_grad():
+        torch.testing.assert_close(x.grad, 4 * x * (x * x - t))
 
 
 def test_a_complex_input_of_a_real_loss_has_torch_s_gradient():
@@ -95,13 +103,17 @@ def test_an_unchanged_input_is_handed_over_once(handed):
         loss = f(x, t)
         counts.append(len(handed))
         loss.backward()
-        with torch.no_grad():  # x changes in place (its version moves): handed again
+        with torch.no_grad():  # x changes in place: its kept view aliases it
             x -= 0.01 * x.grad
-    assert counts == [2, 1, 1]  # t once only
+        torch.testing.assert_close(f(x, t).detach(), ((x * x - t) ** 2).sum())
+    assert counts == [2, 0, 0]  # each once only
     with torch.no_grad():
-        t.mul_(2)  # a write into the data: handed again, its new values read
+        t.mul_(2)  # a write into the data: its new values read through the view
         handed.clear()
         torch.testing.assert_close(f(x, t), ((x * x - t) ** 2).sum())
+    assert handed == []
+    x2 = torch.linspace(0.5, 1.5, 32, requires_grad=True)  # other memory: handed
+    f(x2, torch.linspace(0.0, 1.0, 32))
     assert len(handed) == 2
 
 

@@ -594,6 +594,7 @@ def compiled_pullback(c: Call, xs: list[Any]
     if entry.follows and entry.scalar:
         if entry.owed:  # the last call's gradients were never asked for:
             entry.follows = False  # the forward alone again (until a backward)
+            entry.owed = False
         else:
             outs, grads = entry.at_one()(*xs)
             c.out = entry.out[0]

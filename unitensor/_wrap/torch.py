@@ -242,14 +242,16 @@ def exported(x: Any, compact: bool) -> _core.Buffer | None:
 
 def stamp(x: Any) -> tuple[Any, ...] | None:
     """What tells that a tensor ``x`` a bridge handed over before still has the
-    same memory, layout and contents as torch sees them (its version counter,
-    which every in-place write moves): a bridge keeps the body's view of it
-    while this stays equal (_bridge._Views). None for a tensor the parts'
-    route does not take, or one whose version torch does not keep.
+    same memory and layout: a bridge keeps the body's view of it while this
+    stays equal (_bridge._Views). Not its contents: the view aliases the
+    memory, so an in-place write (an optimizer's step) reaches it as it reaches
+    every zero-copy view, and the body's framework only reads it while a call
+    runs (its outputs are waited for before they are handed back). None for a
+    tensor the parts' route does not take (an inference tensor).
     """
     if type(x) is not torch.Tensor or x.is_inference():
         return None
-    return (x.data_ptr(), x._version, x.dtype, x.shape, x.stride(), x.device)
+    return (x.data_ptr(), x.dtype, x.shape, x.stride(), x.device)
 
 
 def imported(buf: _core.Buffer, guarded: bool) -> torch.Tensor | None:
