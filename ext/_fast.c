@@ -18,7 +18,7 @@
  *              two: one for complex dtypes, one for the rest);
  *     BINARY   f(x1, x2) on two Tensors of one backend and dtype, or on a Tensor
  *              and a Python scalar (the general path's shortcut, its own table),
- *              or on x1 and an x2 of an owner without autodiff whose cached view
+ *              or on x1 and an x2 carrying no autodiff state whose cached view
  *              for x1's owner has x1's dtype and device (lent_to_owner);
  *     VIEW     tensor.torch() etc.: the cached view, the native, or the target
  *              adapter's route from the owner (ROUTES[owner name]), cached as
@@ -89,7 +89,7 @@ static PyTypeObject *tensor_type = NULL;
 static Py_ssize_t owner_blocks_open = 0;
 static PyObject *zero = NULL;
 static PyObject *str_dtype, *str_name, *str_routes, *str_result, *str_autodiff,
-    *str_device;
+    *str_autodiff_state, *str_device;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
 /* The class of the adapters (unitensor/_backends/_adapter.py), whose members live
@@ -1378,21 +1378,37 @@ same_attribute(PyObject *obj, PyObject *other, PyObject *a)
     return equal;
 }
 
-/* x1, x2 of two owners, where x2's owner has no autodiff (numpy, dask,
- * array_api_strict): the owner rule gives x1's owner whatever x1 carries, and the
- * general path hands it x2's cached zero-copy array for it (_convert.operand).
- * 1 with *other set to that array (a new reference, replacing the one there) where
- * it is cached, on x1's device and of x1's dtype object (so no promotion and no
- * device error is involved); 0 where Python decides; -1 with an error. */
+/* x1, x2 of two owners, where x2 carries no autodiff state (its owner has no
+ * autodiff: numpy, dask, array_api_strict; or its adapter's autodiff_state says
+ * None: a torch tensor that does not require grad): the owner rule gives x1's
+ * owner whatever x1 carries, and the general path hands it x2's cached zero-copy
+ * array for it (_convert.operand). 1 with *other set to that array (a new
+ * reference, replacing the one there) where it is cached, on x1's device and of
+ * x1's dtype object (so no promotion and no device error is involved); 0 where
+ * Python decides; -1 with an error. */
 static int
 lent_to_owner(TensorObject *x1, TensorObject *x2, PyObject **other)
 {
     PyObject *autodiff = attribute(x2->backend, str_autodiff);
-    if (autodiff != Py_False) {
-        Py_XDECREF(autodiff);
-        return autodiff == NULL ? -1 : 0;
+    if (autodiff == NULL) {
+        return -1;
     }
+    int carries = autodiff != Py_False;
     Py_DECREF(autodiff);
+    if (carries) { /* asked as _dispatch._choose asks it */
+        PyObject *state = attribute(x2->backend, str_autodiff_state);
+        PyObject *found =
+            state == NULL ? NULL : PyObject_Vectorcall(state, &x2->native, 1, NULL);
+        Py_XDECREF(state);
+        if (found == NULL) {
+            return -1;
+        }
+        carries = found != Py_None;
+        Py_DECREF(found);
+        if (carries) {
+            return 0;
+        }
+    }
     PyObject *name = attribute(x1->backend, str_name);
     if (name == NULL) {
         return -1;
@@ -2010,7 +2026,7 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
             nargs);
     }
     PyTypeObject *adapters = (PyTypeObject *)args[2];
-    PyObject *const names[] = {str_name, str_routes, str_autodiff};
+    PyObject *const names[] = {str_name, str_routes, str_autodiff, str_autodiff_state};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (_PyType_Lookup(adapters, names[i]) != NULL) {
             return PyErr_Format(PyExc_ValueError,
@@ -2459,9 +2475,11 @@ PyInit__fast(void)
     str_routes = PyUnicode_InternFromString("ROUTES");
     str_result = PyUnicode_InternFromString("result");
     str_autodiff = PyUnicode_InternFromString("AUTODIFF");
+    str_autodiff_state = PyUnicode_InternFromString("autodiff_state");
     str_device = PyUnicode_InternFromString("device");
     if (zero == NULL || str_dtype == NULL || str_name == NULL || str_routes == NULL ||
-        str_result == NULL || str_autodiff == NULL || str_device == NULL) {
+        str_result == NULL || str_autodiff == NULL || str_autodiff_state == NULL ||
+        str_device == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module_def);

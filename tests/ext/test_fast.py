@@ -1132,6 +1132,29 @@ def test_two_owners_take_the_c_path_once_the_operands_view_is_cached(
     assert calls == ["add", "add"]
 
 
+def test_two_owners_in_c_ask_the_right_operand_for_its_autodiff_state(monkeypatch):
+    # a torch operand on the right decides the owner only where it carries
+    # autodiff state: C asks its adapter, as the owner rule does
+    x = ut.asarray(np.arange(3.0))
+    y = ut.asarray(torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64))
+    ut.add(x, y), ut.add(x, y)  # the general path caches y's numpy view
+    calls = []
+    general = _dispatch.binary
+
+    def counted(name, x1, x2):
+        calls.append(name)
+        return general(name, x1, x2)
+    monkeypatch.setattr(_dispatch, "binary", counted)
+    found = ut.add(x, y)
+    assert calls == []
+    assert found.owner == "numpy"
+    assert found.numpy().tolist() == [1.0, 3.0, 5.0]
+    p = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    w = ut.asarray(p)  # requires grad: the general path decides, torch owns it
+    assert ut.add(x, w).owner == "torch"
+    assert calls == ["add"]
+
+
 def test_two_owners_in_c_keep_the_left_owners_graph():
     p = torch.ones(3, dtype=torch.float64, requires_grad=True)
     y = ut.asarray(np.array([1.0, 2.0, 3.0]))
