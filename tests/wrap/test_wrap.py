@@ -497,6 +497,7 @@ def test_torch_compile_fullgraph_compiles_the_bridge_as_one_op(backend, x64):
     torch._dynamo.reset()
 
 
+@pytest.mark.slow  # (a torch.compile of a backward: ~4 s; the whole suite runs it)
 @pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a "
                             "leaf:UserWarning")
 def test_torch_compile_backward_through_the_bridge_op_matches_the_derivative(x64):
