@@ -330,7 +330,7 @@ def mixed(quick: bool) -> list[Row]:
                       lambda: x + 1.0, lambda: i * 0.5, lambda: np.add(a, a),
                       lambda: torch.add(b, b)], quick))
     return [Row("dispatch", "numpy + torch (16): ut.add(x, y)", ours_mix, theirs,
-                "numpy's own (one owner)", "torch's operand converted zero-copy"),
+                "numpy's own (one owner)", "in C: torch's operand's cached numpy view"),
             Row("dispatch", "torch + numpy (16): ut.add(x, y)", ours_left, torch_own,
                 "torch's own (one owner)", "in C: numpy's operand's cached torch view"),
             Row("dispatch", "numpy (16): ut.add(x, x), same run", ours_one, theirs,
