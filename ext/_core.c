@@ -200,7 +200,11 @@ typedef struct {
     } managed;
     PyObject *owner; /* the Buffer; or, numpy -> exchange (exchange_from_ndarray),
                         the numpy array itself */
-    int64_t dims[];  /* shape, then strides */
+    /* Read-only memory lent to a framework that cannot mark it (exchange_export
+     * with `lent`): the table recording it and this export's key in it, which
+     * the deleter removes; NULL otherwise. */
+    PyObject *lent_table, *lent_key;
+    int64_t dims[]; /* shape, then strides */
 } Export;
 
 static PyTypeObject BufferType;
@@ -1588,6 +1592,19 @@ export_free(Export *e)
     }
     PyGILState_STATE gil = PyGILState_Ensure();
     stats.exported_alive--;
+    if (e->lent_table != NULL) {
+        /* The framework freed its array's memory record: the key (its address)
+         * may name another one from now on. An exception may be propagating
+         * where the framework frees it: kept aside. */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        if (PyDict_DelItem(e->lent_table, e->lent_key) < 0) {
+            PyErr_Clear(); /* gone already: the table was cleared */
+        }
+        PyErr_Restore(type, value, traceback);
+        Py_DECREF(e->lent_table);
+        Py_DECREF(e->lent_key);
+    }
     Py_DECREF(e->owner);
     free(e);
     PyGILState_Release(gil);
@@ -1659,6 +1676,7 @@ new_export_of(PyObject *owner, const CapsuleKind *kind, DLTensor tensor, uint64_
     tensor.strides = e->dims + ndim;
     void *managed = export_managed(e, kind, tensor, flags);
     e->owner = Py_NewRef(owner);
+    e->lent_table = e->lent_key = NULL;
     stats.capsules_exported++;
     stats.exported_alive++;
     return managed;
@@ -1942,24 +1960,55 @@ exchange_hand_over(const DLPackExchangeAPI *api, DLManagedTensorVersioned *manag
     return out;
 }
 
+/* The key of `array` in a table of memory lent read-only, recorded there: the
+ * export (handed to the framework, which made `array` from it) deletes it when
+ * the framework frees that memory's record. 0, or -1 with an error. */
+static int
+record_lent(PyObject *array, DLManagedTensorVersioned *managed, PyObject *table,
+            PyObject *key_of)
+{
+    PyObject *key = PyObject_CallOneArg(key_of, array);
+    if (key == NULL || PyDict_SetItem(table, key, Py_True) < 0) {
+        Py_XDECREF(key);
+        return -1;
+    }
+    Export *e = managed->manager_ctx;
+    e->lent_table = Py_NewRef(table);
+    e->lent_key = key;
+    return 0;
+}
+
 /* An array of the framework whose array type is `type`, over buf's memory,
- * through that framework's C exchange API. Read-only memory is refused: the
- * exchange has no way to ask the framework for a read-only array. */
+ * through that framework's C exchange API. Read-only memory only with `lent`,
+ * a pair (table, key_of): the exchange has no way to ask the framework for a
+ * read-only array, so the array is recorded in the table under key_of(array),
+ * until the framework frees it. */
 static PyObject *
 exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char func[] = "exchange_export";
-    if (nargs != 2 || !PyObject_TypeCheck(args[0], &BufferType) ||
+    if ((nargs != 2 && nargs != 3) || !PyObject_TypeCheck(args[0], &BufferType) ||
         !PyType_Check(args[1])) {
-        return arg_error(PyExc_TypeError, func, "args", "(a Buffer, an array type)",
-                         "%zd arguments", nargs);
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(a Buffer, an array type[, lent])", "%zd arguments", nargs);
+    }
+    PyObject *table = NULL, *key_of = NULL;
+    if (nargs == 3 && args[2] != Py_None) {
+        if (!PyTuple_CheckExact(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 ||
+            !PyDict_CheckExact(PyTuple_GET_ITEM(args[2], 0)) ||
+            !PyCallable_Check(PyTuple_GET_ITEM(args[2], 1))) {
+            return arg_error(PyExc_TypeError, func, "lent",
+                             "None or a pair (dict, callable)", "%R", args[2]);
+        }
+        table = PyTuple_GET_ITEM(args[2], 0);
+        key_of = PyTuple_GET_ITEM(args[2], 1);
     }
     Buffer *b = (Buffer *)args[0];
     const DLPackExchangeAPI *api = exchange_api((PyTypeObject *)args[1], func, "type");
     if (api == NULL || check_usable(b, func) < 0) {
         return NULL;
     }
-    if (b->readonly) {
+    if (b->readonly && table == NULL) {
         return arg_error(PyExc_BufferError, func, "buffer", "writable memory",
                          "read-only memory");
     }
@@ -1973,7 +2022,12 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
-    return managed == NULL ? NULL : exchange_hand_over(api, managed);
+    PyObject *array = managed == NULL ? NULL : exchange_hand_over(api, managed);
+    if (array != NULL && b->readonly &&
+        record_lent(array, managed, table, key_of) < 0) {
+        Py_CLEAR(array); /* its memory unrecorded: not handed out */
+    }
+    return array;
 }
 
 /* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
@@ -3159,8 +3213,10 @@ static PyMethodDef module_methods[] = {
      "exchange_import(obj)\nA Buffer over a framework array through the DLPack C "
      "exchange API of its type."},
     {"exchange_export", (PyCFunction)(void (*)(void))exchange_export, METH_FASTCALL,
-     "exchange_export(buffer, array_type)\nAn array of array_type's framework over "
-     "buffer's memory, through its DLPack C exchange API."},
+     "exchange_export(buffer, array_type, lent=None)\nAn array of array_type's "
+     "framework over buffer's memory, through its DLPack C exchange API; read-only "
+     "memory only with lent, (table, key_of): recorded as table[key_of(array)] "
+     "until the framework frees the array's memory."},
     {"exchange_host_capsule", (PyCFunction)(void (*)(void))exchange_host_capsule,
      METH_FASTCALL,
      "exchange_host_capsule(refusals, complex_refusals, alignment, obj)\nA legacy "

@@ -294,8 +294,10 @@ def test_exchange_export_refuses_what_it_cannot_do():
     writable = NUMPY.export(np.zeros(3))
     with pytest.raises(TypeError, match="type: expected an array type declaring"):
         _core.exchange_export(writable, np.ndarray)
-    with pytest.raises(TypeError, match=r"\(a Buffer, an array type\)"):
+    with pytest.raises(TypeError, match=r"\(a Buffer, an array type\[, lent\]\)"):
         _core.exchange_export(writable)
+    with pytest.raises(TypeError, match=r"lent: expected None or a pair \(dict, "):
+        _core.exchange_export(writable, torch.Tensor, ({}, 3))
     readonly = np.zeros(3)
     readonly.flags.writeable = False
     with pytest.raises(BufferError, match="read-only memory"):
@@ -308,6 +310,43 @@ def test_exchange_export_refuses_what_it_cannot_do():
     assert one.tolist() == [0.0]  # a stride never stepped is not refused
     with pytest.raises(TypeError, match="obj: expected an array type declaring"):
         _core.exchange_import(np.zeros(3))
+
+
+@requires_exchange
+def test_exchange_export_records_read_only_memory_until_torch_frees_it():
+    gc.collect()
+    a = np.arange(6.0)
+    a.flags.writeable = False
+    table: dict = {}
+    t = _core.exchange_export(NUMPY.export(a), torch.Tensor,
+                              (table, torch_interop._storage_key))
+    assert t.data_ptr() == a.ctypes.data  # the same memory, not a copy
+    assert table == {t.untyped_storage()._cdata: True}
+    view = t[2:4]
+    del t
+    gc.collect()
+    assert len(table) == 1  # a view keeps the storage, and so the record
+    del view
+    gc.collect()
+    assert table == {}  # the export's deleter removed it with the memory
+
+
+@requires_exchange
+def test_exchange_export_hands_out_nothing_unrecorded():
+    gc.collect()
+    a = np.arange(3.0)
+    a.flags.writeable = False
+    buf = NUMPY.export(a)
+    alive = _core.stats()["exported_alive"]
+
+    def refuse(t):
+        raise RuntimeError("no key")
+    table: dict = {}
+    with pytest.raises(RuntimeError, match="no key"):
+        _core.exchange_export(buf, torch.Tensor, (table, refuse))
+    gc.collect()
+    assert table == {}
+    assert _core.stats()["exported_alive"] == alive  # freed once, by torch
 
 
 @requires_exchange
@@ -333,12 +372,23 @@ def _address(x) -> int:
     return buffer_of(ut.asarray(x)).data_ptr
 
 
-def test_torch_takes_tensorflow_memory_by_its_route_warned_and_known_read_only(
-        monkeypatch):
+def _immutable_arrays(source):
+    """A 3x4 array of ``source`` (jax, tensorflow) and a function of 3 elements."""
+    if source == "jax":
+        jnp = pytest.importorskip("jax.numpy")
+        return jnp.arange(12.0, dtype=jnp.float32).reshape(3, 4), jnp.arange
     tf = pytest.importorskip("tensorflow")
+    return tf.reshape(tf.range(12.0), (3, 4)), lambda n: tf.range(float(n))
+
+
+@requires_exchange
+@pytest.mark.parametrize("source", ["tensorflow", "jax"])
+def test_torch_takes_immutable_memory_by_its_route_warned_and_known_read_only(
+        monkeypatch, source):
     from unitensor import _errors
-    route = TORCH.ROUTES["tensorflow"]
-    a = tf.reshape(tf.range(12.0), (3, 4))
+    a, arange = _immutable_arrays(source)
+    ut.asarray(a).numpy()  # the source's adapter loaded, as a Tensor's would be
+    route = TORCH.ROUTES[source]
     t = route(a)
     assert t is not None
     assert t.data_ptr() == _address(a)  # TF's own memory, no Buffer in between
@@ -349,9 +399,9 @@ def test_torch_takes_tensorflow_memory_by_its_route_warned_and_known_read_only(
         v = x.torch()
     assert v is x.torch()  # cached, as a view is
     assert v.data_ptr() == _address(a)
-    np.testing.assert_array_equal(v.numpy(), a.numpy())
+    np.testing.assert_array_equal(v.numpy(), np.asarray(a))
     # an operand only read takes the general path: no warning, nothing cached
-    y = ut.asarray(tf.range(3.0))
+    y = ut.asarray(arange(3))
     monkeypatch.setattr(_errors, "_alias_warned", False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -359,7 +409,32 @@ def test_torch_takes_tensorflow_memory_by_its_route_warned_and_known_read_only(
     assert y._aliases is None or "torch" not in y._aliases.views
 
 
-@requires_exchange
+@pytest.mark.parametrize("source", ["tensorflow", "jax"])
+def test_numpy_takes_immutable_memory_by_its_route_read_only(source):
+    a, _ = _immutable_arrays(source)
+    x = ut.asarray(a)  # (the source's adapter loaded)
+    v = NUMPY.ROUTES[source](a)
+    assert v is not None
+    assert not v.flags.writeable
+    assert v.ctypes.data == _address(a)  # the framework's own memory
+    np.testing.assert_array_equal(v, np.asarray(a))
+    assert x.numpy().ctypes.data == _address(a)
+    with pytest.raises(ValueError, match="read-only"):
+        x.numpy()[0, 0] = 1.0
+
+
+def test_numpy_route_leaves_traced_jax_arrays_to_the_general_path():
+    jax = pytest.importorskip("jax")
+    ut.asarray(jax.numpy.ones(2)).numpy()  # jax loaded
+    seen = []
+
+    def f(y):
+        seen.append(NUMPY.ROUTES["jax"](y))
+        return y
+    jax.jit(f)(jax.numpy.ones(3))
+    assert seen == [None]
+
+
 @requires_exchange
 def test_exchange_host_capsule_is_tensorflow_s_route_from_torch_in_one_c_call():
     """torch's memory as a legacy capsule for TF's C++ import, made in C: the

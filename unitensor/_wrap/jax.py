@@ -28,7 +28,6 @@ from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
 from .. import _convert
-from .._backends._dlpack import immutable_buffer
 from .._backends.jax import interop as _interop
 from .._backends.jax.interop import jax_dtype
 from .._dtypes import parse as parse_dtype
@@ -484,32 +483,20 @@ mlir.register_lowering(_bridge_p, _lowering)
 # (see the torch part: the adapters' export and alias without a Tensor, for the
 # common arrays; anything else takes _lend.lend's general path)
 _ARRAY = type(jnp.zeros(()))
-try:  # jaxlib's export, which jax.Array.__dlpack__ calls after ~10 µs of Python
-    from jax._src.lib import _jax
-    _export = getattr(_jax, "buffer_to_dlpack_managed_tensor", None)
-except ImportError:  # pragma: no cover - another jaxlib
-    _export = None
-
-
-@functools.cache
-def _cpu() -> Any:
-    return jax.devices("cpu")[0]
 
 
 def exported(y: Any, compact: bool) -> Any:
     """A read-only Buffer over ``y``, a concrete jax array on the CPU of a
-    dtype unitensor holds (jaxlib's own DLPack export, which waits until ``y``
-    is computed, as ``y.__dlpack__()`` does); None for anything else (a
-    tracer, numpy, another device, a sharded or deleted array).
+    dtype unitensor holds (the jax adapter's export: jaxlib's own, which waits
+    until ``y`` is computed, as ``y.__dlpack__()`` does); None for anything else
+    (a tracer, numpy, another device, a sharded or deleted array).
     """
     if type(y) is not _ARRAY or y.dtype not in _interop.NATIVE_DTYPES or (
-            getattr(y.sharding, "_device", None) is not _cpu()):
+            getattr(y.sharding, "_device", None) is not _interop._cpu()):
         return None
-    if _export is None:
-        return _interop.export(y)
     try:
-        return immutable_buffer(_export(y))
-    except (RuntimeError, ValueError, TypeError):  # deleted, donated: said later
+        return _interop.export(y)
+    except (RuntimeError, ValueError, TypeError, BufferError):  # deleted, donated
         return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -111,18 +112,24 @@ def export(x: np.ndarray) -> _core.Buffer:
         return _core.from_array_interface(x)
 
 
-def _from_tensorflow(x: Any) -> np.ndarray | None:  # x: a tf.Tensor
-    """TensorFlow's own versioned DLPack export, read-only (TF tensors are
-    immutable): 3x cheaper than through the Buffer. None where numpy refuses it
-    (bfloat16 before NumPy 2.5, GPU memory): the general path says why.
+def _view_of(source: str) -> Callable[[Any], np.ndarray | None]:
+    """The route from ``source``, an immutable framework (jax, tensorflow): its
+    adapter's export (read-only) as an array made by numpy's C API over the
+    Buffer (``_core.ndarray_view``): what the general path does, without its
+    Python, under ``np.from_dlpack(x)``'s cost. None where the export or the
+    view is refused (a tracer or symbolic tensor, which has no memory; memory off
+    the CPU; a dtype numpy cannot name): the general path says why.
     """
-    try:
-        array = np.from_dlpack(x)
-    except (BufferError, RuntimeError, TypeError, ValueError, AttributeError):
-        # AttributeError: a symbolic tensor (tf.function), which has no memory
-        return None
-    array.flags.writeable = False  # already so from TF's read-only flag: kept so
-    return array
+    def route(x: Any) -> np.ndarray | None:
+        try:  # loaded: x is a Tensor's own array, of that framework
+            buf = _loaded[source].export(x)
+        except Exception:  # the framework's refusal, of whatever type: said later
+            return None
+        try:
+            return _core.ndarray_view(buf)
+        except BufferError:
+            return None
+    return route
 
 
 def _lent_to_torch(x: Any) -> bool:
@@ -148,7 +155,7 @@ ROUTES = {"torch": functools.partial(_core.exchange_host_view, _core.ndarray_vie
                                      ("is_neg", "requires_grad",
                                       (LENT_READ_ONLY, _lent_to_torch)),
                                      ("is_conj",)),
-          "tensorflow": _from_tensorflow}
+          "jax": _view_of("jax"), "tensorflow": _view_of("tensorflow")}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

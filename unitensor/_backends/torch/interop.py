@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy as _copy
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -130,31 +131,33 @@ def _from_numpy(x: np.ndarray) -> torch.Tensor | None:
 _FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
                                      "uint8", "float16", "float32", "float64",
                                      "complex64", "complex128")}
-def _from_tensorflow(x: Any) -> torch.Tensor | None:  # x: a tf.Tensor
-    """TF's own DLPack export (``__dlpack__``: a legacy capsule from its C++)
-    read by torch's import: ``torch.from_dlpack(tf.experimental.dlpack.to_dlpack(x))``,
-    without the Buffer's Python path (5x its cost). TF memory is immutable and
-    torch cannot mark it: aliased as ``alias`` aliases it, warned once and
-    remembered as lent. None where TF cannot export it or torch cannot import it,
-    and for memory off the CPU (CUDA stream order is the general path's): the
-    general path decides. A hand-over only (``lends_read_only``): an operand only
-    read takes the general path, which neither warns nor caches such an alias.
+
+
+def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
+    """The route from ``source``, an immutable framework (jax, tensorflow): its
+    adapter's export (read-only) handed to torch's C exchange import, recorded
+    in C as lent read-only (``_LENT``): the general path's alias without its
+    Python, under the cost of ``torch.from_dlpack``. Such memory is aliased as
+    ``alias`` aliases it (torch cannot mark it), warned once. None where the
+    export or the import is refused, for memory off the CPU (CUDA stream order
+    is the general path's) and for torch without the exchange API: the general
+    path decides. A hand-over only (``lends_read_only``): an operand only read
+    takes the general path, which neither warns nor caches such an alias.
     """
-    try:
-        t = _FROM_CAPSULE(x.__dlpack__())
-    except Exception:  # TF's or torch's refusal, of whatever type: said later
-        return None
-    if not t.is_cpu:
-        return None
-    warn_read_only_alias("torch", "torch")
-    _lend_read_only(t)
-    return t
+    def route(x: Any) -> torch.Tensor | None:
+        try:  # loaded: x is a Tensor's own array, of that framework
+            buf = _loaded[source].export(x)
+            if buf.device[0] != KDL_CPU:
+                return None
+            t = _core.exchange_export(buf, torch.Tensor, _LENT)
+        except Exception:  # the framework's refusal, of whatever type: said later
+            return None
+        warn_read_only_alias("torch", "torch")
+        return t
+    route.lends_read_only = True  # type: ignore[attr-defined]
+    return route
 
 
-_from_tensorflow.lends_read_only = True  # type: ignore[attr-defined]
-# What torch.from_dlpack calls for a capsule, past checks of its device= and
-# copy= arguments, which a route never passes (a Python frame less per call).
-_FROM_CAPSULE = getattr(torch._C, "_from_dlpack", torch.from_dlpack)
 # numpy's route, whole in C where torch has the DLPack C exchange API: what
 # _from_numpy shares, the same way (writable memory, its dtypes, strides of whole
 # elements, none negative), handed to torch's exchange import (ext/_core.c,
@@ -181,8 +184,8 @@ def _from_warp(x: Any) -> torch.Tensor | None:  # x: a wp.array
     return _core.exchange_export(buf, torch.Tensor)
 
 
-ROUTES = {"numpy": _FROM_NUMPY_ROUTE, "tensorflow": _from_tensorflow,
-          "warp": _from_warp}
+ROUTES: dict[str, Callable[[Any], Any]] = {"numpy": _FROM_NUMPY_ROUTE,
+                                           "warp": _from_warp}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
@@ -198,8 +201,9 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
 
 
 def alias(buf: _core.Buffer) -> torch.Tensor:
-    if _EXCHANGE and buf.device[0] == KDL_CPU and not buf.readonly:
-        return _core.exchange_export(buf, torch.Tensor)  # 2.5x cheaper
+    if _EXCHANGE and buf.device[0] == KDL_CPU:
+        # 2.5x cheaper than torch.from_dlpack; read-only memory recorded in C
+        return _core.exchange_export(buf, torch.Tensor, _LENT if buf.readonly else None)
     x = torch.from_dlpack(buf)
     if buf.readonly:
         _lend_read_only(x)
@@ -207,12 +211,22 @@ def alias(buf: _core.Buffer) -> torch.Tensor:
 
 
 # The storages of the tensors unitensor made over read-only memory (torch cannot
-# mark them): its address -> torch's weak reference to it. That weak reference
-# keeps the storage's own record allocated (not its memory) until it is dropped,
-# so no other storage can have that address while the entry lives: a tensor of
-# unrelated memory is never taken for lent memory, even after the lent one died.
-_LENT_READ_ONLY: dict[int, StorageWeakRef] = LENT_READ_ONLY  # (_dlpack.py)
+# mark them), by their address. Made through the C exchange (CPU memory): the
+# entry is True, and the export's deleter removes it when torch frees the
+# storage's memory, before the storage's own record is freed, so no other
+# storage can have that address while the entry lives. Made by torch.from_dlpack
+# (CUDA): torch's weak reference to the storage, which keeps the storage's record
+# allocated (not its memory) until it is dropped, to the same end.
+_LENT_READ_ONLY: dict[int, StorageWeakRef | bool] = LENT_READ_ONLY  # (_dlpack.py)
 _swept_at = 64  # the table's size that triggers the next sweep of dead entries
+
+
+def _storage_key(x: torch.Tensor) -> int:
+    return x.untyped_storage()._cdata
+
+
+# exchange_export's record of read-only memory lent: (table, key of a tensor)
+_LENT = (_LENT_READ_ONLY, _storage_key)
 
 
 def _lend_read_only(x: torch.Tensor) -> None:
@@ -220,7 +234,8 @@ def _lend_read_only(x: torch.Tensor) -> None:
     storage = x.untyped_storage()
     _LENT_READ_ONLY[storage._cdata] = StorageWeakRef(storage)
     if len(_LENT_READ_ONLY) >= _swept_at:
-        for key in [k for k, ref in _LENT_READ_ONLY.items() if ref.expired()]:
+        for key in [k for k, ref in _LENT_READ_ONLY.items()
+                    if isinstance(ref, StorageWeakRef) and ref.expired()]:
             del _LENT_READ_ONLY[key]
         _swept_at = 2 * len(_LENT_READ_ONLY) + 64
 
@@ -237,13 +252,15 @@ def readonly(x: torch.Tensor) -> bool:
         ref = _LENT_READ_ONLY.get(x.untyped_storage()._cdata)
     except (RuntimeError, NotImplementedError):  # sparse, nested: no storage
         return False
-    return ref is not None and not ref.expired()
+    return ref is True or (isinstance(ref, StorageWeakRef) and not ref.expired())
 
 
 # torch >= 2.13 publishes the DLPack 1.3 C exchange API: the C extension imports
 # and exports through it, without torch's Python-level __dlpack__/from_dlpack.
 # (Only on the CPU: CUDA memory keeps the stream-aware Python protocol.)
 _EXCHANGE = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+if _EXCHANGE:  # (below: the routes' records of memory lent read-only)
+    ROUTES.update(jax=_lent_from("jax"), tensorflow=_lent_from("tensorflow"))
 
 
 def _exchange_import(x: torch.Tensor) -> _core.Buffer:
