@@ -72,7 +72,9 @@ class TypeEntry:
     """A row of asarray's table, for one array type."""
 
     def __new__(cls, backend: Adapter, dtypes: tuple[Any, ...],
-                layout_attr: str | None = None, layout: Any = None) -> Self: ...
+                layout_attr: str | None = None, layout: Any = None, *,
+                dtype_method: str | None = None,
+                dtype_codes: dict[Any, Any] | None = None) -> Self: ...
     @property
     def backend(self) -> Adapter: ...
     @property

@@ -87,8 +87,12 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
     """
     if name == "asarray":
         if func not in _types and backend.wraps_as_is(func):
+            method, codes = backend.DTYPE_CODE or (None, None)
+            if method is not None and not hasattr(func, method):
+                method = None
             _types.setdefault(func, TypeEntry(backend, tuple(backend.NATIVE_DTYPES),
-                                              *backend.DENSE_LAYOUT))
+                                              *backend.DENSE_LAYOUT,
+                                              dtype_method=method, dtype_codes=codes))
         return
     found = _tables.get(name)
     if found is None or backend in found[1]:

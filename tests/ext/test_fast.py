@@ -632,6 +632,44 @@ def test_type_entry_refuses_bad_fields_by_name():
         TypeEntry(NUMPY, [np.dtype("f4")])
     with pytest.raises(TypeError):
         TypeEntry(NUMPY)
+    with pytest.raises(TypeError, match="dtype_method: expected a method name given "
+                                        "with dtype_codes, a dict"):
+        TypeEntry(NUMPY, (), dtype_method="code")
+
+
+class _Coded(np.ndarray):
+    """Arrays whose dtype asarray's row reads by a method giving a code."""
+
+    def code(self):
+        if self.dtype == np.int8:
+            raise RuntimeError("no code")
+        return self.dtype.num
+
+
+def test_asarray_reads_a_dtype_by_the_rows_method_where_it_names_one():
+    f4 = np.dtype("f4")
+    recorder = Recorder()
+    fast = _fast.FastPath("asarray", recorder, {_Coded: TypeEntry(
+        NUMPY, (f4,), dtype_method="code", dtype_codes={f4.num: f4})})
+    a = np.zeros(2, f4).view(_Coded)
+    t = fast(a)
+    assert t._native is a
+    assert t.dtype == ut.float32
+    assert recorder.calls == []
+    for other in (np.zeros(2, "f8"), np.zeros(2, "i1")):  # unknown code, a refusal
+        assert fast(other.view(_Coded)) == "slow"
+    assert len(recorder.calls) == 2
+
+
+def test_tensorflow_tensors_take_asarray_s_fast_path_with_their_dtype():
+    tf = pytest.importorskip("tensorflow")
+    from unitensor import _fastpath
+    for name in ("float32", "float64", "int32", "int64", "uint8", "bool",
+                 "complex64", "float16", "bfloat16"):
+        x = tf.zeros(3, getattr(tf, name))
+        assert ut.asarray(x).dtype == getattr(ut, name)
+        assert ut.asarray(x).dtype == getattr(ut, name)  # (the row, once learned)
+    assert type(x) in _fastpath._types
 
 
 @pytest.mark.parametrize(("kind", "args"), [

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 NATIVE_DTYPES = {tf.dtypes.as_dtype(n): d for n, d in DTYPES.items()}
 _TO_TF = {d: t for t, d in NATIVE_DTYPES.items()}
+# An eager tensor's dtype from its C method's enum: what the dtype property
+# computes, in Python, from the same enum.
+DTYPE_CODE = ("_datatype_enum", {t.as_datatype_enum: t for t in NATIVE_DTYPES})
 
 
 ARRAY_TYPES = (tf.Tensor, tf.Variable)
@@ -152,7 +155,8 @@ def readonly(x: tf.Tensor) -> bool:
 
 
 def export(x: tf.Tensor) -> _core.Buffer:
-    return immutable_buffer(tf.experimental.dlpack.to_dlpack(x))
+    # What tf.experimental.dlpack.to_dlpack calls, without its Python frame.
+    return immutable_buffer(_pywrap_tfe.TFE_ToDlpackCapsule(x))
 
 
 def _from_numpy(x: np.ndarray) -> tf.Tensor | None:
