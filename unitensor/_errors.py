@@ -113,12 +113,15 @@ def warn_read_only_alias(func: str, framework: str) -> None:
     global _alias_warned
     if _alias_warned:
         return
-    _alias_warned = True
     warnings.warn(f"{func}(): read-only memory handed to {framework}, which cannot "
                   "mark it read-only: the view aliases it (as from_dlpack does), and "
                   "writing through it is undefined (warned once per process; pass "
                   "copy=True for a writable copy)", AliasWarning,
                   stacklevel=_users_level())
+    # Marked once given: a warning raised as an error (a filter) is raised again
+    # by the next such conversion, also where a fast path's retry repeats this
+    # one, and never lost.
+    _alias_warned = True
 
 
 def describe(obj: object) -> str:

@@ -409,6 +409,25 @@ def test_torch_takes_immutable_memory_by_its_route_warned_and_known_read_only(
     assert y._aliases is None or "torch" not in y._aliases.views
 
 
+@requires_exchange
+@pytest.mark.parametrize("source", ["tensorflow", "jax"])
+def test_the_alias_warning_as_an_error_is_raised_by_every_such_hand_over(
+        monkeypatch, source):
+    """A fast path retries a route that raised on the general path, which takes
+    the route again: the warning, raised as an error, must not be lost there."""
+    from unitensor import _errors
+    a, _ = _immutable_arrays(source)
+    monkeypatch.setattr(_errors, "_alias_warned", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):
+            with pytest.raises(ut.AliasWarning, match="read-only memory handed"):
+                ut.asarray(a).torch()
+    with pytest.warns(ut.AliasWarning):
+        ut.asarray(a).torch()
+    assert _errors._alias_warned
+
+
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])
 def test_numpy_takes_immutable_memory_by_its_route_read_only(source):
     a, _ = _immutable_arrays(source)
