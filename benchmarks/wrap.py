@@ -506,6 +506,12 @@ def warp_kernel_rows(quick: bool) -> list[Row]:
     jit_ours, jit_ref = jax.jit(from_jax), jax.jit(lambda a: reference(a)[0])
     grad_ours = jax.jit(jax.grad(lambda a: from_jax(a).sum()))
     grad_ref = jax.jit(jax.grad(lambda a: differentiable(a)[0].sum()))
+    # a batch of 8 items: Warp's own vmap launches once over the items laid end
+    # to end (right for an elementwise kernel as this one, not for one that
+    # reads or adds across its items); the bridge launches once per item
+    batch = jnp.stack([j * (k + 1) for k in range(8)])
+    vmap_ours = jax.jit(jax.vmap(from_jax))
+    vmap_ref = jax.jit(jax.vmap(lambda a: reference(a)[0]))
     target = {"target_ratio": 1.2}
     return [
         pair("torch → warp kernel, forward", lambda: from_torch(x),
@@ -522,6 +528,10 @@ def warp_kernel_rows(quick: bool) -> list[Row]:
              lambda: grad_ours(j).block_until_ready(),
              "jax.jit(jax.grad(wp.jax_kernel(enable_backward=True)))",
              lambda: grad_ref(j).block_until_ready(), quick, **target),
+        pair("jax.jit(jax.vmap(jax → warp kernel)), 8 items",
+             lambda: vmap_ours(batch).block_until_ready(),
+             "jax.jit(jax.vmap(wp.jax_kernel))",
+             lambda: vmap_ref(batch).block_until_ready(), quick, **target),
     ]
 
 

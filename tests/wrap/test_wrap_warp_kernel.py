@@ -206,6 +206,44 @@ def test_jax_grad_jit_and_vmap_of_a_kernel_body_match_finite_differences(kernels
     check_grads(rows, (m,), order=1, modes=["rev"])
 
 
+def test_vmap_of_a_kernel_body_launches_each_item_in_one_batched_replay(
+        kernels, monkeypatch):
+    """jax.vmap and torch.func.vmap of a kernel body: the outputs made once for
+    the batch and one replayed launch per item on the batch's own memory (one
+    replay_items call for the batch, not a body run per item), each item's
+    values as the kernel gives them alone, whatever the batch axis, with
+    unbatched inputs, and for a kernel that adds into one element per item.
+    """
+    jax.config.update("jax_enable_x64", True)
+    batched = []
+    real = warp_part.Kernel.replay_items
+
+    def spy(self, dim, inputs, outs, steps, items, *rest):
+        batched.append(items)
+        return real(self, dim, inputs, outs, steps, items, *rest)
+    monkeypatch.setattr(warp_part.Kernel, "replay_items", spy)
+    f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
+    w = jnp.asarray(W)
+    xs = np.stack([X, 2 * X, -X])
+    y, z = jax.vmap(lambda a: f(a, w, S))(jnp.asarray(xs))
+    np.testing.assert_array_equal(y, S * xs * W)
+    np.testing.assert_allclose(z, np.sin(xs) + W ** 2)
+    assert batched == [3]
+    ws = np.stack([W, -W, 3 * W])  # batch axis 1 of both inputs, under jit
+    y, z = jax.jit(jax.vmap(lambda a, b: f(a, b, S), in_axes=1))(
+        jnp.asarray(xs.T), jnp.asarray(ws.T))
+    np.testing.assert_array_equal(y, S * xs * ws)
+    np.testing.assert_allclose(z, np.sin(xs) + ws ** 2)
+    rows = ut.wrap("jax", "warp", output_shapes=jax.ShapeDtypeStruct(
+        (3,), jnp.float64))(kernels.row_sums)
+    ms = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(jax.vmap(rows)(jnp.asarray(ms)), (ms ** 2).sum(2))
+    cube = ut.wrap("torch", "warp")(kernels.cube)
+    ts = torch.tensor(xs)
+    np.testing.assert_array_equal(torch.func.vmap(cube)(ts).numpy(), xs ** 3)
+    assert batched[-1] == 3
+
+
 @pytest.mark.slow
 def test_the_shape_pass_under_jax_jit_launches_nothing(kernels, monkeypatch):
     launches = []

@@ -240,7 +240,10 @@ class _Vmap(_Fn):
         self.size = size
 
     def run(self, arrays: list[Any]) -> list[Any]:
-        return self.root.body().vmap(self.of.run, arrays, self.dims)
+        # the body itself: the call's own run (what a body part recognises,
+        # as Warp's kernels' batched launch), which _Body.run is
+        of = self.root.run if type(self.of) is _Body else self.of.run
+        return self.root.body().vmap(of, arrays, self.dims)
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         return tuple(jax.core.ShapedArray((self.size, *a.shape), a.dtype)

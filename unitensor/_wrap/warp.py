@@ -13,7 +13,8 @@ cotangents (a kernel's adjoint may change what it is given). An output the body
 made with ``requires_grad`` (``wp.empty_like`` of an input that requires grad
 does so) carries the derivative; intermediate arrays must too, as on Warp's own
 tape. The batched form runs the body once per item (Warp has no vmap) into one
-stacked output; output shapes come from one run of the body on zero-filled
+stacked output (a kernel body: one launch per item into the stacked outputs,
+:func:`_kernel_vmap`); output shapes come from one run of the body on zero-filled
 inputs (real memory, as a kernel needs), once per input signature of a trace.
 Forward mode and a second derivative are refused with NotImplementedError:
 Warp's tape has neither.
@@ -244,6 +245,9 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     at ``dims`` (None: not batched), the outputs stacked in front.
     """
     size = next(x.shape[d] for x, d in zip(xs, dims, strict=True) if d is not None)
+    c = _kernel_call(run)
+    if c is not None and size > 0 and _runtime.tape is None:
+        return _kernel_vmap(c, xs, dims, size)
     stacked: list[Any] = []
     for k in range(size):
         ys = run([x if d is None else _item(x, d, k)
@@ -253,6 +257,31 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
                        for y in ys]
         for out, y in zip(stacked, ys, strict=True):
             wp.copy(_item(out, 0, k), y)
+    return stacked
+
+
+def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
+                 size: int) -> list[Any]:
+    """A :class:`Kernel` body over a batch of ``size`` items: its outputs made
+    once for the whole batch (zero-filled, as one item's are), and the kernel
+    launched once per item by its recorded command, the items' descriptors set
+    in place (:meth:`Kernel.replay_items`): no array made and nothing copied per
+    item, where running the body per item makes both. The kernel itself sees
+    one item per launch, as it would in a loop: what it reads and writes (an
+    atomic sum into ``loss[0]``) stays within its item.
+    """
+    k: Kernel = c.bridge.func  # type: ignore[assignment]
+    firsts = [x if d is None else _item(x, d, 0) for x, d in zip(xs, dims, strict=True)]
+    args, kwargs = c.arguments(firsts)
+    inputs = k.bind(args, kwargs)
+    dim = k.launch_dim(inputs)
+    stacked = [_zeros((size, *y.shape), y.dtype, y.device)
+               for y in k.make_outputs(inputs, dim)]
+    c.out = ONE if len(stacked) == 1 else TUPLE
+    steps = {p: xs[j].strides[dims[j]] for p, a in enumerate(inputs)
+             for j, x in enumerate(firsts) if a is x and dims[j] is not None}
+    steps.update({len(inputs) + o: y.strides[0] for o, y in enumerate(stacked)})
+    k.replay_items(dim, inputs, [_item(y, 0, 0) for y in stacked], steps, size)
     return stacked
 
 
@@ -576,10 +605,22 @@ class Kernel:
         its recorded command: Warp's parameter structs set in place. They
         hold the arrays' pointers alone, not the arrays: nothing is kept.
         """
+        self.replay_items(dim, inputs, outs, {}, 1, adj_inputs, adj_outputs)
+
+    def replay_items(self, dim: tuple[int, ...], inputs: list[Any], outs: list[Any],
+                     steps: dict[int, int], items: int,
+                     adj_inputs: list[Any] | None = None,
+                     adj_outputs: list[Any] | None = None) -> None:
+        """:meth:`replay` ``items`` times, launch ``n`` with the arrays at the
+        parameter positions in ``steps`` moved ``n`` times their step (bytes)
+        further: the items of a batch, each launched on its descriptor, with
+        no array made per item. One hold of the lock: the command's other
+        parameters stay those set here.
+        """
         size = 1
         for n in dim:
             size *= n
-        if size == 0:
+        if size == 0 or items == 0:
             return  # (wp.launch launches nothing either)
         device = outs[0].device
         adjoint = adj_inputs is not None
@@ -612,6 +653,13 @@ class Kernel:
                 for i, a in enumerate([*adj_inputs, *adj_outputs]):  # type: ignore[misc]
                     set_param(i, _ctype(kernel, i, a), adjoint=True)
             cmd.launch()
+            firsts = {i: args[i].__ctype__() for i in steps}
+            for n in range(1, items):
+                for i, first in firsts.items():
+                    item = type(first).from_buffer_copy(first)
+                    item.data = first.data + n * steps[i]
+                    set_param(i, item)
+                cmd.launch()
 
     def adjoint(self, dim: tuple[int, ...], inputs: list[Any], outs: list[Any],
                 cts: list[Any], grads: dict[int, Any]) -> None:
