@@ -229,9 +229,12 @@ def test_vmap_of_a_kernel_body_launches_each_item_in_one_batched_replay(
     np.testing.assert_array_equal(y, S * xs * W)
     np.testing.assert_allclose(z, np.sin(xs) + W ** 2)
     assert batched == [3]
-    ws = np.stack([W, -W, 3 * W])  # batch axis 1 of both inputs, under jit
+    ws = np.stack([W, -W, 3 * W])  # batch axis 1 of both inputs, under jit:
+    copied = []  # launched into XLA's output buffers, nothing copied into them
+    monkeypatch.setattr(warp_part, "write", lambda *a: copied.append(a))
     y, z = jax.jit(jax.vmap(lambda a, b: f(a, b, S), in_axes=1))(
         jnp.asarray(xs.T), jnp.asarray(ws.T))
+    assert copied == []
     np.testing.assert_array_equal(y, S * xs * ws)
     np.testing.assert_allclose(z, np.sin(xs) + ws ** 2)
     rows = ut.wrap("jax", "warp", output_shapes=jax.ShapeDtypeStruct(

@@ -329,7 +329,11 @@ def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
     # a body that writes into XLA's output buffers itself (a Warp kernel
     # launched into them, as Warp's jax_kernel does): optional in a part
     into = getattr(body, "into_xla", None)
-    launch = into(fn.root) if into is not None and isinstance(fn, _Body) else None
+    launch = None
+    if into is not None and isinstance(fn, _Body):
+        launch = into(fn.root)
+    elif into is not None and isinstance(fn, _Vmap) and type(fn.of) is _Body:
+        launch = into(fn.root, fn.dims)  # (the body itself, batched)
     avals = fn.out_avals()
     # what each output must be, as the body gives it: a shape (a tuple, or
     # torch's Size, equal to one) and unitensor's dtype, found once here

@@ -261,22 +261,28 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
 
 
 def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
-                 size: int) -> list[Any]:
+                 size: int, into: list[Any] | None = None) -> list[Any]:
     """A :class:`Kernel` body over a batch of ``size`` items: its outputs made
-    once for the whole batch (zero-filled, as one item's are), and the kernel
-    launched once per item by its recorded command, the items' descriptors set
-    in place (:meth:`Kernel.replay_items`): no array made and nothing copied per
-    item, where running the body per item makes both. The kernel itself sees
-    one item per launch, as it would in a loop: what it reads and writes (an
-    atomic sum into ``loss[0]``) stays within its item.
+    once for the whole batch (zero-filled, as one item's are; ``into``: arrays
+    given for them, XLA's output buffers under ``jax.jit``, zero-filled here),
+    and the kernel launched once per item by its recorded command, the items'
+    descriptors set in place (:meth:`Kernel.replay_items`): no array made and
+    nothing copied per item, where running the body per item makes both. The
+    kernel itself sees one item per launch, as it would in a loop: what it
+    reads and writes (an atomic sum into ``loss[0]``) stays within its item.
     """
     k: Kernel = c.bridge.func  # type: ignore[assignment]
     firsts = [x if d is None else _item(x, d, 0) for x, d in zip(xs, dims, strict=True)]
     args, kwargs = c.arguments(firsts)
     inputs = k.bind(args, kwargs)
     dim = k.launch_dim(inputs)
-    stacked = [_zeros((size, *y.shape), y.dtype, y.device)
-               for y in k.make_outputs(inputs, dim)]
+    if into is None:
+        stacked = [_zeros((size, *y.shape), y.dtype, y.device)
+                   for y in k.make_outputs(inputs, dim)]
+    else:
+        stacked = into
+        for y in stacked:
+            y.zero_()
     c.out = ONE if len(stacked) == 1 else TUPLE
     steps = {p: xs[j].strides[dims[j]] for p, a in enumerate(inputs)
              for j, x in enumerate(firsts) if a is x and dims[j] is not None}
@@ -775,11 +781,15 @@ def _adjoint_pullback(c: Call, xs: list[Any], wrt: list[bool] | None
     return list(outs), pull
 
 
-def into_xla(c: Call) -> Callable[[list[Any], list[Any]], None] | None:
+def into_xla(c: Call, dims: tuple[int | None, ...] | None = None
+             ) -> Callable[[list[Any], list[Any]], None] | None:
     """For a :class:`Kernel` body under ``jax.jit``: ``(inputs, outputs) ->
     None``, the kernel launched on Warp's views of XLA's input buffers straight
     into its output buffers (no copy, no arrays made: what Warp's own
-    ``jax_kernel`` does). None for any other body (its outputs are copied).
+    ``jax_kernel`` does); with ``dims``, the body batched over the inputs' axes
+    at ``dims`` (None: not batched), one launch per item into the items of the
+    output buffers (:func:`_kernel_vmap`). None for any other body (its outputs
+    are copied).
     """
     k = c.bridge.func
     if not isinstance(k, Kernel):
@@ -792,4 +802,14 @@ def into_xla(c: Call) -> Callable[[list[Any], list[Any]], None] | None:
             y.zero_()
         k.replay(k.launch_dim(inputs), inputs, outs)
 
-    return launch
+    if dims is None:
+        return launch
+    batch_dims = dims
+
+    def launch_items(xs: list[Any], outs: list[Any]) -> None:
+        size = next(x.shape[d] for x, d in zip(xs, batch_dims, strict=True)
+                    if d is not None)
+        if size:
+            _kernel_vmap(c, xs, batch_dims, size, into=outs)
+
+    return launch_items
