@@ -26,7 +26,8 @@ if importlib.util.find_spec("drjit") is not None:
 from owners import FRAMEWORKS
 
 LONG = ("a long check (conformance on every owner, the sanitizers, the benchmark "
-        "runs, the clients tier, mypy, dask out of core): outside the whole suite's "
+        "runs, the clients tier, mypy, the docs build, dask out of core): outside "
+        "the whole suite's "
         "8 minutes; "
         "`pytest --long -m long` runs it, as .ci/run does")
 

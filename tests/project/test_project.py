@@ -81,6 +81,7 @@ def test_main_job_runs_with_no_tensorflow_info_lines():
 
 
 @pytest.mark.slow  # mkdocstrings imports the package and its frameworks (~20 s)
+@pytest.mark.long  # the docs build (~30 s): in .ci/run's long step, not the 8 minutes
 @pytest.mark.skipif(shutil.which("mkdocs", path=os.path.dirname(sys.executable))
                     is None, reason="mkdocs is not installed (test extra)")
 def test_docs_build_with_warnings_as_errors(tmp_path):

@@ -182,6 +182,7 @@ NOT_FOLLOWED = ("jax", "jaxlib", "tensorflow", "keras", "dask", "warp", "drjit",
 
 
 @pytest.mark.slow
+@pytest.mark.long  # a whole mypy run (~30 s): in .ci/run's long step, not the 8 minutes
 @pytest.mark.skipif(shutil.which("mypy", path=os.path.dirname(sys.executable))
                     is None, reason="mypy is not installed (test extra)")
 def test_a_users_script_is_typed(tmp_path):
