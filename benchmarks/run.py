@@ -790,12 +790,17 @@ GAPS = [
     "call) only while some memory was (`_dlpack.LENT_READ_ONLY`); its remaining "
     "checks, `is_neg()` and `requires_grad`, cost ~0.1-0.2 µs each through torch's "
     "Python bindings.",
-    "- torch <-> tensorflow: each target's own route, no Buffer in between: torch "
-    "reads TF's capsule (`torch.from_dlpack`, the native route's own import) and "
-    "records the storage as lent read-only (a weak reference per conversion, which "
-    "makes memory lent read-only stay read-only when it comes back: most of the "
-    "gap); TF reads torch's memory through torch's C exchange import and its own "
-    "C++ import, without `__dlpack__`'s Python.",
+    "- jax and tensorflow -> numpy and torch, and jax -> tensorflow: the source's "
+    "export (read-only; "
+    "JAX's is jaxlib's own, without `__dlpack__`'s ~5 µs of Python, which the "
+    "native jax rows pay) viewed by numpy's C API or handed to torch's C exchange "
+    "import. torch's tensor is recorded as lent read-only, so that memory stays "
+    "read-only when it comes back: the record is made in C and removed by the "
+    "export's deleter when torch frees the storage (the storage's key is read "
+    "through torch's Python). TF's legacy capsule costs the same in both columns; "
+    "the Buffer over it, the record and the Tensor make the TF rows' gap. TF reads "
+    "torch's memory through torch's C exchange import and its own C++ import, "
+    "without `__dlpack__`'s Python.",
     "- 3x faster than `np.from_dlpack(t)` / `torch.from_dlpack(a)` would be below "
     "the cost of making the framework's array object at all (`torch.from_numpy` "
     "alone is more than a third of `torch.from_dlpack`).",

@@ -442,6 +442,25 @@ def test_numpy_takes_immutable_memory_by_its_route_read_only(source):
         x.numpy()[0, 0] = 1.0
 
 
+def test_tensorflow_takes_jax_memory_by_its_route_or_leaves_it_to_the_general_path():
+    tf = pytest.importorskip("tensorflow")
+    jax = pytest.importorskip("jax")
+    route = _backends.get("tensorflow").ROUTES["jax"]
+    a = jax.numpy.arange(12.0, dtype=jax.numpy.float32).reshape(3, 4)
+    ut.asarray(a).numpy()  # jax loaded
+    t = route(a)
+    assert isinstance(t, tf.Tensor)
+    np.testing.assert_array_equal(t.numpy(), np.asarray(a))
+    assert ut.asarray(t).numpy().ctypes.data == _address(a)  # jax's own memory
+    seen = []
+
+    def f(y):
+        seen.append(route(y))
+        return y
+    jax.jit(f)(a)
+    assert seen == [None]  # a tracer has no memory: the general path says so
+
+
 def test_numpy_route_leaves_traced_jax_arrays_to_the_general_path():
     jax = pytest.importorskip("jax")
     ut.asarray(jax.numpy.ones(2)).numpy()  # jax loaded

@@ -29,6 +29,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
+from .. import _loaded
 from .._dlpack import cpu_only_reason, immutable_buffer
 
 if TYPE_CHECKING:
@@ -187,7 +188,21 @@ def _from_torch(x: Any) -> tf.Tensor | None:  # x: a torch.Tensor
     return None if capsule is None else _from_capsule(capsule, _context_handle())
 
 
-ROUTES = {"numpy": _from_numpy, "torch": _from_torch}
+def _from_jax(x: Any) -> tf.Tensor | None:  # x: a jax.Array
+    """JAX's memory by the jax adapter's export (jaxlib's own, without
+    ``__dlpack__``'s Python) and TF's C++ import (``alias``): what the general
+    path does, without its Python. None where the export is refused (a tracer)
+    or TF would need a copy (not compact or not 64-byte aligned, off the CPU):
+    the general path decides.
+    """
+    try:  # loaded: x is a jax-owned Tensor's array
+        buf = _loaded["jax"].export(x)
+    except Exception:  # jax's refusal, of whatever type: said later
+        return None
+    return alias(buf) if copy_reason(buf) is None else None
+
+
+ROUTES = {"numpy": _from_numpy, "torch": _from_torch, "jax": _from_jax}
 
 
 _ALIGNMENT = 64  # what TF's CPU kernels assume of every tensor's data
