@@ -461,6 +461,19 @@ def test_tensorflow_takes_jax_memory_by_its_route_or_leaves_it_to_the_general_pa
     assert seen == [None]  # a tracer has no memory: the general path says so
 
 
+def test_numpy_takes_warp_memory_by_its_route_writable():
+    wp = pytest.importorskip("warp", reason="warp-lang is not installed")
+    w = wp.array(np.arange(6.0, dtype=np.float32), dtype=wp.float32, device="cpu")
+    x = ut.asarray(w)  # (warp loaded)
+    v = NUMPY.ROUTES["warp"](w)
+    assert v.ctypes.data == w.ptr  # Warp's own memory, writable as Warp's is
+    v[1] = 7.0
+    assert w.numpy()[1] == 7.0
+    assert x.numpy().ctypes.data == w.ptr
+    vectors = wp.zeros(2, dtype=wp.vec3, device="cpu")
+    assert NUMPY.ROUTES["warp"](vectors) is None  # refused: the general path says why
+
+
 def test_numpy_route_leaves_traced_jax_arrays_to_the_general_path():
     jax = pytest.importorskip("jax")
     ut.asarray(jax.numpy.ones(2)).numpy()  # jax loaded

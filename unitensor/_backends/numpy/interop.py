@@ -113,12 +113,13 @@ def export(x: np.ndarray) -> _core.Buffer:
 
 
 def _view_of(source: str) -> Callable[[Any], np.ndarray | None]:
-    """The route from ``source``, an immutable framework (jax, tensorflow): its
-    adapter's export (read-only) as an array made by numpy's C API over the
-    Buffer (``_core.ndarray_view``): what the general path does, without its
-    Python, under ``np.from_dlpack(x)``'s cost. None where the export or the
-    view is refused (a tracer or symbolic tensor, which has no memory; memory off
-    the CPU; a dtype numpy cannot name): the general path says why.
+    """The route from ``source`` (jax, tensorflow, warp): its adapter's export
+    (read-only where the framework's arrays are immutable) as an array made by
+    numpy's C API over the Buffer (``_core.ndarray_view``): what the general
+    path does, without its Python, under ``np.from_dlpack(x)``'s cost. None
+    where the export or the view is refused (a tracer or symbolic tensor, which
+    has no memory; memory off the CPU; a dtype numpy cannot name): the general
+    path says why.
     """
     def route(x: Any) -> np.ndarray | None:
         try:  # loaded: x is a Tensor's own array, of that framework
@@ -155,7 +156,8 @@ ROUTES = {"torch": functools.partial(_core.exchange_host_view, _core.ndarray_vie
                                      ("is_neg", "requires_grad",
                                       (LENT_READ_ONLY, _lent_to_torch)),
                                      ("is_conj",)),
-          "jax": _view_of("jax"), "tensorflow": _view_of("tensorflow")}
+          "jax": _view_of("jax"), "tensorflow": _view_of("tensorflow"),
+          "warp": _view_of("warp")}
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
