@@ -20,7 +20,7 @@ import importlib
 from types import ModuleType
 from typing import TYPE_CHECKING, Final
 
-from .. import _device
+from .. import _core, _device
 from .._device import Device
 from .._errors import arg_error, describe
 
@@ -62,6 +62,19 @@ def get(name: object, func: str = "to") -> Adapter:
                         f"({exc})") from exc
     # one adapter per framework, also where threads loaded it at once
     return _loaded.setdefault(name, adapter)
+
+
+def exported_by(source: str, x: object) -> _core.Buffer | None:
+    """``x``'s memory by its framework's adapter (``export``): what a route from
+    ``source`` starts from. None where the framework refuses it (a tracer or a
+    symbolic tensor, which has no memory; a deleted array), of whatever type its
+    refusal is: the general path, which the route then leaves it to, says why.
+    ``source`` is loaded: ``x`` is a Tensor's own array, of that framework.
+    """
+    try:
+        return _loaded[source].export(x)
+    except Exception:
+        return None
 
 
 def framework_of(kind: type) -> str | None:

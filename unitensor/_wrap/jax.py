@@ -489,22 +489,15 @@ mlir.register_lowering(_bridge_p, _lowering)
 # -- hand-overs: the parts' own route (Bridge.handed) -----------------------------
 # (see the torch part: the adapters' export and alias without a Tensor, for the
 # common arrays; anything else takes _lend.lend's general path)
-_ARRAY = type(jnp.zeros(()))
 
 
 def exported(y: Any, compact: bool) -> Any:
     """A read-only Buffer over ``y``, a concrete jax array on the CPU of a
-    dtype unitensor holds (the jax adapter's export: jaxlib's own, which waits
-    until ``y`` is computed, as ``y.__dlpack__()`` does); None for anything else
-    (a tracer, numpy, another device, a sharded or deleted array).
+    dtype unitensor holds (the jax adapter's direct export: jaxlib's own, which
+    waits until ``y`` is computed, as ``y.__dlpack__()`` does); None for
+    anything else (a tracer, numpy, another device, a sharded or deleted array).
     """
-    if type(y) is not _ARRAY or y.dtype not in _interop.NATIVE_DTYPES or (
-            getattr(y.sharding, "_device", None) is not _interop._cpu()):
-        return None
-    try:
-        return _interop.export(y)
-    except (RuntimeError, ValueError, TypeError, BufferError):  # deleted, donated
-        return None
+    return _interop.direct_export(y)
 
 
 def imported(buf: Any, guarded: bool) -> Any:

@@ -99,18 +99,25 @@ def autodiff_state(x: jax.Array) -> str | None:
 
 def export(x: jax.Array) -> _core.Buffer:
     # Without a stream, JAX's export waits until the array is computed; a JAX
-    # array never changes after, so its Buffer needs no producer. A concrete
-    # array on the one CPU device, of a dtype unitensor holds, goes to jaxlib's
-    # export itself, which __dlpack__ calls after ~5 µs of Python (its checks
-    # are of arrays elsewhere: tracers, other devices, sharded ones); a deleted
-    # or donated array takes __dlpack__, which says so.
-    if (_EXPORT is not None and type(x) is _ARRAY_IMPL and x.dtype in NATIVE_DTYPES
-            and getattr(x.sharding, "_device", None) is _cpu()):
-        try:
-            return immutable_buffer(_EXPORT(x))
-        except (RuntimeError, ValueError, TypeError):
-            pass
-    return immutable_buffer(x.__dlpack__())
+    # array never changes after, so its Buffer needs no producer.
+    buf = direct_export(x)
+    return buf if buf is not None else immutable_buffer(x.__dlpack__())
+
+
+def direct_export(x: Any) -> _core.Buffer | None:
+    """A read-only Buffer over ``x`` by jaxlib's own export, which
+    ``__dlpack__`` calls after ~5 µs of Python (its checks are of arrays
+    elsewhere): for a concrete array on the one CPU device, of a dtype
+    unitensor holds. None for anything else (a tracer, numpy, another device, a
+    sharded array) and for a deleted or donated one (``__dlpack__`` says so).
+    """
+    if (_EXPORT is None or type(x) is not _ARRAY_IMPL or x.dtype not in NATIVE_DTYPES
+            or getattr(x.sharding, "_device", None) is not _cpu()):
+        return None
+    try:
+        return immutable_buffer(_EXPORT(x))
+    except (RuntimeError, ValueError, TypeError):
+        return None
 
 
 try:  # jaxlib's DLPack export

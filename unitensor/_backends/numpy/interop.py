@@ -12,7 +12,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
-from .. import _loaded
+from .. import _loaded, exported_by
 from .._dlpack import LENT_READ_ONLY, cpu_only_reason
 from .._dtype_tables import numpy_dtype_table
 
@@ -122,9 +122,8 @@ def _view_of(source: str) -> Callable[[Any], np.ndarray | None]:
     path says why.
     """
     def route(x: Any) -> np.ndarray | None:
-        try:  # loaded: x is a Tensor's own array, of that framework
-            buf = _loaded[source].export(x)
-        except Exception:  # the framework's refusal, of whatever type: said later
+        buf = exported_by(source, x)
+        if buf is None:
             return None
         try:
             return _core.ndarray_view(buf)

@@ -29,7 +29,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
-from .. import _loaded
+from .. import exported_by
 from .._dlpack import cpu_only_reason, immutable_buffer
 
 if TYPE_CHECKING:
@@ -195,11 +195,8 @@ def _from_jax(x: Any) -> tf.Tensor | None:  # x: a jax.Array
     or TF would need a copy (not compact or not 64-byte aligned, off the CPU):
     the general path decides.
     """
-    try:  # loaded: x is a jax-owned Tensor's array
-        buf = _loaded["jax"].export(x)
-    except Exception:  # jax's refusal, of whatever type: said later
-        return None
-    return alias(buf) if copy_reason(buf) is None else None
+    buf = exported_by("jax", x)
+    return alias(buf) if buf is not None and copy_reason(buf) is None else None
 
 
 ROUTES = {"numpy": _from_numpy, "torch": _from_torch, "jax": _from_jax}
