@@ -244,10 +244,10 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     """``run`` over a batch: once per item of the batch axis of each of ``xs``
     at ``dims`` (None: not batched), the outputs stacked in front.
     """
-    size = next(x.shape[d] for x, d in zip(xs, dims, strict=True) if d is not None)
+    size = _batch_size(xs, dims)
     c = _kernel_call(run)
     if c is not None and size > 0 and _runtime.tape is None:
-        return _kernel_vmap(c, xs, dims, size)
+        return _kernel_vmap(c, xs, dims)
     stacked: list[Any] = []
     for k in range(size):
         ys = run([x if d is None else _item(x, d, k)
@@ -260,9 +260,14 @@ def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     return stacked
 
 
+def _batch_size(xs: list[Any], dims: tuple[int | None, ...]) -> int:
+    return next(x.shape[d] for x, d in zip(xs, dims, strict=True) if d is not None)
+
+
 def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
-                 size: int, into: list[Any] | None = None) -> list[Any]:
-    """A :class:`Kernel` body over a batch of ``size`` items: its outputs made
+                 into: list[Any] | None = None) -> list[Any]:
+    """A :class:`Kernel` body over a batch of items (``xs`` batched at ``dims``,
+    None: not batched; at least one item): its outputs made
     once for the whole batch (zero-filled, as one item's are; ``into``: arrays
     given for them, XLA's output buffers under ``jax.jit``, zero-filled here),
     and the kernel launched once per item by its recorded command, the items'
@@ -272,13 +277,14 @@ def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
     reads and writes (an atomic sum into ``loss[0]``) stays within its item.
     """
     k: Kernel = c.bridge.func  # type: ignore[assignment]
+    size = _batch_size(xs, dims)
     firsts = [x if d is None else _item(x, d, 0) for x, d in zip(xs, dims, strict=True)]
     args, kwargs = c.arguments(firsts)
     inputs = k.bind(args, kwargs)
     dim = k.launch_dim(inputs)
     if into is None:
-        stacked = [_zeros((size, *y.shape), y.dtype, y.device)
-                   for y in k.make_outputs(inputs, dim)]
+        stacked = [_zeros((size, *shape), dtype, k.device(inputs))
+                   for shape, dtype in k.output_specs(dim)]
     else:
         stacked = into
         for y in stacked:
@@ -567,16 +573,11 @@ class Kernel:
             return self.dim
         return tuple(inputs[self.first_array].shape)  # type: ignore[index]
 
-    def make_outputs(self, inputs: list[Any], dim: tuple[int, ...],
-                     requires_grad: bool = False) -> list[Any]:
-        """New arrays for the kernel's outputs, zero-filled (a kernel that
-        adds into its output, ``wp.atomic_add``, starts from zeros, as with
-        ``wp.zeros`` on Warp's tape; Warp's ``jax_kernel`` leaves XLA's
-        buffers as they are).
+    def output_specs(self, dim: tuple[int, ...]) -> list[tuple[tuple[int, ...], Any]]:
+        """The shape and Warp dtype of each output of a launch over ``dim``:
+        the launch's shape, or the one ``output_shapes=`` gives.
         """
-        device = inputs[self.first_array].device if self.first_array is not None \
-            else wp.get_device()
-        outs = []
+        specs = []
         for p, shape in zip(self.outputs, self.shapes, strict=True):
             if shape is None:
                 if len(dim) != p.type.ndim:
@@ -586,8 +587,24 @@ class Kernel:
                                     "it is not the launch dimensions",
                                     f"launch dimensions {dim}")
                 shape = dim
-            outs.append(_zeros(shape, p.type.dtype, device, requires_grad))
-        return outs
+            specs.append((shape, p.type.dtype))
+        return specs
+
+    def make_outputs(self, inputs: list[Any], dim: tuple[int, ...],
+                     requires_grad: bool = False) -> list[Any]:
+        """New arrays for the kernel's outputs, zero-filled (a kernel that
+        adds into its output, ``wp.atomic_add``, starts from zeros, as with
+        ``wp.zeros`` on Warp's tape; Warp's ``jax_kernel`` leaves XLA's
+        buffers as they are).
+        """
+        device = self.device(inputs)
+        return [_zeros(shape, dtype, device, requires_grad)
+                for shape, dtype in self.output_specs(dim)]
+
+    def device(self, inputs: list[Any]) -> Any:
+        """Where a launch on ``inputs`` runs: its first array's device."""
+        return (inputs[self.first_array].device if self.first_array is not None
+                else wp.get_device())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = self.bind(args, kwargs)
@@ -807,9 +824,7 @@ def into_xla(c: Call, dims: tuple[int | None, ...] | None = None
     batch_dims = dims
 
     def launch_items(xs: list[Any], outs: list[Any]) -> None:
-        size = next(x.shape[d] for x, d in zip(xs, batch_dims, strict=True)
-                    if d is not None)
-        if size:
-            _kernel_vmap(c, xs, batch_dims, size, into=outs)
+        if _batch_size(xs, batch_dims):  # (an empty batch: nothing to write)
+            _kernel_vmap(c, xs, batch_dims, into=outs)
 
     return launch_items
