@@ -1583,6 +1583,29 @@ buffer_copy(Buffer *self, PyObject *args, PyObject *kwargs)
 
 /* -------------------------------------------------------- DLPack export --- */
 
+/* Adds `by` (1 or -1) to table[key], the count of live exports of the memory at
+ * address `key` lent read-only; the entry goes at 0. 0, or -1 with an error. */
+static int
+count_lent(PyObject *table, PyObject *key, long by)
+{
+    PyObject *found = PyDict_GetItemWithError(table, key);
+    if (found == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    long count = found == NULL ? 0 : PyLong_AsLong(found);
+    if (count == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    count += by;
+    if (count <= 0) {
+        return found == NULL ? 0 : PyDict_DelItem(table, key);
+    }
+    PyObject *value = PyLong_FromLong(count);
+    int status = value == NULL ? -1 : PyDict_SetItem(table, key, value);
+    Py_XDECREF(value);
+    return status;
+}
+
 /* Rule 3: the one place an Export's reference to its Buffer is dropped. */
 static void
 export_free(Export *e)
@@ -1593,12 +1616,12 @@ export_free(Export *e)
     PyGILState_STATE gil = PyGILState_Ensure();
     stats.exported_alive--;
     if (e->lent_table != NULL) {
-        /* The framework freed its array's memory record: the key (its address)
-         * may name another one from now on. An exception may be propagating
-         * where the framework frees it: kept aside. */
+        /* The framework freed its array's memory record: one export fewer of
+         * that memory. An exception may be propagating where the framework
+         * frees it: kept aside. */
         PyObject *type, *value, *traceback;
         PyErr_Fetch(&type, &value, &traceback);
-        if (PyDict_DelItem(e->lent_table, e->lent_key) < 0) {
+        if (count_lent(e->lent_table, e->lent_key, -1) < 0) {
             PyErr_Clear(); /* gone already: the table was cleared */
         }
         PyErr_Restore(type, value, traceback);
@@ -1960,15 +1983,21 @@ exchange_hand_over(const DLPackExchangeAPI *api, DLManagedTensorVersioned *manag
     return out;
 }
 
-/* The key of `array` in a table of memory lent read-only, recorded there: the
- * export (handed to the framework, which made `array` from it) deletes it when
- * the framework frees that memory's record. 0, or -1 with an error. */
+/* Records the memory `managed` hands over as lent read-only in `table`: its
+ * address, counted once per live export, is the key the framework's adapter
+ * looks an array's memory up by (the address its storage starts at), and the
+ * export's deleter takes its count back when the framework frees that memory.
+ * Memory at no address (empty) has nothing to write and is not recorded.
+ * 0, or -1 with an error. */
 static int
-record_lent(PyObject *array, DLManagedTensorVersioned *managed, PyObject *table,
-            PyObject *key_of)
+record_lent(DLManagedTensorVersioned *managed, PyObject *table)
 {
-    PyObject *key = PyObject_CallOneArg(key_of, array);
-    if (key == NULL || PyDict_SetItem(table, key, Py_True) < 0) {
+    char *data = (char *)managed->dl_tensor.data;
+    if (data == NULL) {
+        return 0;
+    }
+    PyObject *key = PyLong_FromVoidPtr(data + managed->dl_tensor.byte_offset);
+    if (key == NULL || count_lent(table, key, 1) < 0) {
         Py_XDECREF(key);
         return -1;
     }
@@ -1979,9 +2008,9 @@ record_lent(PyObject *array, DLManagedTensorVersioned *managed, PyObject *table,
 }
 
 /* An array of the framework whose array type is `type`, over buf's memory,
- * through that framework's C exchange API. Read-only memory only with `lent`,
- * a pair (table, key_of): the exchange has no way to ask the framework for a
- * read-only array, so the array is recorded in the table under key_of(array),
+ * through that framework's C exchange API. Read-only memory only with `lent`, a
+ * dict: the exchange has no way to ask the framework for a read-only array, so
+ * the memory is recorded in it (record_lent) before the framework sees it,
  * until the framework frees it. */
 static PyObject *
 exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -1992,16 +2021,13 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return arg_error(PyExc_TypeError, func, "args",
                          "(a Buffer, an array type[, lent])", "%zd arguments", nargs);
     }
-    PyObject *table = NULL, *key_of = NULL;
+    PyObject *table = NULL;
     if (nargs == 3 && args[2] != Py_None) {
-        if (!PyTuple_CheckExact(args[2]) || PyTuple_GET_SIZE(args[2]) != 2 ||
-            !PyDict_CheckExact(PyTuple_GET_ITEM(args[2], 0)) ||
-            !PyCallable_Check(PyTuple_GET_ITEM(args[2], 1))) {
-            return arg_error(PyExc_TypeError, func, "lent",
-                             "None or a pair (dict, callable)", "%R", args[2]);
+        if (!PyDict_CheckExact(args[2])) {
+            return arg_error(PyExc_TypeError, func, "lent", "None or a dict", "%R",
+                             args[2]);
         }
-        table = PyTuple_GET_ITEM(args[2], 0);
-        key_of = PyTuple_GET_ITEM(args[2], 1);
+        table = args[2];
     }
     Buffer *b = (Buffer *)args[0];
     const DLPackExchangeAPI *api = exchange_api((PyTypeObject *)args[1], func, "type");
@@ -2022,12 +2048,14 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         }
     }
     DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
-    PyObject *array = managed == NULL ? NULL : exchange_hand_over(api, managed);
-    if (array != NULL && b->readonly &&
-        record_lent(array, managed, table, key_of) < 0) {
-        Py_CLEAR(array); /* its memory unrecorded: not handed out */
+    if (managed == NULL) {
+        return NULL;
     }
-    return array;
+    if (b->readonly && record_lent(managed, table) < 0) {
+        managed_delete(KIND_VERSIONED, managed); /* not handed out */
+        return NULL;
+    }
+    return exchange_hand_over(api, managed);
 }
 
 /* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
@@ -3215,7 +3243,7 @@ static PyMethodDef module_methods[] = {
     {"exchange_export", (PyCFunction)(void (*)(void))exchange_export, METH_FASTCALL,
      "exchange_export(buffer, array_type, lent=None)\nAn array of array_type's "
      "framework over buffer's memory, through its DLPack C exchange API; read-only "
-     "memory only with lent, (table, key_of): recorded as table[key_of(array)] "
+     "memory only with lent, a dict: its address counted there (table[address]) "
      "until the framework frees the array's memory."},
     {"exchange_host_capsule", (PyCFunction)(void (*)(void))exchange_host_capsule,
      METH_FASTCALL,

@@ -296,7 +296,7 @@ def test_exchange_export_refuses_what_it_cannot_do():
         _core.exchange_export(writable, np.ndarray)
     with pytest.raises(TypeError, match=r"\(a Buffer, an array type\[, lent\]\)"):
         _core.exchange_export(writable)
-    with pytest.raises(TypeError, match=r"lent: expected None or a pair \(dict, "):
+    with pytest.raises(TypeError, match=r"lent: expected None or a dict, got \(\{\}"):
         _core.exchange_export(writable, torch.Tensor, ({}, 3))
     readonly = np.zeros(3)
     readonly.flags.writeable = False
@@ -318,17 +318,31 @@ def test_exchange_export_records_read_only_memory_until_torch_frees_it():
     a = np.arange(6.0)
     a.flags.writeable = False
     table: dict = {}
-    t = _core.exchange_export(NUMPY.export(a), torch.Tensor,
-                              (table, torch_interop._storage_key))
+    t = _core.exchange_export(NUMPY.export(a), torch.Tensor, table)
     assert t.data_ptr() == a.ctypes.data  # the same memory, not a copy
-    assert table == {t.untyped_storage()._cdata: True}
+    assert table == {t.untyped_storage().data_ptr(): 1}  # the key readonly() reads
+    again = _core.exchange_export(NUMPY.export(a), torch.Tensor, table)
+    assert table == {a.ctypes.data: 2}  # one count per storage alive over it
     view = t[2:4]
     del t
     gc.collect()
-    assert len(table) == 1  # a view keeps the storage, and so the record
+    assert table == {a.ctypes.data: 2}  # a view keeps the storage, and so the count
     del view
     gc.collect()
-    assert table == {}  # the export's deleter removed it with the memory
+    assert table == {a.ctypes.data: 1}  # the export's deleter took its count back
+    del again
+    gc.collect()
+    assert table == {}
+
+
+@requires_exchange
+def test_exchange_export_records_nothing_of_writable_memory():
+    table: dict = {}
+    a = np.arange(3.0)
+    t = _core.exchange_export(NUMPY.export(a), torch.Tensor, table)
+    assert table == {}
+    t += 1
+    assert a.tolist() == [1.0, 2.0, 3.0]
 
 
 @requires_exchange
@@ -339,14 +353,17 @@ def test_exchange_export_hands_out_nothing_unrecorded():
     buf = NUMPY.export(a)
     alive = _core.stats()["exported_alive"]
 
-    def refuse(t):
-        raise RuntimeError("no key")
-    table: dict = {}
-    with pytest.raises(RuntimeError, match="no key"):
-        _core.exchange_export(buf, torch.Tensor, (table, refuse))
+    class Table(dict):  # a dict of another type is refused before anything is made
+        pass
+    with pytest.raises(TypeError, match="lent: expected None or a dict"):
+        _core.exchange_export(buf, torch.Tensor, Table())
+    assert _core.stats()["exported_alive"] == alive
+    table = {a.ctypes.data: "not a count"}
+    with pytest.raises(TypeError):
+        _core.exchange_export(buf, torch.Tensor, table)
     gc.collect()
-    assert table == {}
-    assert _core.stats()["exported_alive"] == alive  # freed once, by torch
+    assert table == {a.ctypes.data: "not a count"}
+    assert _core.stats()["exported_alive"] == alive  # freed once, not handed out
 
 
 @requires_exchange

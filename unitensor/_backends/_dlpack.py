@@ -16,12 +16,12 @@ from typing import Any
 from .. import _core
 from .._device import CPU_READABLE
 
-# Read-only memory lent to a framework that cannot mark its arrays read-only
-# (torch): the storage's address -> the framework's weak reference to it. Filled
-# by that framework's adapter (torch's ``readonly`` answers from it); a route that
-# must decline such memory (numpy's from torch) asks nothing while it is empty,
-# the common case.
-LENT_READ_ONLY: dict[int, Any] = {}
+# CPU memory lent read-only to a framework that cannot mark its arrays read-only
+# (torch): the memory's address -> how many of that framework's arrays' storages
+# are alive over it (the C exchange export keeps the count). Torch's adapter
+# answers ``readonly`` from it; a route that must decline such memory (numpy's
+# from torch) asks nothing while it is empty, the common case.
+LENT_READ_ONLY: dict[int, int] = {}
 
 
 def buffer_from_dlpack(obj: Any, func: str = "from_capsule", arg: str = "capsule",

@@ -136,7 +136,7 @@ _FROM_NUMPY = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64",
 def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
     """The route from ``source``, an immutable framework (jax, tensorflow): its
     adapter's export (read-only) handed to torch's C exchange import, recorded
-    in C as lent read-only (``_LENT``): the general path's alias without its
+    in C as lent read-only (``_LENT_READ_ONLY``): the general path's alias without its
     Python, under the cost of ``torch.from_dlpack``. Such memory is aliased as
     ``alias`` aliases it (torch cannot mark it), warned once. None where the
     export or the import is refused, for memory off the CPU (CUDA stream order
@@ -149,7 +149,7 @@ def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
         if buf is None or buf.device[0] != KDL_CPU:
             return None
         try:
-            t = _core.exchange_export(buf, torch.Tensor, _LENT)
+            t = _core.exchange_export(buf, torch.Tensor, _LENT_READ_ONLY)
         except Exception:  # torch's refusal, of whatever type: said later
             return None
         warn_read_only_alias("torch", "torch")
@@ -203,56 +203,52 @@ def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
 def alias(buf: _core.Buffer) -> torch.Tensor:
     if _EXCHANGE and buf.device[0] == KDL_CPU:
         # 2.5x cheaper than torch.from_dlpack; read-only memory recorded in C
-        return _core.exchange_export(buf, torch.Tensor, _LENT if buf.readonly else None)
+        return _core.exchange_export(buf, torch.Tensor, _LENT_READ_ONLY)
     x = torch.from_dlpack(buf)
     if buf.readonly:
         _lend_read_only(x)
     return x
 
 
-# The storages of the tensors unitensor made over read-only memory (torch cannot
-# mark them), by their address. Made through the C exchange (CPU memory): the
-# entry is True, and the export's deleter removes it when torch frees the
-# storage's memory, before the storage's own record is freed, so no other
-# storage can have that address while the entry lives. Made by torch.from_dlpack
-# (CUDA): torch's weak reference to the storage, which keeps the storage's record
-# allocated (not its memory) until it is dropped, to the same end.
-_LENT_READ_ONLY: dict[int, StorageWeakRef | bool] = LENT_READ_ONLY  # (_dlpack.py)
-_swept_at = 64  # the table's size that triggers the next sweep of dead entries
-
-
-def _storage_key(x: torch.Tensor) -> int:
-    return x.untyped_storage()._cdata
-
-
-# exchange_export's record of read-only memory lent: (table, key of a tensor)
-_LENT = (_LENT_READ_ONLY, _storage_key)
+# Memory unitensor lent torch read-only (torch cannot mark its tensors). CPU
+# memory, handed over through the C exchange: the address it starts at -> the
+# number of torch storages alive over it, kept by the export in C (counted when
+# made, taken back by the export's deleter when torch frees the storage's
+# memory, so the address cannot name other memory while it is counted). CUDA
+# memory (torch.from_dlpack): the storage's address -> torch's weak reference to
+# it, which keeps the storage's record allocated (not its memory) until it is
+# dropped, to the same end.
+_LENT_READ_ONLY: dict[int, int] = LENT_READ_ONLY  # (_dlpack.py)
+_LENT_CUDA: dict[int, StorageWeakRef] = {}
+_swept_at = 64  # the CUDA table's size that triggers the next sweep of dead entries
 
 
 def _lend_read_only(x: torch.Tensor) -> None:
     global _swept_at
     storage = x.untyped_storage()
-    _LENT_READ_ONLY[storage._cdata] = StorageWeakRef(storage)
-    if len(_LENT_READ_ONLY) >= _swept_at:
-        for key in [k for k, ref in _LENT_READ_ONLY.items()
-                    if isinstance(ref, StorageWeakRef) and ref.expired()]:
-            del _LENT_READ_ONLY[key]
-        _swept_at = 2 * len(_LENT_READ_ONLY) + 64
+    _LENT_CUDA[storage._cdata] = StorageWeakRef(storage)
+    if len(_LENT_CUDA) >= _swept_at:
+        for key in [k for k, ref in _LENT_CUDA.items() if ref.expired()]:
+            del _LENT_CUDA[key]
+        _swept_at = 2 * len(_LENT_CUDA) + 64
 
 
 def readonly(x: torch.Tensor) -> bool:
     """Whether ``x``'s memory is memory unitensor lent read-only (its storage,
     which views of ``x`` share): torch itself has no read-only tensors.
     """
-    if not _LENT_READ_ONLY:  # nothing was ever lent: the common case, free
+    if not _LENT_READ_ONLY and not _LENT_CUDA:  # nothing lent: the common case
         return False
     if torch.compiler.is_compiling():  # Dynamo's fake tensors have no real
         return False  # storage to look up (and reading one would break the graph)
     try:
-        ref = _LENT_READ_ONLY.get(x.untyped_storage()._cdata)
+        storage = x.untyped_storage()
     except (RuntimeError, NotImplementedError):  # sparse, nested: no storage
         return False
-    return ref is True or (isinstance(ref, StorageWeakRef) and not ref.expired())
+    if x.is_cpu:
+        return storage.data_ptr() in _LENT_READ_ONLY
+    ref = _LENT_CUDA.get(storage._cdata)
+    return ref is not None and not ref.expired()
 
 
 # torch >= 2.13 publishes the DLPack 1.3 C exchange API: the C extension imports
