@@ -3227,10 +3227,10 @@ get_stats(PyObject *module, PyObject *Py_UNUSED(ignored))
 /* A CPU kernel's entry as Warp compiles it: (launch bounds, argument struct). */
 typedef void (*cpu_kernel)(void *bounds, void *args);
 
-/* replay_launches(function, bounds, args, moves, items): calls the compiled CPU
- * kernel at address `function` items - 1 more times, launch n (1 <= n < items)
- * with each (offset, base, step) of `moves` setting the pointer at byte `offset`
- * of the argument struct at `args` to base + n * step: the items of a batch,
+/* replay_launches(function, bounds, args, moves, first, items): calls the
+ * compiled CPU kernel at address `function` for launches first <= n < items,
+ * launch n with each (offset, base, step) of `moves` setting the pointer at byte
+ * `offset` of the argument struct at `args` to base + n * step: the items of a batch,
  * each launched on its own memory, without Python per launch (Warp's replay of
  * a recorded launch costs ~3.5 us an item in Python). The addresses are the
  * caller's to vouch for, as ctypes' are; the pointers are left as item 0's.
@@ -3239,17 +3239,19 @@ static PyObject *
 replay_launches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char func[] = "replay_launches";
-    if (nargs != 5 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
-        !PyLong_Check(args[2]) || !PyTuple_Check(args[3]) || !PyLong_Check(args[4])) {
+    if (nargs != 6 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
+        !PyLong_Check(args[2]) || !PyTuple_Check(args[3]) || !PyLong_Check(args[4]) ||
+        !PyLong_Check(args[5])) {
         return arg_error(PyExc_TypeError, func, "args",
-                         "(function, bounds, args, moves, items): three addresses, a "
-                         "tuple of (offset, base, step), a count",
+                         "(function, bounds, args, moves, first, items): three "
+                         "addresses, a tuple of (offset, base, step), two counts",
                          "%zd arguments", nargs);
     }
     cpu_kernel kernel = (cpu_kernel)PyLong_AsVoidPtr(args[0]);
     void *bounds = PyLong_AsVoidPtr(args[1]);
     char *struct_at = PyLong_AsVoidPtr(args[2]);
-    Py_ssize_t items = PyLong_AsSsize_t(args[4]);
+    Py_ssize_t first = PyLong_AsSsize_t(args[4]);
+    Py_ssize_t items = PyLong_AsSsize_t(args[5]);
     if (PyErr_Occurred()) {
         return NULL;
     }
@@ -3284,8 +3286,8 @@ replay_launches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                              "%zd", moves[i].offset);
         }
     }
-    Py_BEGIN_ALLOW_THREADS for (Py_ssize_t n = 1; n < items; n++)
-    {
+    PyThreadState *released = PyEval_SaveThread();
+    for (Py_ssize_t n = first < 0 ? 0 : first; n < items; n++) {
         for (Py_ssize_t i = 0; i < n_moves; i++) {
             uintptr_t at = moves[i].base + (uintptr_t)(n * moves[i].step);
             memcpy(struct_at + moves[i].offset, &at, sizeof at);
@@ -3295,7 +3297,8 @@ replay_launches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < n_moves; i++) {
         memcpy(struct_at + moves[i].offset, &moves[i].base, sizeof moves[i].base);
     }
-    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+    PyEval_RestoreThread(released);
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
@@ -3327,8 +3330,9 @@ static PyMethodDef module_methods[] = {
      "DLPack capsule over obj's CPU memory, row-major compact and aligned, through "
      "its type's DLPack C exchange API; None where that does not apply."},
     {"replay_launches", (PyCFunction)(void (*)(void))replay_launches, METH_FASTCALL,
-     "replay_launches(function, bounds, args, moves, items)\nCall the compiled CPU "
-     "kernel at address function (bounds, args) for items 1..items-1, each move "
+     "replay_launches(function, bounds, args, moves, first, items)\nCall the compiled "
+     "CPU kernel at address function (bounds, args) for items first..items-1, each "
+     "move "
      "(offset, base, step) setting the pointer at args + offset to base + n * step."},
     {"ndarray_view", (PyCFunction)ndarray_view, METH_O,
      "ndarray_view(buffer)\nA numpy array over buffer's CPU memory (numpy's C API; "

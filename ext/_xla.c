@@ -358,7 +358,42 @@ lent_fill(Lent *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* The buffer's address, for a launch that writes a kernel's arguments itself (a
+ * replayed Warp kernel): while the call runs only. */
+static PyObject *
+lent_address(Lent *self, void *closure)
+{
+    if (self->expired) {
+        PyErr_SetString(PyExc_BufferError, "Lent.address: the call has returned");
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(self->data);
+}
+
+/* The result's bytes set to zero (XLA's result buffers are not), as an eager
+ * kernel's outputs are made: refused for an argument and after the call. */
+static PyObject *
+lent_zero(Lent *self, PyObject *unused)
+{
+    if (self->expired || !self->writeable) {
+        PyErr_SetString(PyExc_BufferError,
+                        self->expired ? "Lent.zero(): the call has returned"
+                                      : "Lent.zero(): an argument is read-only");
+        return NULL;
+    }
+    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
+    for (int32_t i = 0; i < self->ndim; i++) {
+        size *= self->dims[i];
+    }
+    if (size > 0) {
+        memset(self->data, 0, (size_t)size);
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef lent_methods[] = {
+    {"zero", (PyCFunction)lent_zero, METH_NOARGS,
+     "zero(): set this result's bytes to zero."},
     {"fill", (PyCFunction)(void (*)(void))lent_fill, METH_FASTCALL,
      "fill(address, nbytes): copy nbytes at address into this result (its "
      "whole size)."},
@@ -373,6 +408,8 @@ static PyMethodDef lent_methods[] = {
 
 static PyGetSetDef lent_getset[] = {
     {"shape", (getter)lent_shape, NULL, "The buffer's shape.", NULL},
+    {"address", (getter)lent_address, NULL,
+     "The buffer's address (while the call runs).", NULL},
     {"writeable", (getter)lent_writeable, NULL,
      "Whether it is a result (an argument is XLA's immutable array).", NULL},
     {"expired", (getter)lent_expired, NULL,

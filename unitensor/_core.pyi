@@ -130,10 +130,11 @@ def exchange_export(buffer: Buffer, array_type: type[_T],
 # numpy's C API (imported on first use): a numpy array over a Buffer; torch.from_numpy
 # through array_type's exchange import; a legacy capsule for TF's import
 def ndarray_view(buffer: Buffer, /) -> Any: ...
-# a compiled CPU kernel (Warp's) called for items 1..items-1, each move
+# a compiled CPU kernel (Warp's) called for items first..items-1, each move
 # (offset, base, step) setting a pointer of its argument struct per launch
 def replay_launches(function: int, bounds: int, args: int,
-                    moves: tuple[tuple[int, int, int], ...], items: int, /) -> None: ...
+                    moves: tuple[tuple[int, int, int], ...], first: int, items: int,
+                    /) -> None: ...
 def exchange_host_capsule(refusals: tuple[_Refusal, ...],
                           complex_refusals: tuple[_Refusal, ...], alignment: int,
                           obj: object, /) -> object | None: ...

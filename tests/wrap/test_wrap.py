@@ -1381,7 +1381,9 @@ def _differentiate_both_ways(body):
     x = torch.ones(2, requires_grad=True)
     ut.wrap("torch", "jax")(body)(x).sum().backward()
     jwrapped = ut.wrap("jax", "torch")(body)
-    jax.jit(jax.grad(lambda a: jwrapped(a).sum()))(jnp.ones(2))
+    # (waited for: a call still running in JAX's dispatch holds its executable,
+    # and so the body, until it ends)
+    jax.jit(jax.grad(lambda a: jwrapped(a).sum()))(jnp.ones(2)).block_until_ready()
 
 
 @pytest.mark.parametrize("keep", ["the tensor", "a view"])

@@ -238,14 +238,49 @@ def test_vmap_launches_items_after_the_first_in_one_c_call(kernels, monkeypatch)
 
 def test_replay_launches_refuses_what_it_cannot_call():
     with pytest.raises(TypeError, match=r"replay_launches\(\): args: expected "
-                       r"\(function, bounds, args, moves, items\)"):
-        _core.replay_launches(1, 2, 3, [], 4)
+                       r"\(function, bounds, args, moves, first, items\)"):
+        _core.replay_launches(1, 2, 3, [], 1, 4)
     with pytest.raises(ValueError, match="expected non-null addresses"):
-        _core.replay_launches(0, 2, 3, (), 4)
+        _core.replay_launches(0, 2, 3, (), 1, 4)
     with pytest.raises(TypeError, match=r"moves: expected a tuple of \(offset, "):
-        _core.replay_launches(1, 2, 3, ((0, 1),), 4)
+        _core.replay_launches(1, 2, 3, ((0, 1),), 1, 4)
     with pytest.raises(ValueError, match="moves: expected non-negative offsets"):
-        _core.replay_launches(1, 2, 3, ((-8, 1, 1),), 4)
+        _core.replay_launches(1, 2, 3, ((-8, 1, 1),), 1, 4)
+
+
+def test_jit_launches_later_calls_by_the_first_calls_plan(kernels, monkeypatch):
+    """Under jax.jit, the first call of a kernel body (plain or batched) makes
+    Warp's arrays over XLA's buffers and launches through Warp's replay; every
+    later call is the results zeroed and one C call, on the new buffers' own
+    addresses: right values on new inputs each call, none of Warp's Python.
+    """
+    jax.config.update("jax_enable_x64", True)
+    launches = []
+    real = wp_context.Launch.launch
+
+    def counted(self, *args, **kwargs):
+        launches.append(self)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(wp_context.Launch, "launch", counted)
+    f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
+    plain = jax.jit(lambda a, b: f(a, b, S))
+    batched = jax.jit(jax.vmap(lambda a, b: f(a, b, S), in_axes=(1, None)))
+    for k in range(3):
+        x, w = (k + 1) * X, W - k
+        y, z = plain(jnp.asarray(x), jnp.asarray(w))
+        np.testing.assert_array_equal(y, S * x * w)
+        np.testing.assert_allclose(z, np.sin(x) + w ** 2)
+        xs = np.stack([x, -x, 2 * x])
+        y, z = batched(jnp.asarray(xs.T), jnp.asarray(w))
+        np.testing.assert_array_equal(y, S * xs * w)
+        np.testing.assert_allclose(z, np.sin(xs) + w ** 2)
+    assert len(launches) == 2  # the first call of each
+    rows = jax.jit(jax.vmap(ut.wrap("jax", "warp", output_shapes=jax.ShapeDtypeStruct(
+        (3,), jnp.float64))(kernels.row_sums)))
+    for k in range(2):  # an atomic sum into each item's rows: zeroed each call
+        ms = np.arange(60.0).reshape(5, 3, 4) + k
+        np.testing.assert_array_equal(rows(jnp.asarray(ms)), (ms ** 2).sum(2))
+    assert len(launches) == 3
 
 
 def test_vmap_of_a_kernel_body_launches_each_item_in_one_batched_replay(
@@ -260,9 +295,9 @@ def test_vmap_of_a_kernel_body_launches_each_item_in_one_batched_replay(
     batched = []
     real = warp_part.Kernel.replay_items
 
-    def spy(self, dim, inputs, outs, steps, items, *rest):
+    def spy(self, dim, inputs, outs, steps, items, *rest, **kwargs):
         batched.append(items)
-        return real(self, dim, inputs, outs, steps, items, *rest)
+        return real(self, dim, inputs, outs, steps, items, *rest, **kwargs)
     monkeypatch.setattr(warp_part.Kernel, "replay_items", spy)
     f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
     w = jnp.asarray(W)
@@ -292,9 +327,10 @@ def test_vmap_of_a_kernel_body_launches_each_item_in_one_batched_replay(
 @pytest.mark.slow
 def test_the_shape_pass_under_jax_jit_launches_nothing(kernels, monkeypatch):
     launches = []
-    replay = warp_part.Kernel.replay
-    monkeypatch.setattr(warp_part.Kernel, "replay",
-                        lambda self, *a: launches.append(a) or replay(self, *a))
+    replay = warp_part.Kernel.replay_items
+    monkeypatch.setattr(
+        warp_part.Kernel, "replay_items",
+        lambda self, *a, **k: launches.append(a) or replay(self, *a, **k))
     f = jax.jit(ut.wrap("jax", "warp")(kernels.cube32))
     x = jnp.asarray(X, dtype=jnp.float32)
     np.testing.assert_allclose(f(x), X ** 3, rtol=1e-6)

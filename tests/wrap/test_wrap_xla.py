@@ -166,6 +166,37 @@ def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires():
     assert buffer.shape == (4,)
     with pytest.raises(BufferError, match="whose call has returned"):
         buffer.__dlpack__()
+    with pytest.raises(BufferError, match=r"Lent.address: the call has returned"):
+        buffer.address  # noqa: B018 - a getter that refuses
+    with pytest.raises(BufferError, match=r"Lent.zero\(\): the call has returned"):
+        buffer.zero()
+
+
+def test_a_lent_argument_gives_its_address_and_refuses_to_be_zeroed():
+    seen = {}
+    original = autodiff._in_place
+
+    def spy(fn):
+        run = original(fn)
+
+        def run_looking(buffers, outs):
+            seen["address"] = buffers[0].address
+            seen["view"] = np.from_dlpack(buffers[0]).__array_interface__["data"][0]
+            with pytest.raises(BufferError, match=r"Lent.zero\(\): an argument is "
+                               r"read-only"):
+                buffers[0].zero()
+            outs[0].zero()
+            return run(buffers, outs)
+        return run_looking
+
+    f = ut.wrap("jax", "torch")(lambda v: v * 2)
+    try:
+        autodiff._in_place = spy
+        y = jax.jit(lambda v: f(v + 1.0))(jnp.ones(4))
+    finally:
+        autodiff._in_place = original
+    np.testing.assert_array_equal(y, [4.0] * 4)
+    assert seen["address"] == seen["view"]
 
 
 def test_a_torch_body_writing_into_its_input_under_jit_is_refused():

@@ -327,7 +327,8 @@ def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
     # unitensor's general conversion (and its copy rule, moot here) per array
     lend = body.from_xla
     # a body that writes into XLA's output buffers itself (a Warp kernel
-    # launched into them, as Warp's jax_kernel does): optional in a part
+    # launched into them, as Warp's jax_kernel does), given XLA's buffers
+    # (arguments, results) themselves: optional in a part
     into = getattr(body, "into_xla", None)
     launch = None
     if into is not None and isinstance(fn, _Body):
@@ -340,10 +341,10 @@ def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
     expected = [(a.shape, _same_dtype(a.dtype)) for a in avals]
 
     def run(buffers: Sequence[Any], outs: Sequence[Any]) -> None:
-        xs = [lend(b) for b in buffers]
         if launch is not None:  # (it keeps no array: nothing to check after)
-            launch(xs, [lend(b) for b in outs])
+            launch(list(buffers), list(outs))  # (XLA's buffers: it lends them)
             return
+        xs = [lend(b) for b in buffers]
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
         ys = fn.run_copied(xs)

@@ -267,7 +267,8 @@ def _batch_size(xs: list[Any], dims: tuple[int | None, ...]) -> int:
 
 
 def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
-                 into: list[Any] | None = None) -> list[Any]:
+                 into: list[Any] | None = None,
+                 plans: list[_Plan] | None = None) -> list[Any]:
     """A :class:`Kernel` body over a batch of items (``xs`` batched at ``dims``,
     None: not batched; at least one item): its outputs made
     once for the whole batch (zero-filled, as one item's are; ``into``: arrays
@@ -277,6 +278,8 @@ def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
     nothing copied per item, where running the body per item makes both. The
     kernel itself sees one item per launch, as it would in a loop: what it
     reads and writes (an atomic sum into ``loss[0]``) stays within its item.
+    With ``plans`` (``into``: XLA's buffers, ``xs`` views of them), its
+    :class:`_Plan` is added there where one can be made.
     """
     k: Kernel = c.bridge.func  # type: ignore[assignment]
     size = _batch_size(xs, dims)
@@ -295,7 +298,10 @@ def _kernel_vmap(c: Call, xs: list[Any], dims: tuple[int | None, ...],
     steps = {p: xs[j].strides[dims[j]] for p, a in enumerate(inputs)
              for j, x in enumerate(firsts) if a is x and dims[j] is not None}
     steps.update({len(inputs) + o: y.strides[0] for o, y in enumerate(stacked)})
-    k.replay_items(dim, inputs, [_item(y, 0, 0) for y in stacked], steps, size)
+    replay = k.replay_items(dim, inputs, [_item(y, 0, 0) for y in stacked], steps,
+                            size, plan=plans is not None)
+    if plans is not None and replay is not None:
+        _keep_plan(plans, replay, inputs, firsts, len(stacked), steps, size)
     return stacked
 
 
@@ -635,18 +641,22 @@ class Kernel:
     def replay_items(self, dim: tuple[int, ...], inputs: list[Any], outs: list[Any],
                      steps: dict[int, int], items: int,
                      adj_inputs: list[Any] | None = None,
-                     adj_outputs: list[Any] | None = None) -> None:
+                     adj_outputs: list[Any] | None = None,
+                     plan: bool = False) -> _Replay | None:
         """:meth:`replay` ``items`` times, launch ``n`` with the arrays at the
         parameter positions in ``steps`` moved ``n`` times their step (bytes)
         further: the items of a batch, each launched on its descriptor, with
         no array made per item. One hold of the lock: the command's other
-        parameters stay those set here.
+        parameters stay those set here. Launches after the first are one C
+        call (:class:`_Replay`) where Warp's replay allows it; the replay is
+        returned where it ran, or, with ``plan``, where it could (None
+        otherwise).
         """
         size = 1
         for n in dim:
             size *= n
         if size == 0 or items == 0:
-            return  # (wp.launch launches nothing either)
+            return None  # (wp.launch launches nothing either)
         device = outs[0].device
         adjoint = adj_inputs is not None
         args = [*inputs, *outs]
@@ -678,8 +688,12 @@ class Kernel:
                 for i, a in enumerate([*adj_inputs, *adj_outputs]):  # type: ignore[misc]
                     set_param(i, _ctype(kernel, i, a), adjoint=True)
             cmd.launch()
-            if items > 1 and _replayed_in_c(cmd, steps, items):
-                return
+            replay = _Replay.of(cmd) if items > 1 or plan else None
+            if replay is not None:
+                if items > 1:
+                    replay.run(tuple((replay.offsets[i], args[i].ptr, step)
+                                     for i, step in steps.items()), 1, items)
+                return replay
             firsts = {i: args[i].__ctype__() for i in steps}
             for n in range(1, items):
                 for i, first in firsts.items():
@@ -687,6 +701,7 @@ class Kernel:
                     item.data = first.data + n * steps[i]
                     set_param(i, item)
                 cmd.launch()
+        return None
 
     def adjoint(self, dim: tuple[int, ...], inputs: list[Any], outs: list[Any],
                 cts: list[Any], grads: dict[int, Any]) -> None:
@@ -719,37 +734,61 @@ def _zeros(shape: tuple[int, ...], dtype: Any, device: Any,
     return wp.zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def _replayed_in_c(cmd: Any, steps: dict[int, int], items: int) -> bool:
-    """Launches 1 to ``items - 1`` of :meth:`Kernel.replay_items` by one C call
-    (``_core.replay_launches``): the compiled CPU kernel called with the
-    argument struct Warp's own replay built for launch 0 (its cached struct
-    type, its parameters), the stepped descriptors' data pointers moved in place
-    per launch; Warp's replay costs ~3.5 µs of Python a launch. False, nothing
-    launched, where Warp replays otherwise: a CUDA device, a tiled kernel (its
-    blocks), an adjoint launch, Warp's CPU graph capture, or a Warp whose
-    replay is not laid out as read here (its struct cache, a descriptor's
-    ``data``): the Python loop launches them.
+class _Replay:
+    """A recorded CPU launch replayed by one C call (``_core.replay_launches``):
+    the compiled kernel, a copy of the launch bounds and of the argument struct
+    Warp's own replay built for it (its cached struct type, its parameters), and
+    the byte offset of each array parameter's data pointer in that struct
+    (``offsets``: parameter position -> offset), which a run moves in place per
+    launch. Warp's replay costs ~3.5 µs of Python a launch. The struct is this
+    replay's own: runs hold its lock.
     """
-    if not cmd.device.is_cpu or cmd.adjoint or cmd.block_dim > 1 or _capturing(cmd):
-        return False
-    try:
-        params = cmd.params
-        struct_type, fields = cmd.kernel._invoke_cache[
-            (tuple(type(p) for p in params[1:]), False)]
-        moves = tuple((getattr(struct_type, fields[i][0]).offset
-                       + type(params[1 + i]).data.offset, params[1 + i].data, step)
-                      for i, step in steps.items())
-        function = ctypes.cast(cmd.hooks.forward, ctypes.c_void_p).value
-    except (AttributeError, KeyError, TypeError, ValueError, IndexError):
-        return False
-    if not function:
-        return False
-    packed = struct_type()
-    for i, (name, _) in enumerate(fields):
-        setattr(packed, name, params[1 + i])
-    _core.replay_launches(function, ctypes.addressof(params[0]),
-                          ctypes.addressof(packed), moves, items)
-    return True
+
+    def __init__(self, function: int, bounds: Any, packed: Any,
+                 offsets: dict[int, int]) -> None:
+        self.function = function
+        self.bounds = bounds
+        self.packed = packed
+        self.offsets = offsets
+        self.lock = threading.Lock()
+
+    @classmethod
+    def of(cls, cmd: Any) -> _Replay | None:
+        """``cmd``'s replay, just launched; None where Warp replays otherwise: a
+        CUDA device, a tiled kernel (its blocks), an adjoint launch, Warp's CPU
+        graph capture, or a Warp whose replay is not laid out as read here (its
+        struct cache, a descriptor's ``data``).
+        """
+        if (not cmd.device.is_cpu or cmd.adjoint or cmd.block_dim > 1
+                or _capturing(cmd)):
+            return None
+        try:
+            params = cmd.params
+            struct_type, fields = cmd.kernel._invoke_cache[
+                (tuple(type(p) for p in params[1:]), False)]
+            offsets = {i: getattr(struct_type, name).offset
+                       + type(params[1 + i]).data.offset
+                       for i, (name, _) in enumerate(fields)
+                       if hasattr(type(params[1 + i]), "data")}
+            function = ctypes.cast(cmd.hooks.forward, ctypes.c_void_p).value
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError):
+            return None
+        if not function:
+            return None
+        packed = struct_type()
+        for i, (name, _) in enumerate(fields):
+            setattr(packed, name, params[1 + i])
+        bounds = type(params[0]).from_buffer_copy(params[0])
+        return cls(function, bounds, packed, offsets)
+
+    def run(self, moves: tuple[tuple[int, int, int], ...], first: int,
+            items: int) -> None:
+        """Launches ``first`` to ``items - 1``, launch ``n`` with each pointer
+        at offset ``o`` set to ``base + n * step`` for each ``(o, base, step)``.
+        """
+        with self.lock:
+            _core.replay_launches(self.function, ctypes.addressof(self.bounds),
+                                  ctypes.addressof(self.packed), moves, first, items)
 
 
 def _capturing(cmd: Any) -> bool:
@@ -845,31 +884,83 @@ def _adjoint_pullback(c: Call, xs: list[Any], wrt: list[bool] | None
 
 def into_xla(c: Call, dims: tuple[int | None, ...] | None = None
              ) -> Callable[[list[Any], list[Any]], None] | None:
-    """For a :class:`Kernel` body under ``jax.jit``: ``(inputs, outputs) ->
-    None``, the kernel launched on Warp's views of XLA's input buffers straight
-    into its output buffers (no copy, no arrays made: what Warp's own
-    ``jax_kernel`` does); with ``dims``, the body batched over the inputs' axes
-    at ``dims`` (None: not batched), one launch per item into the items of the
-    output buffers (:func:`_kernel_vmap`). None for any other body (its outputs
-    are copied).
+    """For a :class:`Kernel` body under ``jax.jit``: ``(arguments, results) ->
+    None``, XLA's buffers: the kernel launched on Warp's views of the
+    arguments straight into the results (no copy, no arrays made: what Warp's
+    own ``jax_kernel`` does); with ``dims``, the body batched over the
+    arguments' axes at ``dims`` (None: not batched), one launch per item into
+    the items of the results (:func:`_kernel_vmap`). The first call's launch
+    is kept as a :class:`_Plan` where it can be: every later call (same
+    lowering, so same shapes, dtypes and other arguments; only the buffers'
+    addresses differ) is the results zeroed and one C call. None for any other
+    body (its outputs are copied).
     """
     k = c.bridge.func
     if not isinstance(k, Kernel):
         return None
+    plans: list[_Plan] = []  # (at most one: this lowering's)
 
-    def launch(xs: list[Any], outs: list[Any]) -> None:
-        args, kwargs = c.arguments(xs)
-        inputs = k.bind(args, kwargs)
-        for y in outs:  # zero-filled, as the outputs an eager call makes
-            y.zero_()
-        k.replay(k.launch_dim(inputs), inputs, outs)
+    def launch(buffers: list[Any], outs: list[Any]) -> None:
+        if plans:
+            plans[0].run(buffers, outs)
+            return
+        xs, ys = [from_xla(b) for b in buffers], [from_xla(b) for b in outs]
+        if dims is None:
+            args, kwargs = c.arguments(xs)
+            inputs = k.bind(args, kwargs)
+            for y in ys:  # zero-filled, as the outputs an eager call makes
+                y.zero_()
+            replay = k.replay_items(k.launch_dim(inputs), inputs, ys, {}, 1,
+                                    plan=True)
+            if replay is not None:
+                _keep_plan(plans, replay, inputs, xs, len(ys), {}, 1)
+        elif _batch_size(xs, dims):  # (an empty batch: nothing to write)
+            _kernel_vmap(c, xs, dims, into=ys, plans=plans)
 
-    if dims is None:
-        return launch
-    batch_dims = dims
+    return launch
 
-    def launch_items(xs: list[Any], outs: list[Any]) -> None:
-        if _batch_size(xs, batch_dims):  # (an empty batch: nothing to write)
-            _kernel_vmap(c, xs, batch_dims, into=outs)
 
-    return launch_items
+def _keep_plan(plans: list[_Plan], replay: _Replay, inputs: list[Any],
+               views: list[Any], n_outs: int, steps: dict[int, int],
+               items: int) -> None:
+    """The :class:`_Plan` of a launch on ``inputs``, whose arrays are ``views``
+    of the arguments' buffers (item 0 of a batched one, which starts where it
+    does) and the results' (after the kernel's inputs), added to ``plans``
+    where one can be made.
+    """
+    sources = {p: j for p, a in enumerate(inputs) for j, x in enumerate(views)
+               if a is x}
+    sources.update({len(inputs) + o: len(views) + o for o in range(n_outs)})
+    plan = _Plan.of(replay, sources, steps, items)
+    if plan is not None:
+        plans.append(plan)
+
+
+class _Plan:
+    """A kernel launch under ``jax.jit`` as a later call makes it: its
+    :class:`_Replay`, and for each array parameter, which of the call's buffers
+    (arguments, then results) it views and its step per item (bytes). Made
+    only where every array parameter views one of them (another array's
+    address, made for the first call, could be freed by the next).
+    """
+
+    def __init__(self, replay: _Replay, moves: tuple[tuple[int, int, int], ...],
+                 items: int) -> None:
+        self.replay = replay
+        self.moves = moves  # (offset, buffer index, step)
+        self.items = items
+
+    @classmethod
+    def of(cls, replay: _Replay, sources: dict[int, int], steps: dict[int, int],
+           items: int) -> _Plan | None:
+        if any(p not in sources for p in replay.offsets):
+            return None
+        return cls(replay, tuple((offset, sources[p], steps.get(p, 0))
+                                 for p, offset in replay.offsets.items()), items)
+
+    def run(self, buffers: list[Any], outs: list[Any]) -> None:
+        for y in outs:
+            y.zero()
+        every = [*buffers, *outs]
+        self.replay.run(tuple((offset, every[j].address, step)
+                              for offset, j, step in self.moves), 0, self.items)
