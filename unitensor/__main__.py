@@ -16,6 +16,7 @@ import importlib.util
 import os
 import statistics
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -185,6 +186,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _import_tensorflow_without_info_lines() -> None:
+    """Import TensorFlow with the INFO lines its C++ libraries print as they load
+    left out of stderr (oneDNN's note, on CPUs where oneDNN is on, goes through
+    absl before TF_CPP_MIN_LOG_LEVEL is read, which then cannot silence it), its
+    other lines (warnings, errors) passed on as they came.
+    """
+    sys.stderr.flush()
+    kept = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            import tensorflow  # noqa: F401  (loaded here, used by the adapters)
+        finally:
+            os.dup2(kept, 2)
+            os.close(kept)
+            captured.seek(0)
+            for line in captured.read().decode(errors="replace").splitlines(True):
+                if not (line.startswith("I0000") or " I tensorflow/" in line):
+                    sys.stderr.write(line)
+            sys.stderr.flush()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the main job: the interop matrix, the computation, then memory."""
     args = parse_args(argv)
@@ -193,6 +216,8 @@ def main(argv: list[str] | None = None) -> None:
     # the library leaves a user's logging alone.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     frameworks = installed(tuple(args.frameworks or FRAMEWORKS))
+    if "tensorflow" in frameworks:
+        _import_tensorflow_without_info_lines()
     markdown = args.markdown
     print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")
     if "jax" in frameworks:

@@ -28,6 +28,11 @@ class Lent:
     def writeable(self) -> bool: ...
     @property
     def expired(self) -> bool: ...
+    @property
+    def address(self) -> int:
+        """The buffer's address, while the call runs."""
+    def zero(self) -> None:
+        """Set this result's bytes to zero."""
     def __dlpack__(self, *, stream: Any = None,
                    max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None,
