@@ -58,6 +58,13 @@ def test_a_jitted_call_writes_compact_outputs_in_c_and_guards_from_one_look(
         np.testing.assert_array_equal(tsum, (a + k + b).T)  # not compact: copy_
     assert _xla.fills() == fills + 3  # the compact product, once a call
     assert looks == [2]
+    # a large output: torch's copy_, which splits it among torch's threads (one
+    # memcpy was 1.2x torch2jax at 10^7 elements)
+    big = jnp.arange(40000.0)
+    fills = _xla.fills()
+    np.testing.assert_array_equal(jax.jit(ut.wrap("jax", "torch")(
+        lambda v: v * 2))(big), 2 * np.arange(40000.0))
+    assert _xla.fills() == fills
 
     def writes(x):  # the guard still refuses a write into XLA's input
         x.add_(1)

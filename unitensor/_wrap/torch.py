@@ -417,14 +417,21 @@ def from_xla(buffer: Any) -> torch.Tensor:
     return torch.utils.dlpack.from_dlpack(buffer)
 
 
+# torch's copy_ splits a copy of this many elements or more among its threads
+# (at::internal::GRAIN_SIZE): past it, it outruns one memcpy
+_PARALLEL_COPY = 32768
+
+
 def write(buffer: Any, src: torch.Tensor) -> None:
     """Copy the body's output ``src`` (of ``buffer``'s shape and dtype: the
     caller checked) into ``buffer``, memory XLA provides: one memcpy in C
-    where ``buffer`` is unitensor's (``_xla.Lent.fill``) and ``src`` a compact
-    plain CPU tensor without a lazy bit, else a view of it and torch's copy_.
+    where ``buffer`` is unitensor's (``_xla.Lent.fill``) and ``src`` a small
+    compact plain CPU tensor without a lazy bit, else a view of it and torch's
+    copy_ (on all of torch's threads, for a large one).
     """
     fill = getattr(buffer, "fill", None)
     if (fill is not None and type(src) is torch.Tensor and src.is_cpu
+            and src.numel() < _PARALLEL_COPY
             and src.layout is torch.strided and not src.is_conj()
             and not src.is_neg() and src.is_contiguous()):
         fill(src.data_ptr(), src.nbytes)
