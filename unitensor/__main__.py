@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 import unitensor as ut
+from unitensor import _backends
 from unitensor._convert import buffer_of
 
 FRAMEWORKS = ("numpy", "torch", "jax", "tensorflow", "array_api_strict")
@@ -186,8 +187,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _import_tensorflow_without_info_lines() -> None:
-    """Import TensorFlow with the INFO lines its C++ libraries print as they load
+def _load_tensorflow_without_info_lines() -> None:
+    """Load TensorFlow's adapter (which imports TensorFlow, triton first where
+    installed) with the INFO lines TensorFlow's C++ libraries print as they load
     left out of stderr (oneDNN's note, on CPUs where oneDNN is on, goes through
     absl before TF_CPP_MIN_LOG_LEVEL is read, which then cannot silence it), its
     other lines (warnings, errors) passed on as they came.
@@ -197,7 +199,7 @@ def _import_tensorflow_without_info_lines() -> None:
     with tempfile.TemporaryFile() as captured:
         os.dup2(captured.fileno(), 2)
         try:
-            import tensorflow  # noqa: F401  (loaded here, used by the adapters)
+            _backends.get("tensorflow")
         finally:
             os.dup2(kept, 2)
             os.close(kept)
@@ -217,7 +219,7 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     frameworks = installed(tuple(args.frameworks or FRAMEWORKS))
     if "tensorflow" in frameworks:
-        _import_tensorflow_without_info_lines()
+        _load_tensorflow_without_info_lines()
     markdown = args.markdown
     print(f"unitensor {ut.__version__}; frameworks installed: {', '.join(frameworks)}")
     if "jax" in frameworks:
