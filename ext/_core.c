@@ -2058,6 +2058,91 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return exchange_hand_over(api, managed);
 }
 
+/* NULL for an error that is not an Exception (KeyboardInterrupt goes on up);
+ * None, the error cleared, for an Exception: the general path says why. */
+static PyObject *
+none_for_exceptions(void)
+{
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+        return NULL;
+    }
+    PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
+/* exchange_lend(export, array_type, lent, obj): the route from an immutable
+ * framework (jax, TensorFlow) to one without read-only arrays (torch), in one
+ * call: obj's memory as its adapter exports it (export(obj), a read-only
+ * Buffer), handed to array_type's framework through its exchange import and
+ * recorded in `lent` (exchange_export's record). None where it does not apply
+ * and the general path decides: the export or the import refused (an
+ * Exception), memory off the CPU, a negative stride. */
+static PyObject *
+exchange_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "exchange_lend";
+    if (nargs != 4 || !PyCallable_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyDict_CheckExact(args[2])) {
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(export, array_type, lent, obj): a callable, an array "
+                         "type, a dict, an array",
+                         "%zd arguments", nargs);
+    }
+    const DLPackExchangeAPI *api = exchange_api((PyTypeObject *)args[1], func, "type");
+    if (api == NULL) {
+        return NULL;
+    }
+    PyObject *exported = PyObject_CallOneArg(args[0], args[3]);
+    if (exported == NULL) {
+        return none_for_exceptions();
+    }
+    if (!PyObject_TypeCheck(exported, &BufferType)) {
+        Py_DECREF(exported);
+        return arg_error(PyExc_TypeError, func, "export",
+                         "a function returning a Buffer", "one returning %R",
+                         Py_TYPE(exported));
+    }
+    Buffer *b = (Buffer *)exported;
+    bool applies = b->readonly && b->device.device_type == kDLCPU;
+    for (int i = 0; applies && i < b->ndim; i++) {
+        applies = b->strides[i] >= 0 || b->shape[i] <= 1; /* (exchange_export's) */
+    }
+    PyObject *array = Py_None;
+    if (!applies) {
+        Py_INCREF(array);
+    }
+    else {
+        DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
+        if (managed == NULL) {
+            array = NULL;
+        }
+        else if (record_lent(managed, args[2]) < 0) {
+            managed_delete(KIND_VERSIONED, managed); /* not handed out */
+            array = NULL;
+        }
+        else {
+            array = exchange_hand_over(api, managed);
+            if (array == NULL) {
+                array = none_for_exceptions();
+            }
+        }
+    }
+    Py_DECREF(b);
+    return array;
+}
+
+/* A read-only Buffer over a capsule of an immutable framework's memory (its
+ * legacy capsules cannot say read-only): from_capsule, marked. */
+static PyObject *
+immutable_from_capsule(PyObject *module, PyObject *capsule)
+{
+    Buffer *b = (Buffer *)from_capsule(module, &capsule, 1, NULL);
+    if (b != NULL) {
+        b->readonly = true;
+    }
+    return (PyObject *)b;
+}
+
 /* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
  * an error. A refusal is the name of obj's method (called with no argument) or
  * attribute (read: torch's requires_grad), a callable (called with obj), or a
@@ -3324,6 +3409,12 @@ static PyMethodDef module_methods[] = {
      "framework over buffer's memory, through its DLPack C exchange API; read-only "
      "memory only with lent, a dict: its address counted there (table[address]) "
      "until the framework frees the array's memory."},
+    {"exchange_lend", (PyCFunction)(void (*)(void))exchange_lend, METH_FASTCALL,
+     "exchange_lend(export, array_type, lent, obj)\nobj's memory, as export(obj) "
+     "gives it read-only, as an array of array_type's framework through its exchange "
+     "API, recorded in lent; None where that does not apply."},
+    {"immutable_from_capsule", (PyCFunction)immutable_from_capsule, METH_O,
+     "immutable_from_capsule(capsule)\nfrom_capsule(capsule), marked read-only."},
     {"exchange_host_capsule", (PyCFunction)(void (*)(void))exchange_host_capsule,
      METH_FASTCALL,
      "exchange_host_capsule(refusals, complex_refusals, alignment, obj)\nA legacy "

@@ -542,3 +542,56 @@ def test_tensorflow_takes_torch_memory_by_its_route_or_leaves_it_to_the_general_
     assert route(torch.tensor([1 + 2j]).conj()) is None  # ... or the conjugation
     assert route(torch.empty(3, device="meta")) is None  # torch cannot export it
     assert ut.asarray(t).tf() is not None
+
+
+@requires_exchange
+def test_exchange_lend_hands_an_immutable_export_to_torch_recorded():
+    gc.collect()
+    a = np.arange(6.0)
+    a.flags.writeable = False
+    table: dict = {}
+
+    def export(x):
+        return _core.immutable_from_capsule(x.__dlpack__(max_version=(1, 0)))
+    t = _core.exchange_lend(export, torch.Tensor, table, a)
+    assert t.data_ptr() == a.ctypes.data  # the same memory, not a copy
+    assert table == {a.ctypes.data: 1}
+    del t
+    gc.collect()
+    assert table == {}
+
+
+@requires_exchange
+def test_exchange_lend_leaves_what_it_cannot_lend_to_the_general_path():
+    alive = _core.stats()["exported_alive"]
+
+    def refused(x):
+        raise ValueError("a tracer has no memory")
+    assert _core.exchange_lend(refused, torch.Tensor, {}, np.zeros(3)) is None
+
+    def interrupted(x):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):  # not an Exception: it goes on up
+        _core.exchange_lend(interrupted, torch.Tensor, {}, np.zeros(3))
+    # writable memory is not an immutable framework's: not lent
+    assert _core.exchange_lend(NUMPY.export, torch.Tensor, {}, np.zeros(3)) is None
+    backwards = np.arange(4.0)[::-1]
+    backwards.flags.writeable = False
+    table: dict = {}
+    assert _core.exchange_lend(NUMPY.export, torch.Tensor, table, backwards) is None
+    assert table == {}
+    gc.collect()
+    assert _core.stats()["exported_alive"] == alive
+    with pytest.raises(TypeError, match="export: expected a function returning a "
+                       "Buffer"):
+        _core.exchange_lend(lambda x: x, torch.Tensor, {}, np.zeros(3))
+    with pytest.raises(TypeError, match=r"args: expected \(export, array_type, "
+                       r"lent, obj\)"):
+        _core.exchange_lend(NUMPY.export, torch.Tensor, [], np.zeros(3))
+
+
+def test_immutable_from_capsule_marks_the_buffer_read_only():
+    buf = _core.immutable_from_capsule(np.arange(3.0).__dlpack__())
+    assert buf.readonly
+    with pytest.raises(TypeError, match="capsule: expected a PyCapsule"):
+        _core.immutable_from_capsule(3)

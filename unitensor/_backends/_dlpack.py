@@ -80,16 +80,11 @@ class StreamOrder:
             self._order(self.device, stream, current)
 
 
-def immutable_buffer(capsule: object) -> _core.Buffer:
-    """Import a capsule of an immutable framework (jax, tensorflow) read-only.
-
-    Their legacy capsules cannot carry the READ_ONLY flag, so it is set here
-    (JAX 0.11+'s versioned capsules set it themselves; legacy is asked so that
-    one route serves every version).
-    """
-    buf = _core.from_capsule(capsule)
-    buf.mark_readonly()
-    return buf
+# A capsule of an immutable framework (jax, tensorflow) imported read-only, in one
+# C call. Their legacy capsules cannot carry the READ_ONLY flag, so it is set
+# here (JAX 0.11+'s versioned capsules set it themselves; legacy is asked so that
+# one route serves every version).
+immutable_buffer = _core.immutable_from_capsule
 
 
 class ForImmutableConsumer:

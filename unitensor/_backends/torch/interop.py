@@ -32,7 +32,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, describe, warn_read_only_alias
-from .. import _loaded, exported_by
+from .. import _loaded
 from .._dlpack import LENT_READ_ONLY, StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
@@ -145,14 +145,12 @@ def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
     takes the general path, which neither warns nor caches such an alias.
     """
     def route(x: Any) -> torch.Tensor | None:
-        buf = exported_by(source, x)
-        if buf is None or buf.device[0] != KDL_CPU:
-            return None
-        try:
-            t = _core.exchange_export(buf, torch.Tensor, _LENT_READ_ONLY)
-        except Exception:  # torch's refusal, of whatever type: said later
-            return None
-        warn_read_only_alias("torch", "torch")
+        # (one C call: the export, its checks, the hand-over and the record;
+        # any refusal of the export or of torch's import is None)
+        t = _core.exchange_lend(_loaded[source].export, torch.Tensor,
+                                _LENT_READ_ONLY, x)
+        if t is not None:
+            warn_read_only_alias("torch", "torch")
         return t
     route.lends_read_only = True  # type: ignore[attr-defined]
     return route
