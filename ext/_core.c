@@ -2007,6 +2007,48 @@ record_lent(DLManagedTensorVersioned *managed, PyObject *table)
     return 0;
 }
 
+/* NULL for an error that is not an Exception (KeyboardInterrupt goes on up);
+ * None, the error cleared, for an Exception: the general path says why. */
+static PyObject *
+none_for_exceptions(void)
+{
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+        return NULL;
+    }
+    PyErr_Clear();
+    Py_RETURN_NONE;
+}
+
+/* The first dimension whose stride is negative and stepped (its size over 1),
+ * or -1: torch 2.13's exchange import throws a C++ exception through the C API
+ * on such memory, which ends the process, so it is never handed to it. */
+static int
+stepped_negative_stride(const Buffer *b)
+{
+    for (int i = 0; i < b->ndim; i++) {
+        if (b->strides[i] < 0 && b->shape[i] > 1) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* buf's memory handed to api's framework (an Export it owns from the call on),
+ * recorded first in `table` where it is read-only (record_lent). */
+static PyObject *
+hand_over_recorded(const DLPackExchangeAPI *api, Buffer *b, PyObject *table)
+{
+    DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
+    if (managed == NULL) {
+        return NULL;
+    }
+    if (b->readonly && record_lent(managed, table) < 0) {
+        managed_delete(KIND_VERSIONED, managed); /* not handed out */
+        return NULL;
+    }
+    return exchange_hand_over(api, managed);
+}
+
 /* An array of the framework whose array type is `type`, over buf's memory,
  * through that framework's C exchange API. Read-only memory only with `lent`, a
  * dict: the exchange has no way to ask the framework for a read-only array, so
@@ -2038,36 +2080,13 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return arg_error(PyExc_BufferError, func, "buffer", "writable memory",
                          "read-only memory");
     }
-    for (int i = 0; i < b->ndim; i++) {
-        /* torch 2.13's import throws a C++ exception through the C API on
-         * them, which ends the process: refused before it is called. */
-        if (b->strides[i] < 0 && b->shape[i] > 1) {
-            return arg_error(
-                PyExc_BufferError, func, "buffer", "memory with non-negative strides",
-                "stride %lld in dimension %d", (long long)b->strides[i], i);
-        }
+    int negative = stepped_negative_stride(b);
+    if (negative >= 0) {
+        return arg_error(
+            PyExc_BufferError, func, "buffer", "memory with non-negative strides",
+            "stride %lld in dimension %d", (long long)b->strides[negative], negative);
     }
-    DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
-    if (managed == NULL) {
-        return NULL;
-    }
-    if (b->readonly && record_lent(managed, table) < 0) {
-        managed_delete(KIND_VERSIONED, managed); /* not handed out */
-        return NULL;
-    }
-    return exchange_hand_over(api, managed);
-}
-
-/* NULL for an error that is not an Exception (KeyboardInterrupt goes on up);
- * None, the error cleared, for an Exception: the general path says why. */
-static PyObject *
-none_for_exceptions(void)
-{
-    if (!PyErr_ExceptionMatches(PyExc_Exception)) {
-        return NULL;
-    }
-    PyErr_Clear();
-    Py_RETURN_NONE;
+    return hand_over_recorded(api, b, table);
 }
 
 /* exchange_lend(export, array_type, lent, obj): the route from an immutable
@@ -2103,29 +2122,16 @@ exchange_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                          Py_TYPE(exported));
     }
     Buffer *b = (Buffer *)exported;
-    bool applies = b->readonly && b->device.device_type == kDLCPU;
-    for (int i = 0; applies && i < b->ndim; i++) {
-        applies = b->strides[i] >= 0 || b->shape[i] <= 1; /* (exchange_export's) */
-    }
     PyObject *array = Py_None;
-    if (!applies) {
-        Py_INCREF(array);
+    if (b->readonly && b->device.device_type == kDLCPU &&
+        stepped_negative_stride(b) < 0) {
+        array = hand_over_recorded(api, b, args[2]);
+        if (array == NULL) {
+            array = none_for_exceptions();
+        }
     }
     else {
-        DLManagedTensorVersioned *managed = new_export(b, KIND_VERSIONED, false);
-        if (managed == NULL) {
-            array = NULL;
-        }
-        else if (record_lent(managed, args[2]) < 0) {
-            managed_delete(KIND_VERSIONED, managed); /* not handed out */
-            array = NULL;
-        }
-        else {
-            array = exchange_hand_over(api, managed);
-            if (array == NULL) {
-                array = none_for_exceptions();
-            }
-        }
+        Py_INCREF(array);
     }
     Py_DECREF(b);
     return array;
@@ -2223,13 +2229,8 @@ exchange_host_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return refused < 0 ? NULL : Py_NewRef(Py_None);
     }
     Buffer *b = (Buffer *)exchange_import(module, obj);
-    if (b == NULL) { /* memory torch cannot export (meta, sparse): the general
-                        path says why; KeyboardInterrupt and the like go on up */
-        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
-            return NULL;
-        }
-        PyErr_Clear();
-        Py_RETURN_NONE;
+    if (b == NULL) { /* memory torch cannot export (meta, sparse) */
+        return none_for_exceptions();
     }
     PyObject *result = NULL;
     refused = b->dtype.code == kDLComplex ? any_method_true(obj, args[2]) : 0;
@@ -2278,12 +2279,8 @@ exchange_host_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return refused < 0 ? NULL : Py_NewRef(Py_None);
     }
     Buffer *b = (Buffer *)exchange_import(module, obj);
-    if (b == NULL) { /* as in exchange_host_view: the general path says why */
-        if (!PyErr_ExceptionMatches(PyExc_Exception)) {
-            return NULL;
-        }
-        PyErr_Clear();
-        Py_RETURN_NONE;
+    if (b == NULL) { /* as in exchange_host_view */
+        return none_for_exceptions();
     }
     PyObject *result = NULL;
     refused = b->dtype.code == kDLComplex ? any_method_true(obj, args[1]) : 0;
@@ -2549,11 +2546,7 @@ exchange_from_ndarray(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     PyObject *out = exchange_hand_over(api, managed);
-    if (out == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
-        PyErr_Clear(); /* the framework's refusal: the general path says why */
-        Py_RETURN_NONE;
-    }
-    return out;
+    return out != NULL ? out : none_for_exceptions(); /* the framework's refusal */
 }
 
 /* ------------------------ DLPack C exchange API: the Tensor as producer --- */
@@ -3423,8 +3416,8 @@ static PyMethodDef module_methods[] = {
     {"replay_launches", (PyCFunction)(void (*)(void))replay_launches, METH_FASTCALL,
      "replay_launches(function, bounds, args, moves, first, items)\nCall the compiled "
      "CPU kernel at address function (bounds, args) for items first..items-1, each "
-     "move "
-     "(offset, base, step) setting the pointer at args + offset to base + n * step."},
+     "move (offset, base, step) setting the pointer at args + offset to base + n * "
+     "step."},
     {"ndarray_view", (PyCFunction)ndarray_view, METH_O,
      "ndarray_view(buffer)\nA numpy array over buffer's CPU memory (numpy's C API; "
      "the Buffer is its base): np.asarray(buffer) without the buffer protocol."},

@@ -316,6 +316,25 @@ lent_expired(Lent *self, void *closure)
 
 static uint64_t fills; /* results written by Lent.fill (tests count them) */
 
+/* The size of the buffer's memory in bytes, or -1 with a BufferError naming
+ * `method` where it may not be written now: an argument (XLA's immutable array),
+ * or after the call returned. */
+static long long
+writable_bytes(Lent *self, const char *method)
+{
+    if (self->expired || !self->writeable) {
+        PyErr_Format(PyExc_BufferError, "Lent.%s(): %s", method,
+                     self->expired ? "the call has returned"
+                                   : "an argument is read-only");
+        return -1;
+    }
+    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
+    for (int32_t i = 0; i < self->ndim; i++) {
+        size *= self->dims[i];
+    }
+    return size;
+}
+
 /* Copy `nbytes` from `address` into a result: the body's output, compact and of
    the result's dtype and shape (the caller checked both), written without a
    DLPack import and a tensor's copy_. Refused for an argument (XLA's immutable
@@ -335,15 +354,9 @@ lent_fill(Lent *self, PyObject *const *args, Py_ssize_t nargs)
     if (nbytes == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    if (self->expired || !self->writeable) {
-        PyErr_SetString(PyExc_BufferError,
-                        self->expired ? "Lent.fill(): the call has returned"
-                                      : "Lent.fill(): an argument is read-only");
+    long long size = writable_bytes(self, "fill");
+    if (size < 0) {
         return NULL;
-    }
-    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
-    for (int32_t i = 0; i < self->ndim; i++) {
-        size *= self->dims[i];
     }
     if (nbytes != size || (size > 0 && address == 0)) {
         PyErr_Format(PyExc_ValueError,
@@ -375,15 +388,9 @@ lent_address(Lent *self, void *closure)
 static PyObject *
 lent_zero(Lent *self, PyObject *unused)
 {
-    if (self->expired || !self->writeable) {
-        PyErr_SetString(PyExc_BufferError,
-                        self->expired ? "Lent.zero(): the call has returned"
-                                      : "Lent.zero(): an argument is read-only");
+    long long size = writable_bytes(self, "zero");
+    if (size < 0) {
         return NULL;
-    }
-    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
-    for (int32_t i = 0; i < self->ndim; i++) {
-        size *= self->dims[i];
     }
     if (size > 0) {
         memset(self->data, 0, (size_t)size);

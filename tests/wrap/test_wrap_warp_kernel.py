@@ -207,20 +207,26 @@ def test_jax_grad_jit_and_vmap_of_a_kernel_body_match_finite_differences(kernels
     check_grads(rows, (m,), order=1, modes=["rev"])
 
 
-def test_vmap_launches_items_after_the_first_in_one_c_call(kernels, monkeypatch):
+@pytest.fixture
+def launches(monkeypatch):
+    """The launches Warp's own replay makes (``Launch.launch``), in order."""
+    made = []
+    real = wp_context.Launch.launch
+
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        return real(self, *args, **kwargs)
+    monkeypatch.setattr(wp_context.Launch, "launch", counted)
+    return made
+
+
+def test_vmap_launches_items_after_the_first_in_one_c_call(kernels, launches):
     """Warp's own replay (Python, ~3.5 µs a launch) launches item 0 of a batch;
     the others are one C call (_core.replay_launches) on the struct it built,
     each item's pointers moved in place: values as the kernel gives them alone,
     for a batch axis that is not the first and a kernel that adds per item.
     """
     jax.config.update("jax_enable_x64", True)
-    launches = []
-    real = wp_context.Launch.launch
-
-    def counted(self, *args, **kwargs):
-        launches.append(self)
-        return real(self, *args, **kwargs)
-    monkeypatch.setattr(wp_context.Launch, "launch", counted)
     f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
     xs = np.stack([X, 2 * X, -X, 4 * X])
     ws = np.stack([W, -W, 3 * W, W])
@@ -248,20 +254,13 @@ def test_replay_launches_refuses_what_it_cannot_call():
         _core.replay_launches(1, 2, 3, ((-8, 1, 1),), 1, 4)
 
 
-def test_jit_launches_later_calls_by_the_first_calls_plan(kernels, monkeypatch):
+def test_jit_launches_later_calls_by_the_first_calls_plan(kernels, launches):
     """Under jax.jit, the first call of a kernel body (plain or batched) makes
     Warp's arrays over XLA's buffers and launches through Warp's replay; every
     later call is the results zeroed and one C call, on the new buffers' own
     addresses: right values on new inputs each call, none of Warp's Python.
     """
     jax.config.update("jax_enable_x64", True)
-    launches = []
-    real = wp_context.Launch.launch
-
-    def counted(self, *args, **kwargs):
-        launches.append(self)
-        return real(self, *args, **kwargs)
-    monkeypatch.setattr(wp_context.Launch, "launch", counted)
     f = ut.wrap("jax", "warp", outputs=2)(kernels.affine)
     plain = jax.jit(lambda a, b: f(a, b, S))
     batched = jax.jit(jax.vmap(lambda a, b: f(a, b, S), in_axes=(1, None)))
