@@ -73,6 +73,28 @@ def test_torch_result_is_what_warp_s_own_from_torch_and_tape_give(kernels):
 
 
 @pytest.mark.slow
+def test_a_second_backward_keeps_the_first_gradient_and_no_backward_copies_it(
+        kernels, monkeypatch):
+    # the tape's gradient array is handed out as it is (no copy); a second
+    # backward of the same graph (retain_graph) adds into fresh ones
+    clones, clone = [], wp.clone
+    monkeypatch.setattr(wp, "clone", lambda *a, **k: clones.append(a) or
+                        clone(*a, **k))
+    f = ut.wrap("torch", "warp")(kernels.cube_body)
+    x = torch.tensor(X, dtype=torch.float64, requires_grad=True)
+    y = f(x)
+    first, = torch.autograd.grad(y, x, torch.ones(4, dtype=torch.float64),
+                                 retain_graph=True)
+    second, = torch.autograd.grad(y, x, torch.full((4,), 2.0, dtype=torch.float64),
+                                  retain_graph=True)
+    third, = torch.autograd.grad(y, x, torch.ones(4, dtype=torch.float64))
+    np.testing.assert_allclose(first.numpy(), cubed_grad(X))
+    np.testing.assert_allclose(second.numpy(), 2 * cubed_grad(X))
+    np.testing.assert_allclose(third.numpy(), cubed_grad(X))
+    assert clones == []
+
+
+@pytest.mark.slow
 def test_an_integer_input_is_not_differentiated(kernels):
     f = ut.wrap("torch", "warp")(kernels.sin_body)
     x = torch.tensor(X, dtype=torch.float64, requires_grad=True)

@@ -37,13 +37,12 @@ memory). Otherwise the call is plain.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import ctypes
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -123,22 +122,24 @@ def _with_grad(x: wp.array) -> wp.array:
     return view
 
 
-@contextlib.contextmanager
-def _suspended() -> Iterator[None]:
+class _suspended:  # (lower case: used as a function, ``with _suspended():``)
     """No tape records while a Warp body's own tape (or its backward) runs: an
     outer one, a pullback's whose body is this derivative (torch.func records
-    a derivative's call), is marked, and refuses to differentiate it again.
+    a derivative's call), is marked, and refuses to differentiate it again. A
+    class, not a generator: it runs on every differentiated call.
     """
-    outer = _runtime.tape
-    if outer is None:
-        yield
-        return
-    outer.unitensor_nested = True  # (Tape has no __slots__)
-    _runtime.tape = None
-    try:
-        yield
-    finally:
-        _runtime.tape = outer
+
+    __slots__ = ("outer",)
+
+    def __enter__(self) -> None:
+        outer = self.outer = _runtime.tape
+        if outer is not None:
+            outer.unitensor_nested = True  # (Tape has no __slots__)
+            _runtime.tape = None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.outer is not None:
+            _runtime.tape = self.outer
 
 
 def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
@@ -165,8 +166,10 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
     tape = wp.Tape()
     with _suspended(), tape:
         outs = run(xs)
+    pulls = 0
 
     def pull(cts: list[Any]) -> list[Any]:
+        nonlocal pulls
         if getattr(tape, "unitensor_nested", False):
             raise _second_order()
         seeds = {}
@@ -177,15 +180,29 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
                 seeds[y] = wp.clone(ct) if y.grad is None else ct
         grads: list[Any] = [None] * len(xs)
         with _suspended():
-            tape.zero()  # a second backward (retain_graph) starts again
+            if pulls:  # a second backward (retain_graph) starts again
+                _start_again(tape, [xs[i] for i in over])
+            pulls += 1
             if seeds and over:
                 tape.backward(grads=seeds)
-            for i in over:
-                # a copy: the tape's next zero() clears the array it added into
-                grads[i] = wp.clone(xs[i].grad) if seeds else wp.zeros_like(xs[i])
+            for i in over:  # (handed out as they are: see _start_again)
+                grads[i] = xs[i].grad if seeds else wp.zeros_like(xs[i])
         return grads
 
     return outs, pull
+
+
+def _start_again(tape: wp.Tape, xs: list[wp.array]) -> None:
+    """Zero ``tape``'s gradients for another backward, but for those of its
+    inputs ``xs``: the arrays an earlier backward added into were handed out as
+    the inputs' cotangents, so each input is given a fresh zero-filled one.
+    """
+    for x in xs:
+        g = x.grad
+        tape.gradients.pop(x, None)  # (what Tape.zero() clears)
+        x.grad = wp.zeros(shape=g.shape, strides=g.strides, dtype=g.dtype,
+                          device=g.device)
+    tape.zero()
 
 
 def _second_order() -> NotImplementedError:

@@ -189,7 +189,7 @@ ROUTES: dict[str, Callable[[Any], Any]] = {"numpy": _FROM_NUMPY_ROUTE,
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:
     if buf.readonly and not reading:  # an operand, only read, is no hand-over
         warn_read_only_alias("torch", "torch")
-    if any(s < 0 for s in buf.strides):
+    if min(buf.strides, default=0) < 0:
         return "torch tensors cannot have negative strides"
     if buf.device[0] == KDL_CUDA and not cuda_devices():
         raise _no_cuda()

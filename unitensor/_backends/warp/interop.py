@@ -148,7 +148,7 @@ def alias(buf: _core.Buffer) -> wp.array:
         return wp.empty(buf.shape, dtype=dt, device=device)
     item = buf.itemsize
     # Warp reads the first element at ``ptr``, strides in bytes (negative ones too)
-    array = _view(buf.data_ptr, buf.shape, tuple(s * item for s in buf.strides), dt,
+    array = _view(buf.data_ptr, buf.shape, tuple(map(item.__mul__, buf.strides)), dt,
                   buf.nbytes, device)
     array._ref = buf  # Warp's keep-alive slot: the Buffer outlives the view
     return array
