@@ -79,6 +79,17 @@ def test_torch_vmap_runs_the_body_per_item():
     np.testing.assert_array_equal(out.numpy(), [[2, 4, 16, 256]] * 2)
 
 
+def test_vmap_over_an_empty_batch_gives_empty_outputs_of_the_items_shape():
+    # no item to run the body on: the items' output shapes from a run on zeros
+    f = ut.wrap("torch", "drjit")(pow2)
+    n = torch.tensor([0, 1, 2, 3], dtype=torch.int32)
+    out = torch.func.vmap(lambda a: f(n, a))(torch.ones((0, 4)))
+    assert (out.shape, out.dtype) == ((0, 4), torch.float32)
+    g = ut.wrap("jax", "drjit")(pow2)
+    out = jax.vmap(lambda a: g(jnp.asarray(n.numpy()), a))(jnp.ones((0, 4)))
+    assert (out.shape, out.dtype) == ((0, 4), jnp.float32)
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # forward AD's decompositions
 def test_a_second_derivative_is_refused():
     f = ut.wrap("torch", "drjit")(pow2)

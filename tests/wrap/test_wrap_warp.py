@@ -131,6 +131,21 @@ def test_forward_mode_and_a_second_derivative_are_refused(kernels):
         torch.func.grad(lambda a: torch.func.grad(lambda b: f(b).sum())(a).sum())(x)
 
 
+@pytest.mark.slow
+def test_vmap_over_an_empty_batch_gives_empty_outputs_of_the_items_shape(kernels):
+    # no item to run: the items' output shapes from a run on zeros (a kernel
+    # body launches nothing there), as for a batch of items
+    for body, body32 in ((kernels.cube_body, kernels.cube_body),
+                         (kernels.cube, kernels.cube32)):
+        out = torch.func.vmap(ut.wrap("torch", "warp")(body))(
+            torch.ones((0, 4), dtype=torch.float64))
+        assert (out.shape, out.dtype) == ((0, 4), torch.float64)
+        f = ut.wrap("jax", "warp")(body32)
+        for vmapped in (jax.vmap(f), jax.jit(jax.vmap(f))):
+            out = vmapped(jnp.ones((0, 4), dtype=jnp.float32))
+            assert (out.shape, out.dtype) == ((0, 4), jnp.float32)
+
+
 # -- a jax caller --------------------------------------------------------------
 @pytest.mark.slow
 def test_jax_grad_jit_and_vmap_of_a_warp_body_match_finite_differences(kernels):

@@ -194,9 +194,15 @@ def _host(x: Any) -> np.ndarray:
 def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
          dims: tuple[int | None, ...]) -> list[Any]:
     """``run`` over a batch: once per item of the batch axis of each of ``xs``
-    at ``dims`` (None: not batched), the outputs stacked in front.
+    at ``dims`` (None: not batched), the outputs stacked in front (an empty
+    batch: empty outputs, their items' shapes from :func:`eval_shape`).
     """
     size = next(x.shape[d] for x, d in zip(xs, dims, strict=True) if d is not None)
+    if size == 0:  # no item to run: the items' output shapes from zeros
+        specs = [(x.shape if d is None else x.shape[:d] + x.shape[d + 1:],
+                  NATIVE_DTYPES[dr.type_v(x)]) for x, d in zip(xs, dims, strict=True)]
+        return [dr.zeros(TENSOR[dt], (0, *shape))
+                for shape, dt in eval_shape(run, specs)]
     results: list[list[np.ndarray]] = []
     for k in range(size):
         # new arrays each run: Dr.Jit's conversions may take an array's

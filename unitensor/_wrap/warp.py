@@ -261,11 +261,17 @@ def _item(x: wp.array, dim: int, k: int) -> wp.array:
 def vmap(run: Callable[[list[Any]], list[Any]], xs: list[Any],
          dims: tuple[int | None, ...]) -> list[Any]:
     """``run`` over a batch: once per item of the batch axis of each of ``xs``
-    at ``dims`` (None: not batched), the outputs stacked in front.
+    at ``dims`` (None: not batched), the outputs stacked in front (an empty
+    batch: empty outputs, their items' shapes from :func:`eval_shape`).
     """
     size = _batch_size(xs, dims)
+    if size == 0:  # no item to run: the items' output shapes from zeros
+        specs = [(x.shape if d is None else x.shape[:d] + x.shape[d + 1:],
+                  NATIVE_DTYPES[x.dtype]) for x, d in zip(xs, dims, strict=True)]
+        return [wp.empty((0, *shape), dtype=TO_WARP[dt], device=xs[0].device)
+                for shape, dt in eval_shape(run, specs)]
     c = _kernel_call(run)
-    if c is not None and size > 0 and _runtime.tape is None:
+    if c is not None and _runtime.tape is None:
         return _kernel_vmap(c, xs, dims)
     stacked: list[Any] = []
     for k in range(size):
