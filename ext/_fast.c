@@ -490,10 +490,11 @@ static const struct {
 
 /* A row of a UNARY, BINARY, GETITEM or CALL table, for one backend: the
  * framework's function and the type of its arrays (a result of that type is
- * wrapped as it is). UNARY and BINARY rows may also carry `real_func`, the
- * framework's own function for every dtype not in `complex_dtypes`, where `func`
- * is a fix only those dtypes need (complex inputs; integer inputs of floating-point
- * functions; bool inputs of arithmetic). Immutable but for `last_real`, a memo
+ * wrapped as it is). UNARY, BINARY and CALL rows may also carry `real_func`,
+ * the framework's own function for every dtype (of the first array) not in
+ * `complex_dtypes`, where `func` is a fix only those dtypes need (complex inputs;
+ * integer inputs of floating-point functions and of means; bool inputs of
+ * arithmetic and of counts). Immutable but for `last_real`, a memo
  * (needs_fix): the fast paths read it without checks. */
 typedef struct {
     PyObject_HEAD PyObject *func;
@@ -601,7 +602,7 @@ static PyMemberDef entry_members[] = {
     {"array_type", T_OBJECT, offsetof(EntryObject, array_type), READONLY,
      "The type of the framework's arrays: results of it are wrapped as they are."},
     {"real_func", T_OBJECT, offsetof(EntryObject, real_func), READONLY,
-     "UNARY, BINARY: the function for dtypes not in complex_dtypes, or None."},
+     "UNARY, BINARY, CALL: the function for dtypes not in complex_dtypes, or None."},
     {"complex_dtypes", T_OBJECT, offsetof(EntryObject, complex_dtypes), READONLY,
      "The dtype objects that need func where real_func is set, or None."},
     {NULL},
@@ -1730,7 +1731,18 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             PyTuple_SET_ITEM(names, i, Py_NewRef(kept_names[i]));
         }
     }
-    PyObject *result = PyObject_Vectorcall(seen->func, call_args, (size_t)nargs, names);
+    PyObject *func = seen->func;
+    if (seen->real_func != NULL) { /* func is a fix that only some dtypes need */
+        int fixed = needs_fix(seen, native_dtype(x));
+        if (fixed < 0) {
+            PyErr_Clear();
+            Py_XDECREF(names);
+            Py_DECREF(seen);
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        func = fixed ? func : seen->real_func;
+    }
+    PyObject *result = PyObject_Vectorcall(func, call_args, (size_t)nargs, names);
     Py_XDECREF(names);
     result =
         wrap_result(f, x->backend, result, seen->array_type, args, nargsf, kwnames);

@@ -13,11 +13,12 @@ immutable C structs):
 - ``asarray``: array type -> ``TypeEntry(backend, dtypes)``, the types asarray
   wraps as they are (``backend.native(obj) is obj``) and their dtype objects;
 - ``unary``, ``binary``, ``call``, ``getitem``: backend -> ``Entry(func,
-  array_type)``, the framework's function and its array type; a unary or binary
-  row may add ``real_func``/``complex_dtypes`` where ``func`` is a fix that only
-  some dtypes need (complex inputs: ``_backends/_fixes.py``'s ``real_path``;
-  integer inputs of floating-point functions: ``_float_loops.py``; bool inputs
-  of arithmetic: ``_bool_loops.py``);
+  array_type)``, the framework's function and its array type; a unary, binary
+  or call row may add ``real_func``/``complex_dtypes`` where ``func`` is a fix
+  that only some dtypes (of its first array) need (complex inputs:
+  ``_backends/_fixes.py``'s ``real_path``; integer inputs of floating-point
+  functions and means: ``_float_loops.py``; bool inputs of arithmetic and
+  counts: ``_bool_loops.py``);
 - ``view``: no table; the framework name (views read the Tensor's own cache and
   the target adapter's ``ROUTES``).
 
@@ -107,7 +108,7 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
             func = float_loops.rule(backend, name,
                                     bool_loops.rule(backend, name, same))
     real_func = (getattr(func, "real_path", None)
-                 if kind == "unary" or kind == "binary" else None)
+                 if kind in ("unary", "binary", "call") else None)
     if real_func is not None:  # only some dtypes need func's fix
         table.setdefault(backend, Entry(func, backend.ARRAY, real_func,
                                         func.complex_dtypes))

@@ -65,7 +65,8 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
     if not natives:
         return func
     if name in AVERAGES:
-        return _average(backend, name, func, natives)
+        return routed(_average(backend, name, func, natives), func, name,
+                      frozenset(natives))
     true_division = name in TRUE_DIVISION
 
     def computed_in_floating(*args: Any) -> Any:

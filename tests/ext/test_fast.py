@@ -9,6 +9,7 @@ tables hold ``_fast.Entry`` / ``_fast.TypeEntry`` rows.
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib.util
 import inspect
@@ -201,6 +202,39 @@ def test_unary_fast_path_calls_the_real_path_for_dtypes_that_are_not_complex():
     assert bad(ut.asarray(np.arange(3.0))) == "slow"
     assert bad_size(ut.asarray(np.arange(3.0))) == "slow"
     assert len(slow.calls) == 2
+
+
+def _spy(called, name, func, *args, **kwargs):
+    called.append(name)
+    return func(*args, **kwargs)
+
+
+def test_call_fast_path_calls_the_real_path_for_dtypes_that_need_no_rule():
+    """ut.sum and ut.mean (call rows): the bool and integer rules wrap the
+    owner's function, and only the dtypes they name go through the wrapper;
+    keywords are passed on to whichever is called."""
+    for name, x, rule in (("sum", np.arange(3.0), np.bool_),
+                          ("mean", np.arange(3.0), np.int64)):
+        func = getattr(ut, name)
+        func.table.pop(NUMPY, None)
+        func(ut.asarray(x))  # fills the row
+        row = func.table[NUMPY]
+        assert np.dtype(rule) in row.complex_dtypes
+        assert x.dtype not in row.complex_dtypes
+        called: list[str] = []
+        spied = Entry(functools.partial(_spy, called, "rule", row.func),
+                      row.array_type,
+                      functools.partial(_spy, called, "real", row.real_func),
+                      row.complex_dtypes)
+        func.table[NUMPY] = spied
+        try:
+            assert float(func(ut.asarray(x), keepdims=True)[0]) == getattr(np, name)(x)
+            ruled = x.astype(rule)
+            assert func(ut.asarray(ruled)).dtype == (ut.int64 if name == "sum"
+                                                     else ut.float64)
+        finally:
+            func.table[NUMPY] = row
+        assert called == ["real", "rule"]
 
 
 @pytest.mark.parametrize("framework", ["torch", "jax"])

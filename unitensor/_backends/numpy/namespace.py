@@ -37,9 +37,10 @@ def namespace() -> object:
     return compat_numpy
 
 
-def result(value: object) -> np.ndarray:
-    """numpy returns scalars from operations on 0-d arrays: made 0-d arrays again."""
-    return np.asarray(value)
+# numpy returns scalars from operations on 0-d arrays (and from reductions):
+# made 0-d arrays again, by numpy's own C function (no Python frame on a call
+# of the fast paths, which call it for every such result)
+result: Callable[[object], np.ndarray] = np.asarray
 
 
 def native_dtype(dtype: DType) -> np.dtype:
