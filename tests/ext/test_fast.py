@@ -237,6 +237,24 @@ def test_call_fast_path_calls_the_real_path_for_dtypes_that_need_no_rule():
         assert called == ["real", "rule"]
 
 
+def test_jax_reductions_fixed_for_complex_inputs_keep_a_real_path():
+    """jax's sum/prod (dtype=bool) and all/any read a complex number by its real
+    part: the fixes are for complex inputs only, and the rows say so."""
+    jnp = pytest.importorskip("jax.numpy")
+    backend = _backends.get("jax")
+    x = ut.asarray(jnp.arange(3.0))
+    z = ut.asarray(jnp.asarray([1j, 2.0 + 0j]))
+    for func, native in ((ut.sum, jnp.sum), (ut.any, jnp.any)):
+        func.table.pop(backend, None)
+        func(x)
+        row = func.table[backend]
+        assert row.real_func is native
+        assert {np.dtype("complex64"), np.dtype("complex128")} <= row.complex_dtypes
+        assert x._native.dtype not in row.complex_dtypes
+    assert bool(ut.all(z)) is True  # (jnp.all(1j) is False)
+    assert ut.sum(z, dtype=ut.bool).dtype == ut.bool
+
+
 @pytest.mark.parametrize("framework", ["torch", "jax"])
 def test_complex_special_case_fixes_keep_a_real_path_in_the_fast_table(framework):
     """ut.sin & co. on torch/jax: the C fast path skips the complex fix for real

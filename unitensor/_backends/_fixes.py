@@ -242,7 +242,7 @@ def expm1_fixed(xp: ModuleType,
         if xp.any(negative_zero):  # -conj flips the real part's sign alone
             result = xp.where(negative_zero, -xp.conj(result), result)
         return result
-    return _complex_only(fixed, expm1, complex_dtypes)
+    return complex_only(fixed, expm1, complex_dtypes)
 
 
 def tanh_fixed(xp: ModuleType,
@@ -262,10 +262,10 @@ def tanh_fixed(xp: ModuleType,
         if xp.any(wrong):  # conj flips the imaginary part's sign alone
             result = xp.where(wrong, xp.conj(result), result)
         return result
-    return _complex_only(fixed, tanh, complex_dtypes)
+    return complex_only(fixed, tanh, complex_dtypes)
 
 
-def _complex_only(fixed: Callable[..., Any], native: Callable[..., Any],
+def complex_only(fixed: Callable[..., Any], native: Callable[..., Any],
                   complex_dtypes: frozenset[Any] | None) -> Callable[..., Any]:
     """Mark ``fixed`` as a fix only complex inputs need, where the dtypes are
     known: the C fast path calls ``native`` for the others (``_fastpath.learn``).

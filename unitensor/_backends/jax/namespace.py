@@ -14,6 +14,7 @@ from ..._dtypes import DType
 from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     check_repeats,
+    complex_only,
     complex_special_cases_fixed,
     floor_divide_fixed,
     refuse_negative_powers,
@@ -46,13 +47,17 @@ def _cumulative_prod(x: jax.Array, /, **kw: Any) -> jax.Array:
     return jnp.cumulative_prod(x, **kw)
 
 
+# jax's complex dtype objects: the inputs the fixes below are for
+_COMPLEX = frozenset({np.dtype("complex64"), np.dtype("complex128")})
+
+
 def _truth(name: str) -> Callable[..., Any]:
     """jnp.all/any read a complex number by its real part (jnp.all(1j) is False)."""
     native = getattr(jnp, name)
 
     def fixed(x: jax.Array, /, **kw: Any) -> jax.Array:
         return native(x != 0 if jnp.iscomplexobj(x) else x, **kw)
-    return fixed
+    return complex_only(fixed, native, _COMPLEX)
 
 
 def _bool_of_complex(native: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,7 +69,7 @@ def _bool_of_complex(native: Callable[..., Any]) -> Callable[..., Any]:
         if dtype is not None and np.dtype(dtype) == np.bool_ and jnp.iscomplexobj(x):
             x = x != 0
         return native(x, **kw)
-    return fixed
+    return complex_only(fixed, native, _COMPLEX)
 
 
 def _nan_propagating(name: str) -> Callable[..., Any]:
@@ -122,8 +127,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "take_along_axis": refuse_out_of_bounds("take_along_axis", jnp.take_along_axis,
                                             _concrete, default_axis=-1)}
 FIXES.update({name: complex_special_cases_fixed(
-    jnp, name, frozenset({np.dtype("complex64"), np.dtype("complex128")}), np.asarray,
-    jnp.asarray, reference(name))
+    jnp, name, _COMPLEX, np.asarray, jnp.asarray, reference(name))
     for name in COMPLEX_SPECIAL_CASES})
 
 
