@@ -2149,6 +2149,27 @@ immutable_from_capsule(PyObject *module, PyObject *capsule)
     return (PyObject *)b;
 }
 
+/* immutable_export(capsule_of, obj): immutable_from_capsule(capsule_of(obj)), an
+ * immutable framework's export in one C call (TensorFlow's: its C function
+ * making the capsule, then the read-only Buffer, no Python frame between). */
+static PyObject *
+immutable_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyCallable_Check(args[0])) {
+        return arg_error(PyExc_TypeError, "immutable_export", "args",
+                         "(capsule_of, obj): a callable making a DLPack capsule, "
+                         "an array",
+                         "%zd arguments", nargs);
+    }
+    PyObject *capsule = PyObject_CallOneArg(args[0], args[1]);
+    if (capsule == NULL) {
+        return NULL;
+    }
+    PyObject *b = immutable_from_capsule(module, capsule);
+    Py_DECREF(capsule);
+    return b;
+}
+
 /* Whether any of the refusals in `names` answers True for obj: 1, 0, or -1 with
  * an error. A refusal is the name of obj's method (called with no argument) or
  * attribute (read: torch's requires_grad), a callable (called with obj), or a
@@ -2391,6 +2412,32 @@ ndarray_view(PyObject *module, PyObject *arg)
     if (PyArray_SetBaseObject((PyArrayObject *)array, Py_NewRef(arg)) < 0) {
         Py_DECREF(array);
         return NULL;
+    }
+    return array;
+}
+
+/* ndarray_lend(export, obj): numpy's array over obj's memory as export(obj) (a
+ * framework adapter's export) gives it, by ndarray_view: a route to numpy in one
+ * C call. None where the export is refused (any Exception: a tracer, a symbolic
+ * tensor, a deleted array) or numpy cannot view the memory (off the CPU, a dtype
+ * numpy has no name for): the general path says why. */
+static PyObject *
+ndarray_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyCallable_Check(args[0])) {
+        return arg_error(PyExc_TypeError, "ndarray_lend", "args",
+                         "(export, obj): an adapter's export, an array",
+                         "%zd arguments", nargs);
+    }
+    PyObject *b = PyObject_CallOneArg(args[0], args[1]);
+    if (b == NULL) {
+        return none_for_exceptions();
+    }
+    PyObject *array = ndarray_view(module, b);
+    Py_DECREF(b);
+    if (array == NULL && PyErr_ExceptionMatches(PyExc_BufferError)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
     }
     return array;
 }
@@ -3406,6 +3453,8 @@ static PyMethodDef module_methods[] = {
      "exchange_lend(export, array_type, lent, obj)\nobj's memory, as export(obj) "
      "gives it read-only, as an array of array_type's framework through its exchange "
      "API, recorded in lent; None where that does not apply."},
+    {"immutable_export", (PyCFunction)(void (*)(void))immutable_export, METH_FASTCALL,
+     "immutable_export(capsule_of, obj)\nimmutable_from_capsule(capsule_of(obj))."},
     {"immutable_from_capsule", (PyCFunction)immutable_from_capsule, METH_O,
      "immutable_from_capsule(capsule)\nfrom_capsule(capsule), marked read-only."},
     {"exchange_host_capsule", (PyCFunction)(void (*)(void))exchange_host_capsule,
@@ -3418,6 +3467,9 @@ static PyMethodDef module_methods[] = {
      "CPU kernel at address function (bounds, args) for items first..items-1, each "
      "move (offset, base, step) setting the pointer at args + offset to base + n * "
      "step."},
+    {"ndarray_lend", (PyCFunction)(void (*)(void))ndarray_lend, METH_FASTCALL,
+     "ndarray_lend(export, obj)\nnumpy's array over export(obj) (ndarray_view); None "
+     "where the export is refused or numpy cannot view the memory."},
     {"ndarray_view", (PyCFunction)ndarray_view, METH_O,
      "ndarray_view(buffer)\nA numpy array over buffer's CPU memory (numpy's C API; "
      "the Buffer is its base): np.asarray(buffer) without the buffer protocol."},

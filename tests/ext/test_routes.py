@@ -595,3 +595,58 @@ def test_immutable_from_capsule_marks_the_buffer_read_only():
     assert buf.readonly
     with pytest.raises(TypeError, match="capsule: expected a PyCapsule"):
         _core.immutable_from_capsule(3)
+
+
+def test_immutable_export_is_the_read_only_buffer_of_the_capsule_made():
+    a = np.arange(3.0)
+    buf = _core.immutable_export(lambda x: x.__dlpack__(), a)
+    assert buf.readonly
+    assert buf.data_ptr == a.ctypes.data
+
+    def refused(x):
+        raise ValueError("no capsule")
+    with pytest.raises(ValueError, match="no capsule"):  # the maker's own error
+        _core.immutable_export(refused, a)
+    with pytest.raises(TypeError, match="capsule: expected a PyCapsule"):
+        _core.immutable_export(lambda x: 3, a)
+    with pytest.raises(TypeError, match=r"args: expected \(capsule_of, obj\)"):
+        _core.immutable_export(None, a)
+
+
+def test_ndarray_lend_views_what_the_export_gives_and_leaves_refusals_to_python():
+    tf = pytest.importorskip("tensorflow")
+    x = tf.constant([1.0, 2.0, 3.0])
+    view = _core.ndarray_lend(_backends.get("tensorflow").export, x)
+    assert type(view) is np.ndarray
+    assert not view.flags.writeable  # TF's memory: read-only
+    assert view.ctypes.data == _backends.get("tensorflow").export(x).data_ptr
+    np.testing.assert_array_equal(view, [1.0, 2.0, 3.0])
+
+    def refused(x):
+        raise ValueError("a symbolic tensor has no memory")
+    assert _core.ndarray_lend(refused, x) is None
+
+    def interrupted(x):
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):  # not an Exception: it goes on up
+        _core.ndarray_lend(interrupted, x)
+    bf16 = _dlpack.immutable_buffer(
+        torch.zeros(2, dtype=torch.bfloat16).__dlpack__())  # no numpy dtype
+    assert _core.ndarray_lend(lambda x: bf16, x) is None
+    with pytest.raises(TypeError, match=r"buffer: expected a unitensor\._core\.Buffer"):
+        _core.ndarray_lend(lambda x: x, x)
+    with pytest.raises(TypeError, match=r"args: expected \(export, obj\)"):
+        _core.ndarray_lend(None, x)
+
+
+def test_the_routes_from_immutable_frameworks_to_numpy_are_one_c_call():
+    tf = pytest.importorskip("tensorflow")
+    from unitensor._backends.numpy import interop as numpy_interop
+    t = ut.asarray(tf.constant([1.0, 2.0]))
+    view = t.numpy()
+    np.testing.assert_array_equal(view, [1.0, 2.0])
+    assert not view.flags.writeable
+    route = numpy_interop.ROUTES["tensorflow"]  # (put there by its first call)
+    assert route.func is _core.ndarray_lend
+    assert route.args == (_backends.get("tensorflow").export,)
+    assert _backends.get("tensorflow").export.func is _core.immutable_export

@@ -12,7 +12,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
-from .. import _loaded, exported_by
+from .. import _loaded
 from .._dlpack import LENT_READ_ONLY, cpu_only_reason
 from .._dtype_tables import numpy_dtype_table
 
@@ -115,20 +115,18 @@ def export(x: np.ndarray) -> _core.Buffer:
 def _view_of(source: str) -> Callable[[Any], np.ndarray | None]:
     """The route from ``source`` (jax, tensorflow, warp): its adapter's export
     (read-only where the framework's arrays are immutable) as an array made by
-    numpy's C API over the Buffer (``_core.ndarray_view``): what the general
-    path does, without its Python, under ``np.from_dlpack(x)``'s cost. None
-    where the export or the view is refused (a tracer or symbolic tensor, which
-    has no memory; memory off the CPU; a dtype numpy cannot name): the general
-    path says why.
+    numpy's C API over the Buffer, in one C call (``_core.ndarray_lend``): what
+    the general path does, without its Python, under ``np.from_dlpack(x)``'s
+    cost. None where the export or the view is refused (a tracer or symbolic
+    tensor, which has no memory; memory off the CPU; a dtype numpy cannot
+    name): the general path says why. Its first call (``source`` is loaded
+    then: ``x`` is one of its Tensors' arrays) puts that C call itself in
+    ROUTES, bound to the adapter's export: no Python frame after.
     """
     def route(x: Any) -> np.ndarray | None:
-        buf = exported_by(source, x)
-        if buf is None:
-            return None
-        try:
-            return _core.ndarray_view(buf)
-        except BufferError:
-            return None
+        direct = ROUTES[source] = functools.partial(_core.ndarray_lend,
+                                                    _loaded[source].export)
+        return direct(x)
     return route
 
 

@@ -15,6 +15,7 @@ Quirks handled here:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,7 @@ from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
 from .. import exported_by
-from .._dlpack import cpu_only_reason, immutable_buffer
+from .._dlpack import cpu_only_reason
 
 if TYPE_CHECKING:
     import numpy as np
@@ -155,9 +156,10 @@ def readonly(x: tf.Tensor) -> bool:
     return True
 
 
-def export(x: tf.Tensor) -> _core.Buffer:
-    # What tf.experimental.dlpack.to_dlpack calls, without its Python frame.
-    return immutable_buffer(_pywrap_tfe.TFE_ToDlpackCapsule(x))
+# x's memory, read-only: the capsule tf.experimental.dlpack.to_dlpack makes (its
+# C function, without its Python frame) as a read-only Buffer, in one C call.
+export: Callable[[tf.Tensor], _core.Buffer] = functools.partial(
+    _core.immutable_export, _pywrap_tfe.TFE_ToDlpackCapsule)
 
 
 def _from_numpy(x: np.ndarray) -> tf.Tensor | None:
