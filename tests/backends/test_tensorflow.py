@@ -198,6 +198,32 @@ def test_tensorflow_global_state_is_untouched():
     assert out.stdout.strip() == "raises"
 
 
+@pytest.mark.slow  # a fresh interpreter: TF's context is reset there
+def test_numpy_to_tensorflow_follows_a_new_eager_context():
+    pytest.importorskip("tensorflow")
+    # the route reads TF's eager context from its module: a new one (TF's own
+    # reset) is taken up, its tensors computed in it
+    code = (
+        "import sys, numpy as np, tensorflow as tf, unitensor as ut\n"
+        "from tensorflow.python.eager import context\n"
+        "from unitensor._backends.tensorflow import interop\n"
+        "sys.path.insert(0, 'tests/helpers')\n"
+        "from frameworks import aligned_empty\n"
+        "a = aligned_empty((4,), np.float64)\n"
+        "a[:] = [1.0, 2.0, 3.0, 4.0]\n"
+        "assert float(tf.reduce_sum(ut.asarray(a).tf())) == 10.0\n"
+        "first = interop._context\n"
+        "context._reset_context()\n"
+        "t = ut.asarray(a).tf()\n"
+        "assert interop._context is context.context() is not first\n"
+        "assert float(tf.reduce_sum(t * 2)) == 20.0\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "ok"
+
+
 def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
     tf_backend = _backends.get("tensorflow")
     from unitensor._backends.tensorflow import interop as tf_interop

@@ -171,7 +171,12 @@ def _from_numpy(x: np.ndarray) -> tf.Tensor | None:
     if _from_capsule is None:
         return None
     capsule = _core.ndarray_capsule(x, _ALIGNMENT)
-    return None if capsule is None else _from_capsule(capsule, _context_handle())
+    if capsule is None:
+        return None
+    # (_context_handle's own check, without its call: the route's common case)
+    ctx = _eager._context
+    return _from_capsule(capsule, _handle if ctx is _context and ctx is not None
+                         else _context_handle())
 
 
 def _from_torch(x: Any) -> tf.Tensor | None:  # x: a torch.Tensor
@@ -250,11 +255,13 @@ _eager: Any = None  # tensorflow.python.eager.context, once _tfe_import() found 
 
 def _context_handle() -> object:
     """The eager context's handle, initialised once (and again only if TF made a
-    new context).
+    new context). TF's own context() is a Python call: its module's global is
+    read first, and context() asked only where that is not the one seen before.
     """
     global _context, _handle
-    ctx = _eager.context()
-    if ctx is not _context:
+    ctx = _eager._context
+    if ctx is None or ctx is not _context:
+        ctx = _eager.context()
         ctx.ensure_initialized()
         _context, _handle = ctx, ctx._handle
     return _handle
