@@ -567,6 +567,10 @@ def markdown(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+# the row groups measured on SMALL-element arrays
+_SMALL_ROWS = frozenset({"small", "training", "like", "warp", "warpk", "drjit"})
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds (CI)")
@@ -620,7 +624,7 @@ def main(argv: list[str] | None = None) -> None:
     sizes = (", ".join(f"{n:.0e}" for n in LARGE)
              if "large" in which or "like" in which else "")
     arrays = " and ".join(filter(None, (
-        str(SMALL) if {"small", "training", "like"} & set(which) or with_tf else "",
+        str(SMALL) if _SMALL_ROWS & set(which) or with_tf else "",
         sizes)))
     print(f"\n(three float32 arrays of {arrays} elements; {versions}; "
           f"{os.cpu_count()} CPUs, {THREADS or 'default'} intra-op threads, "
