@@ -199,6 +199,8 @@ def _start_again(tape: wp.Tape, xs: list[wp.array]) -> None:
     """
     for x in xs:
         g = x.grad
+        if g is None:  # (the body took it away: nothing was handed out)
+            continue
         tape.gradients.pop(x, None)  # (what Tape.zero() clears)
         x.grad = wp.zeros(shape=g.shape, strides=g.strides, dtype=g.dtype,
                           device=g.device)
