@@ -89,7 +89,7 @@ static PyTypeObject *tensor_type = NULL;
 static Py_ssize_t owner_blocks_open = 0;
 static PyObject *zero = NULL;
 static PyObject *str_dtype, *str_name, *str_routes, *str_result, *str_autodiff,
-    *str_autodiff_state, *str_device;
+    *str_autodiff_state, *str_device, *str_torch_function;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
 /* The class of the adapters (unitensor/_backends/_adapter.py), whose members live
@@ -252,6 +252,27 @@ static PyMemberDef tensor_members[] = {
      "The _views.Base record of which this Tensor is the base, or None."},
     {NULL},
 };
+
+/* An attribute named by a C string (PyObject_GetAttrString): torch looks up
+ * `__torch_function__` of every non-tensor argument of its functions this way,
+ * two or three times a call, and without a tp_getattr makes, hashes and looks
+ * up a new str each time (a miss of the type's attribute cache). That name is
+ * answered with an interned str (the cache hits); every name goes through the
+ * type's own tp_getattro, as PyObject_GetAttr would. unitensor.Tensor's slot,
+ * set by configure(). */
+static PyObject *
+tensor_getattr(PyObject *obj, char *name)
+{
+    PyObject *str = strcmp(name, "__torch_function__") == 0
+                        ? Py_NewRef(str_torch_function)
+                        : PyUnicode_FromString(name);
+    if (str == NULL) {
+        return NULL;
+    }
+    PyObject *found = Py_TYPE(obj)->tp_getattro(obj, str);
+    Py_DECREF(str);
+    return found;
+}
 
 static PyTypeObject TensorBaseType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._fast.TensorBase",
@@ -2097,6 +2118,10 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                             adapters);
     }
     Py_XSETREF(tensor_type, (PyTypeObject *)Py_NewRef(args[0]));
+    if (tensor_type->tp_getattr == NULL) { /* (a class statement leaves it out) */
+        tensor_type->tp_getattr = tensor_getattr;
+        PyType_Modified(tensor_type);
+    }
     Py_XSETREF(loaded_backends, Py_NewRef(args[1]));
     Py_XSETREF(adapter_type, (PyTypeObject *)Py_NewRef(adapters));
     Py_RETURN_NONE;
@@ -2532,9 +2557,10 @@ PyInit__fast(void)
     str_autodiff = PyUnicode_InternFromString("AUTODIFF");
     str_autodiff_state = PyUnicode_InternFromString("autodiff_state");
     str_device = PyUnicode_InternFromString("device");
+    str_torch_function = PyUnicode_InternFromString("__torch_function__");
     if (zero == NULL || str_dtype == NULL || str_name == NULL || str_routes == NULL ||
         str_result == NULL || str_autodiff == NULL || str_autodiff_state == NULL ||
-        str_device == NULL) {
+        str_device == NULL || str_torch_function == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module_def);

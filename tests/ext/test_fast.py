@@ -1283,3 +1283,20 @@ def test_configure_takes_an_adapter_class_whose_members_live_in_each_adapter():
         _fast.configure(Tensor, _backends._loaded)
     assert type(NUMPY) is _backends._adapter.Assembled
     assert ut.asarray(np.arange(2.0)).torch().tolist() == [0.0, 1.0]
+
+
+def test_attributes_named_by_a_c_string_are_the_tensors_own():
+    """torch reads ``__torch_function__`` of a Tensor argument through the C API
+    by a C string (PyObject_GetAttrString): the Tensor type's tp_getattr answers
+    it as getattr does, and every other name too."""
+    import ctypes
+    get = ctypes.pythonapi.PyObject_GetAttrString
+    get.restype, get.argtypes = ctypes.py_object, [ctypes.py_object, ctypes.c_char_p]
+    x = ut.asarray(torch.arange(3.0))
+    assert get(x, b"__torch_function__") == x.__torch_function__
+    assert get(x, b"shape") == (3,)
+    assert get(x, b"numpy")() is x.numpy()
+    with pytest.raises(AttributeError, match="nope"):
+        get(x, b"nope")
+    # torch's own functions take the Tensor through it
+    np.testing.assert_allclose(torch.sin(x).numpy(), np.sin([0.0, 1.0, 2.0]))
