@@ -1278,6 +1278,23 @@ needs_fix(EntryObject *e, PyObject *dtype)
     return found;
 }
 
+/* The function row e calls for x: func, or real_func where func is a fix that x's
+ * dtype does not need (borrowed); NULL, no error set, where x's dtype cannot be
+ * read: the slow path decides. */
+static PyObject *
+row_function(EntryObject *e, TensorObject *x)
+{
+    if (e->real_func == NULL) {
+        return e->func;
+    }
+    int fixed = needs_fix(e, native_dtype(x));
+    if (fixed < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return fixed ? e->func : e->real_func;
+}
+
 static PyObject *
 fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -1290,15 +1307,10 @@ fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *func = seen->func;
-    if (seen->real_func != NULL) { /* func is a fix that only complex dtypes need */
-        int is_complex = needs_fix(seen, native_dtype(x));
-        if (is_complex < 0) {
-            PyErr_Clear();
-            Py_DECREF(seen);
-            return call_slow(f, args, nargsf, kwnames);
-        }
-        func = is_complex ? func : seen->real_func;
+    PyObject *func = row_function(seen, x);
+    if (func == NULL) {
+        Py_DECREF(seen);
+        return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *result = PyObject_Vectorcall(func, &x->native, 1, NULL);
     result = wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
@@ -1522,16 +1534,11 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
         Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *func = seen->func;
-    if (seen->real_func != NULL) { /* func is a fix that only some dtypes need */
-        int fixed = needs_fix(seen, native_dtype(x1));
-        if (fixed < 0) {
-            PyErr_Clear();
-            Py_DECREF(other);
-            Py_DECREF(seen);
-            return call_slow(f, args, nargsf, kwnames);
-        }
-        func = fixed ? func : seen->real_func;
+    PyObject *func = row_function(seen, x1);
+    if (func == NULL) {
+        Py_DECREF(other);
+        Py_DECREF(seen);
+        return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *natives[2] = {x1->native, other};
     PyObject *result = PyObject_Vectorcall(func, natives, 2, NULL);
@@ -1752,16 +1759,11 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             PyTuple_SET_ITEM(names, i, Py_NewRef(kept_names[i]));
         }
     }
-    PyObject *func = seen->func;
-    if (seen->real_func != NULL) { /* func is a fix that only some dtypes need */
-        int fixed = needs_fix(seen, native_dtype(x));
-        if (fixed < 0) {
-            PyErr_Clear();
-            Py_XDECREF(names);
-            Py_DECREF(seen);
-            return call_slow(f, args, nargsf, kwnames);
-        }
-        func = fixed ? func : seen->real_func;
+    PyObject *func = row_function(seen, x);
+    if (func == NULL) {
+        Py_XDECREF(names);
+        Py_DECREF(seen);
+        return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *result = PyObject_Vectorcall(func, call_args, (size_t)nargs, names);
     Py_XDECREF(names);

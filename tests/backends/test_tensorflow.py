@@ -26,6 +26,14 @@ pytest.importorskip("tensorflow")
 NUMPY = _backends.get("numpy")
 
 
+def _fresh_interpreter(code: str) -> str:
+    """What ``code`` prints, run by a fresh interpreter in the repository root
+    (where an abort or a reset of TF's state is a result, not this process's)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout.strip()
+
 @pytest.mark.slow  # compiles or a fresh interpreter: seconds (the whole suite runs it)
 def test_unaligned_memory_never_reaches_tensorflow_uncopied():
     """Without the alignment guard, TF's StridedSlice kernel aborts the process
@@ -48,10 +56,7 @@ def test_unaligned_memory_never_reaches_tensorflow_uncopied():
         "    else:\n"
         "        assert not offset\n"
         "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], check=False)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "ok"
+    assert _fresh_interpreter(code) == "ok"
 
 
 def test_tensorflow_owned_data_computes_in_tensorflow():
@@ -192,10 +197,7 @@ def test_tensorflow_global_state_is_untouched():
         "    print('raises')\n"
         "else:\n"
         "    print('numpy behaviour was enabled')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], check=False)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "raises"
+    assert _fresh_interpreter(code) == "raises"
 
 
 @pytest.mark.slow  # a fresh interpreter: TF's context is reset there
@@ -218,10 +220,7 @@ def test_numpy_to_tensorflow_follows_a_new_eager_context():
         "assert interop._context is context.context() is not first\n"
         "assert float(tf.reduce_sum(t * 2)) == 20.0\n"
         "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], check=False)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "ok"
+    assert _fresh_interpreter(code) == "ok"
 
 
 def test_tensorflow_direct_import_matches_the_public_one(monkeypatch):
@@ -891,7 +890,4 @@ def test_the_namespace_first_imported_inside_tf_function_knows_eager_tensors():
         "row = ut.sin.table[_backends.get('tensorflow')]\n"
         "assert row.array_type is type(x.tf()), row.array_type\n"
         "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=Path(__file__).resolve().parents[2], check=False)
-    assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "ok"
+    assert _fresh_interpreter(code) == "ok"

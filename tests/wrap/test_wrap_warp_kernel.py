@@ -207,17 +207,22 @@ def test_jax_grad_jit_and_vmap_of_a_kernel_body_match_finite_differences(kernels
     check_grads(rows, (m,), order=1, modes=["rev"])
 
 
-@pytest.fixture
-def launches(monkeypatch):
-    """The launches Warp's own replay makes (``Launch.launch``), in order."""
+def _calls(monkeypatch, owner, name):
+    """The objects ``owner.name`` is called on while a test runs, in order."""
     made = []
-    real = wp_context.Launch.launch
+    real = getattr(owner, name)
 
     def counted(self, *args, **kwargs):
         made.append(self)
         return real(self, *args, **kwargs)
-    monkeypatch.setattr(wp_context.Launch, "launch", counted)
+    monkeypatch.setattr(owner, name, counted)
     return made
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """The launches Warp's own replay makes (``Launch.launch``), in order."""
+    return _calls(monkeypatch, wp_context.Launch, "launch")
 
 
 def test_vmap_launches_items_after_the_first_in_one_c_call(kernels, launches):
@@ -340,14 +345,7 @@ def test_the_shape_pass_under_jax_jit_launches_nothing(kernels, monkeypatch):
 @pytest.fixture
 def tapes(monkeypatch):
     """The wp.Tapes made while a test runs (Warp's own, counted as made)."""
-    made = []
-    init = wp.Tape.__init__
-
-    def counted(self, *args, **kwargs):
-        made.append(self)
-        init(self, *args, **kwargs)
-    monkeypatch.setattr(wp.Tape, "__init__", counted)
-    return made
+    return _calls(monkeypatch, wp.Tape, "__init__")
 
 
 @pytest.fixture
