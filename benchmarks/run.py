@@ -602,6 +602,11 @@ def import_time(quick: bool) -> list[Row]:
     code = ("import time, sys; s = time.perf_counter(); import unitensor; "
             "print(time.perf_counter() - s, ' '.join(m for m in ('torch', 'jax', "
             "'tensorflow', 'cupy') if m in sys.modules))")
+    # one import first that may write the bytecode (a user's install has it;
+    # PYTHONDONTWRITEBYTECODE would otherwise time the compiler on every import
+    # of a file changed since its .pyc was written)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-c", "import unitensor"], env=env, check=True)
     samples, loaded = [], ""
     for _ in range(3 if quick else 11):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True,

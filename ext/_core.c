@@ -3531,7 +3531,9 @@ PyInit__core(void)
     if (m == NULL || version == NULL ||
         PyModule_AddObjectRef(m, "Buffer", (PyObject *)&BufferType) < 0 ||
         PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_NDIM", MAX_NDIM) < 0) {
+        PyModule_AddIntConstant(m, "MAX_NDIM", MAX_NDIM) < 0 ||
+        /* what DLPack capsules are (types.CapsuleType from Python 3.13 only) */
+        PyModule_AddObjectRef(m, "CAPSULE_TYPE", (PyObject *)&PyCapsule_Type) < 0) {
         goto done;
     }
     result = m;

@@ -53,12 +53,7 @@ _ACCEPTED = ("an array from numpy, torch, jax, cupy, tensorflow or array_api_str
              "scalar or a nested sequence of numbers")
 
 
-def _capsule_type() -> type:
-    import datetime  # any C module's capsule tells us the PyCapsule type
-    return type(datetime.datetime_CAPI)
-
-
-_CAPSULE_TYPE = _capsule_type()
+_CAPSULE_TYPE = _core.CAPSULE_TYPE
 
 
 def _asarray(obj: Any, /, *, dtype: DType | None = None, device: Any = None,

@@ -43,6 +43,8 @@ class _Producer(Protocol):
 DLPACK_VERSION: Final[tuple[int, int]]
 #: the most dimensions an array may have (DLPack's and numpy's limit)
 MAX_NDIM: Final[int]
+#: the type of a PyCapsule (types.CapsuleType from Python 3.13 only)
+CAPSULE_TYPE: Final[type]
 
 # Not subclassable, and not made by calling it (TypeError): the importers below
 # and empty() make Buffers.

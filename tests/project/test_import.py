@@ -18,6 +18,18 @@ def test_import_unitensor_imports_no_framework(statement):
     assert out.stdout.strip() == ""
 
 
+def test_import_unitensor_leaves_the_slow_standard_modules_to_what_needs_them():
+    """dataclasses (which imports inspect and ast's tokenizer: ~5 ms), inspect
+    (ut.wrap's signatures), ctypes (ut.memory's NVML) and datetime: a third of
+    ``import unitensor`` before, each needed by one feature only."""
+    slow = ("dataclasses", "inspect", "ctypes", "datetime")
+    code = (f"import sys; import unitensor; "
+            f"print(' '.join(m for m in {slow!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
 def test_framework_loads_only_when_its_array_is_seen():
     code = ("import sys, numpy, unitensor as ut; ut.asarray(numpy.zeros(2)).numpy(); "
             "print(' '.join(m for m in ('torch', 'jax', 'tensorflow', 'dask') "

@@ -15,14 +15,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from .. import _core
 from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error, describe, standard_type
 from ._dtype_tables import dtype_in
-from ._memory import MemoryStats, Request
+
+if TYPE_CHECKING:  # (the records' module imports dataclasses: ~5 ms of import)
+    from ._memory import MemoryStats, Request
 
 
 class Producer(Protocol):

@@ -22,7 +22,6 @@ differentiating a derivative takes the same path.
 from __future__ import annotations
 
 import functools
-import inspect
 import itertools
 import sys
 import weakref
@@ -261,6 +260,8 @@ def _opaque(bridged: Callable[..., Any], func: Callable[..., Any]
     node = bridged  # (tensorflow's do_not_convert wraps the bridge again)
     while node is not func and "__wrapped__" in vars(node):
         node = vars(node).pop("__wrapped__")
+    import inspect  # (here: ~5 ms of import, and only ut.wrap needs it)
+
     try:  # what inspect.signature found through __wrapped__
         bridged.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
     except (TypeError, ValueError):  # a builtin without one
