@@ -813,8 +813,8 @@ GAPS = [
     "the cost of making the framework's array object at all (`torch.from_numpy` "
     "alone is more than a third of `torch.from_dlpack`).",
     "- `.tf()`: TensorFlow's own `TFE_FromDlpackCapsule` takes most of it; the "
-    "capsule is made in C over the numpy array (`ndarray_capsule`, no Buffer) and "
-    "the eager-context check is one Python call.",
+    "capsule made in C over the numpy array (no Buffer), the eager context's "
+    "handle read and TF's import called in one C call (`_core.ndarray_import`).",
     "- array-api-compat's numpy `add` is `np.add` itself: no overhead is below none.",
     "- The 4M-element rows are memory-bound: on this VM the same call compared with "
     "itself varies by about 3% from run to run.",

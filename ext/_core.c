@@ -18,7 +18,7 @@
  *    own shape and strides) whose manager_ctx holds a strong reference to the
  *    Buffer: one import serves any number of consumers. export_capsule() takes
  *    that reference and export_free() drops it. (numpy's routes to torch and
- *    TensorFlow, exchange_from_ndarray and ndarray_capsule, make Exports whose
+ *    TensorFlow, exchange_from_ndarray and ndarray_import, make Exports whose
  *    reference is to the numpy array itself: no Buffer.) The Export's deleter runs
  *    exactly once: from the consumer that renamed the capsule, or from the
  *    capsule destructor if nobody did. A consumer may call it from any thread,
@@ -2473,28 +2473,16 @@ ndarray_dtype(PyArrayObject *a, DLDataType *out)
     }
 }
 
-/* ndarray_capsule(array, alignment): a legacy DLPack capsule ("dltensor") over
- * a numpy array's memory, held by an Export of the array itself (rule 3), for
- * TensorFlow's C++ import: what Buffer.export_legacy(allow_readonly=True) of
- * from_buffer(array) gives (TF never writes into a tensor), without the buffer
- * protocol. Only memory TF can alias as it is - row-major compact, `alignment`
- * -byte aligned (unless empty), a dtype above - else None: the general path
- * copies and reports, or refuses. */
+/* A legacy DLPack capsule ("dltensor") over a numpy array's memory, held by an
+ * Export of the array itself (rule 3), for TensorFlow's C++ import: what
+ * Buffer.export_legacy(allow_readonly=True) of from_buffer(array) gives (TF
+ * never writes into a tensor), without the buffer protocol. Only memory TF can
+ * alias as it is - row-major compact, `alignment`-byte aligned (unless empty),
+ * a dtype above - else None (a new reference): the general path copies and
+ * reports, or refuses. NULL with an error. */
 static PyObject *
-ndarray_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+ndarray_capsule(PyObject *obj, Py_ssize_t alignment)
 {
-    static const char func[] = "ndarray_capsule";
-    Py_ssize_t alignment = nargs == 2 ? PyLong_AsSsize_t(args[1]) : -1;
-    if (nargs != 2 || alignment <= 0) {
-        PyErr_Clear();
-        return arg_error(PyExc_TypeError, func, "args",
-                         "(an array, a positive alignment in bytes)", "%zd arguments",
-                         nargs);
-    }
-    if (numpy_api() < 0) {
-        return NULL;
-    }
-    PyObject *obj = args[0];
     DLDataType dtype;
     if (!PyArray_Check(obj) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj) ||
         !ndarray_dtype((PyArrayObject *)obj, &dtype)) {
@@ -2532,6 +2520,50 @@ ndarray_capsule(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         managed_delete(KIND_LEGACY, managed);
     }
     return capsule;
+}
+
+/* ndarray_import(importer, handle, alignment, array): importer(capsule,
+ * handle()) for the capsule above over a numpy array - TensorFlow's C++ DLPack
+ * import and its eager context's handle - in one C call, the route from numpy
+ * to TensorFlow without a Python frame. None where the capsule is declined, and
+ * where handle() gives None or raises AttributeError (no context made or
+ * initialised yet): the general path makes it. */
+static PyObject *
+ndarray_import(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "ndarray_import";
+    Py_ssize_t alignment = nargs == 4 ? PyLong_AsSsize_t(args[2]) : -1;
+    if (nargs != 4 || alignment <= 0 || !PyCallable_Check(args[0]) ||
+        !PyCallable_Check(args[1])) {
+        PyErr_Clear();
+        return arg_error(PyExc_TypeError, func, "args",
+                         "(an importer, a handle callable, a positive alignment in "
+                         "bytes, an array)",
+                         "%zd arguments", nargs);
+    }
+    if (numpy_api() < 0) {
+        return NULL;
+    }
+    PyObject *capsule = ndarray_capsule(args[3], alignment);
+    if (capsule == NULL || capsule == Py_None) {
+        return capsule;
+    }
+    PyObject *handle = PyObject_CallNoArgs(args[1]);
+    if (handle == NULL && PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        PyErr_Clear();
+        handle = Py_NewRef(Py_None);
+    }
+    PyObject *result = NULL;
+    if (handle == Py_None) {
+        result = Py_NewRef(Py_None);
+    }
+    else if (handle != NULL) {
+        PyObject *call_args[2] = {capsule, handle};
+        result = PyObject_Vectorcall(args[0], call_args, 2, NULL);
+    }
+    Py_XDECREF(handle);
+    Py_DECREF(capsule); /* (unconsumed: its destructor frees the Export) */
+    return result;
 }
 
 /* exchange_from_ndarray(array_type, array): torch.from_numpy(array) in C - an
@@ -3479,10 +3511,11 @@ static PyMethodDef module_methods[] = {
      "over a numpy array's memory through its DLPack C exchange import "
      "(torch.from_numpy in C); None where torch.from_numpy would not share it "
      "exactly or the framework refuses it."},
-    {"ndarray_capsule", (PyCFunction)(void (*)(void))ndarray_capsule, METH_FASTCALL,
-     "ndarray_capsule(array, alignment)\nA legacy DLPack capsule over a numpy "
-     "array's row-major compact, aligned memory, held by the array; None for any "
-     "other."},
+    {"ndarray_import", (PyCFunction)(void (*)(void))ndarray_import, METH_FASTCALL,
+     "ndarray_import(importer, handle, alignment, array)\nimporter(capsule, "
+     "handle()) for a legacy DLPack capsule over a numpy array's row-major "
+     "compact, aligned memory, held by the array; None for any other array, and "
+     "where handle() gives None or raises AttributeError."},
     {"exchange_host_view", (PyCFunction)(void (*)(void))exchange_host_view,
      METH_FASTCALL,
      "exchange_host_view(make, refusals, complex_refusals, obj)\nmake(Buffer) over "

@@ -264,9 +264,36 @@ def test_tensorflow_s_route_from_numpy_holds_the_array_itself_until_tf_lets_go()
     assert route(aligned_empty((8,), np.float32)[1:]) is None  # not 64-byte aligned
     assert route(np.zeros(2, [("a", "f4")])) is None
     assert route(aligned_empty((2,), np.float32).view(">f4")) is None
-    assert _core.ndarray_capsule([1.0], 64) is None  # not an array
-    with pytest.raises(TypeError, match="ndarray_capsule"):
-        _core.ndarray_capsule(a, 0)
+    assert route([1.0]) is None  # not an array
+    with pytest.raises(TypeError, match="ndarray_import"):
+        _core.ndarray_import(print, print, 0, a)
+
+
+def test_tensorflow_s_route_from_numpy_is_one_c_call_reading_the_context_then():
+    """The route runs no Python frame (TF's import, the capsule and the context's
+    handle in one C call), and reads TF's eager context as it is at each call: a
+    handle that is not there (no context made yet, or not initialised) leaves the
+    conversion to the general path, which makes it."""
+    import functools
+    route = _backends.get("tensorflow").ROUTES["numpy"]
+    assert type(route) is functools.partial
+    assert route.func is _core.ndarray_import
+    a = aligned_empty((3,), np.float32)
+    calls = []
+    sys.setprofile(lambda frame, event, arg: calls.append(event))
+    try:
+        t = route(a)
+    finally:
+        sys.setprofile(None)
+    assert "call" not in calls  # C functions only ('c_call')
+    assert t is not None
+    refs = sys.getrefcount(a)
+    for handle in (lambda: None, lambda: None._context_handle):
+        assert _core.ndarray_import(route.args[0], handle, 64, a) is None
+    assert sys.getrefcount(a) == refs  # the declined capsule's Export freed
+    with pytest.raises(ZeroDivisionError):  # any other error goes on up
+        _core.ndarray_import(route.args[0], lambda: 1 / 0, 64, a)
+    assert sys.getrefcount(a) == refs
 
 
 def test_tensorflow_routes_share_memory_and_decline_what_they_cannot():

@@ -16,6 +16,7 @@ Quirks handled here:
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -162,21 +163,25 @@ export: Callable[[tf.Tensor], _core.Buffer] = functools.partial(
     _core.immutable_export, _pywrap_tfe.TFE_ToDlpackCapsule)
 
 
-def _from_numpy(x: np.ndarray) -> tf.Tensor | None:
-    """A numpy array (row-major compact and 64-byte aligned, as TF needs) as a
-    DLPack capsule made in C over the array (``_core.ndarray_capsule``, numpy's C
-    API) for TF's C++ import: a third of the general path's cost. None for any
-    other array (or dtype the capsule does not name): the general path decides.
+def _from_numpy() -> Callable[[np.ndarray], tf.Tensor | None] | None:
+    """The route from numpy: a numpy array (row-major compact and 64-byte
+    aligned, as TF needs) as a DLPack capsule made in C over the array for TF's
+    C++ import, with the eager context's handle read from TF's module global as
+    it is then (TF makes a new context in its own resets), all in one C call
+    (``_core.ndarray_import``): a third of the general path's cost. None for any
+    other array (or dtype the capsule does not name), and before TF has made its
+    context: the general path decides, or makes it. No route where TF's C++
+    import is not there.
     """
     if _from_capsule is None:
         return None
-    capsule = _core.ndarray_capsule(x, _ALIGNMENT)
-    if capsule is None:
-        return None
-    # (_context_handle's own check, without its call: the route's common case)
-    ctx = _eager._context
-    return _from_capsule(capsule, _handle if ctx is _context and ctx is not None
-                         else _context_handle())
+    return functools.partial(_core.ndarray_import, _from_capsule,
+                             functools.partial(_CONTEXT_HANDLE, _eager), _ALIGNMENT)
+
+
+# the eager context's handle (a plain attribute: Context._handle is a property
+# whose Python frame the route would pay); None where it is not initialised
+_CONTEXT_HANDLE = operator.attrgetter("_context._context_handle")
 
 
 def _from_torch(x: Any) -> tf.Tensor | None:  # x: a torch.Tensor
@@ -206,7 +211,7 @@ def _from_jax(x: Any) -> tf.Tensor | None:  # x: a jax.Array
     return alias(buf) if buf is not None and copy_reason(buf) is None else None
 
 
-ROUTES = {"numpy": _from_numpy, "torch": _from_torch, "jax": _from_jax}
+ROUTES: dict[str, Callable[[Any], Any]] = {"torch": _from_torch, "jax": _from_jax}
 
 
 _ALIGNMENT = 64  # what TF's CPU kernels assume of every tensor's data
@@ -272,6 +277,9 @@ _handle: object = None
 
 
 _from_capsule = _tfe_import()
+_FROM_NUMPY = _from_numpy()
+if _FROM_NUMPY is not None:
+    ROUTES["numpy"] = _FROM_NUMPY
 
 
 def copy(x: tf.Tensor) -> tf.Tensor:

@@ -21,7 +21,7 @@ from ...._errors import arg_error
 from ..._fixes import COMPLEX_SPECIAL_CASES
 from ...numpy import interop as numpy_interop
 from ...numpy import namespace as numpy_namespace
-from ..interop import NATIVE_DTYPES, NO_MEMORY, _from_numpy, no_memory
+from ..interop import _FROM_NUMPY, NATIVE_DTYPES, NO_MEMORY, no_memory
 from ._base import Tensor
 
 # TF has no kernel for this dtype (NotFound), or its kernel refuses it (Tile: uint16)
@@ -58,7 +58,7 @@ def from_numpy(value: Any) -> Any:
     if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if array.flags.c_contiguous:
-            aliased = _from_numpy(array)
+            aliased = None if _FROM_NUMPY is None else _FROM_NUMPY(array)
             if aliased is not None:
                 return aliased
         return tf.constant(array.copy(order="C"))
