@@ -61,8 +61,8 @@ def matmul(x1: Tensor, x2: Tensor, /) -> Tensor:
         raise tf.errors.NotFoundError(None, None, "no matmul kernel for this dtype")
     if a.dtype == tf.bool:
         return matmul(tf.cast(a, tf.int32), tf.cast(b, tf.int32)) > 0
-    if a.ndim == 1 and b.ndim == 1:
-        return tf.reduce_sum(a * b)
+    if a.ndim == 1 and b.ndim == 1:  # (a product of sums would broadcast)
+        return tf.reshape(tf.linalg.matmul(a[None, :], b[:, None]), [])
     if a.ndim == 1:
         return tf.squeeze(tf.linalg.matmul(a[None, :], b), -2)
     if b.ndim == 1:
