@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from frameworks import aligned_empty
-from owners import COMPUTING
+from owners import COMPUTING, LAZY
 
 import unitensor as ut
 
@@ -143,3 +143,51 @@ def test_operators_stay_the_tensors_beside_torchs_functions():
     assert added.tolist() == [4.0, 6.0]
     with pytest.raises(TypeError):
         a.add(t)  # the method form cannot be told from the operator
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_a_boolean_mask_dimension_of_size_0_selects_nothing_on_every_owner(framework):
+    """numpy's and the standard's reading: a mask dimension of size 0 matches any
+    size (each other one must match), and nothing is read or written. torch and
+    TensorFlow refused the mismatch (IndexError, ValueError) in reads and writes;
+    a mask that does not fit is an IndexError on every owner (TensorFlow: a
+    ValueError, which the official suite's test_getitem_masking refuses)."""
+    base = np.arange(24.0).reshape(2, 3, 4)
+    for mask_shape in ((2, 0), (0, 3), (0, 0), (0,), (2, 3, 0)):
+        x = ut.asarray(base.copy()).to(framework, copy=True)
+        mask = ut.asarray(np.zeros(mask_shape, dtype=bool)).to(framework, copy=True)
+        expected = base[np.zeros(mask_shape, dtype=bool)]
+        read = x[mask]
+        assert read.shape == expected.shape
+        assert read.dtype is ut.float64
+        assert read.device == x.device
+        x[mask] = -1.0
+        x[mask] = ut.asarray(np.ones(1)).to(framework, copy=True)  # broadcasts
+        np.testing.assert_array_equal(x.numpy(), base)
+        with pytest.raises(ValueError, match="broadcasts to x\\[key\\]'s shape"):
+            x[mask] = ut.asarray(np.ones(5)).to(framework, copy=True)
+    x = ut.asarray(base.copy()).to(framework, copy=True)
+    for mask_shape in ((2, 1), (3,), (0, 1), (2, 3, 4, 1)):  # IndexError, as numpy
+        mismatched = ut.asarray(np.zeros(mask_shape, dtype=bool)).to(framework,
+                                                                     copy=True)
+        with pytest.raises(IndexError, match="a boolean mask of shape"):
+            x[mismatched]
+        with pytest.raises(IndexError, match="a boolean mask of shape"):
+            x[mismatched] = 0.0
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_matmul_of_vectors_of_different_lengths_is_refused_on_every_owner(framework):
+    """TensorFlow's product of two vectors was a sum of their elementwise product,
+    which broadcasts: [1.0] @ [1.0, 2.0] was 3.0 and [2.0] @ [] 0.0, where numpy
+    refuses both."""
+    for m, n in ((1, 2), (2, 1), (1, 0), (3, 4)):
+        x = ut.asarray(np.ones(m)).to(framework, copy=True)
+        y = ut.asarray(np.arange(float(n))).to(framework, copy=True)
+        with pytest.raises((ValueError, TypeError)):  # (jax: a TypeError)
+            ut.asarray(ut.matmul(x, y).numpy())
+        with pytest.raises((ValueError, TypeError)):
+            ut.asarray((x @ y).numpy())
+    x = ut.asarray(np.arange(3.0)).to(framework, copy=True)
+    assert float(x @ x) == 5.0
+    assert float(ut.matmul(ut.astype(x, ut.int64), ut.astype(x, ut.int64))) == 5

@@ -57,6 +57,7 @@ from ._dtypes import (
     HELD_BY_ALL,
     KIND_RANK,
     DType,
+    bool_,
     check_int,
     holds,
     int64,
@@ -1097,6 +1098,11 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     native = (x._native if backend is x._backend
               else _operand(x, backend, "__getitem__", x))
     key = _operand(_list_keys(key, backend), backend, "__getitem__", x)
+    nothing = _nothing_selected(x, key, backend, "__getitem__")
+    if nothing is not None:
+        return _make(backend, implementation(backend, "empty")(
+            nothing, dtype=backend.native_dtype(x.dtype),
+            device=backend.native_device(x.device)))
     fix = backend.FIXES.get("__getitem__")
     try:
         result = native[key] if fix is None else fix(native, key)
@@ -1118,6 +1124,30 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
         # basic keys, which every framework reads alike
         learn("__getitem__", backend, operator.getitem)
     return _as_tensors(backend, result)
+
+
+def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str
+                      ) -> tuple[int, ...] | None:
+    """For ``key`` (native) one boolean mask of one or more dimensions, numpy's
+    rule on every owner: each dimension is ``x``'s size or 0, else an
+    IndexError (TensorFlow raised ValueError); with a 0 among them it selects
+    nothing (torch and TensorFlow refused that mismatch): the shape of
+    ``x[key]`` then. None for any other key, and where a size is unknown.
+    """
+    mask = key[0] if type(key) is tuple and len(key) == 1 else key
+    shape, dtype = getattr(mask, "shape", None), getattr(mask, "dtype", None)
+    if shape is None or dtype is None:
+        return None
+    shape = tuple(shape)
+    if not shape or None in shape or None in x.shape or (
+            backend.dtype_from_native(dtype) is not bool_):
+        return None
+    if len(shape) > x.ndim or any(m != 0 and m != n
+                                  for m, n in zip(shape, x.shape, strict=False)):
+        raise arg_error(IndexError, func, "key", "a boolean mask of shape "
+                        f"{x.shape[:len(shape)]} (x's leading axes; a size 0 "
+                        "selects nothing)", f"one of shape {shape}")
+    return (0, *x.shape[len(shape):]) if 0 in shape else None
 
 
 def _list_keys(key: Any, backend: Adapter) -> Any:
@@ -1166,6 +1196,14 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
             raise error from exc
     native_key = _operand(_list_keys(key, backend), backend, "__setitem__", x)
     native_value = _operand(value, backend, "__setitem__", x)
+    nothing = _nothing_selected(x, native_key, backend, "__setitem__")
+    if nothing is not None:  # no element written: the value must still fit
+        shape = tuple(getattr(native_value, "shape", ()))
+        if _broadcast([shape, nothing]) != nothing:
+            raise arg_error(ValueError, "__setitem__", "value", "a value that "
+                            f"broadcasts to x[key]'s shape {nothing}",
+                            f"an array of shape {shape}")
+        return
 
     def update(native: Any) -> Any:
         try:

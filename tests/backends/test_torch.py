@@ -234,18 +234,6 @@ def test_torch_uint64_elements_beyond_int64_convert_to_python():
         int(ut.asarray(np.array([1, 2], dtype=np.uint64)).to("torch"))
 
 
-def test_torch_boolean_masks_with_a_zero_size_dimension_select_nothing():
-    """The standard matches a mask dimension of size 0 with any size; torch said
-    "the shape of the mask does not match". Other mismatches stay IndexError."""
-    x = ut.asarray(np.arange(6.0).reshape(2, 3)).to("torch", copy=True)
-    for mask_shape, shape in (((2, 0), (0,)), ((0,), (0, 3)), ((0, 0), (0,))):
-        mask = ut.asarray(np.zeros(mask_shape, dtype=bool)).to("torch")
-        assert x[mask].shape == shape
-        assert x[mask].dtype is ut.float64
-    with pytest.raises(IndexError):
-        x[ut.asarray(np.zeros((2, 2), dtype=bool)).to("torch")]
-
-
 @pytest.mark.parametrize("dtype", ["int32", "uint16", "uint64", "bool", "float32"])
 def test_torch_writes_through_slices_with_negative_steps(dtype):
     """x[::-1] = v: torch refuses negative steps in writes too; the key becomes

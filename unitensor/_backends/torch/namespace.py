@@ -133,15 +133,7 @@ def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
 
 
 def _getitem(x: torch.Tensor, key: Any) -> torch.Tensor:
-    """torch refuses slices with negative steps: those axes are flipped first. And
-    a boolean mask dimension of size 0, which the standard matches with any size
-    (torch: "the shape of the mask does not match"), selects nothing.
-    """
-    mask = key[0] if type(key) is tuple and len(key) == 1 else key
-    if (isinstance(mask, torch.Tensor) and mask.dtype == torch.bool
-            and 0 < mask.ndim <= x.ndim and 0 in mask.shape
-            and all(m in (0, n) for m, n in zip(mask.shape, x.shape, strict=False))):
-        return x.new_empty((0, *x.shape[mask.ndim:]))
+    """torch refuses slices with negative steps: those axes are flipped first."""
     items = key if isinstance(key, tuple) else (key,)
     if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
         return x[key]
