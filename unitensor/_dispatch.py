@@ -1139,15 +1139,16 @@ def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str
     if shape is None or dtype is None:
         return None
     shape = tuple(shape)
-    if not shape or None in shape or None in x.shape or (
+    sizes = [n for n in x.shape if type(n) is int]  # (None, NaN: known once computed)
+    if not shape or any(type(m) is not int for m in shape) or len(sizes) < x.ndim or (
             backend.dtype_from_native(dtype) is not bool_):
         return None
     if len(shape) > x.ndim or any(m != 0 and m != n
-                                  for m, n in zip(shape, x.shape, strict=False)):
+                                  for m, n in zip(shape, sizes, strict=False)):
         raise arg_error(IndexError, func, "key", "a boolean mask of shape "
-                        f"{x.shape[:len(shape)]} (x's leading axes; a size 0 "
+                        f"{tuple(sizes[:len(shape)])} (x's leading axes; a size 0 "
                         "selects nothing)", f"one of shape {shape}")
-    return (0, *x.shape[len(shape):]) if 0 in shape else None
+    return (0, *sizes[len(shape):]) if 0 in shape else None
 
 
 def _list_keys(key: Any, backend: Adapter) -> Any:
