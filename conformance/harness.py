@@ -88,10 +88,11 @@ def elements(dtype: Any, small: bool = False) -> Any:
 
 
 def array(data: Any, dtype: Any, shape: Any = None, *, small: bool = False,
-          min_dims: int = 0, max_dims: int = 3, min_side: int = 0) -> Any:
+          min_dims: int = 0, max_dims: int = 3, min_side: int = 0,
+          max_side: int = 4) -> Any:
     if shape is None:
         shape = xps.array_shapes(min_dims=min_dims, max_dims=max_dims,
-                                 min_side=min_side, max_side=4)
+                                 min_side=min_side, max_side=max_side)
     return data.draw(xps.arrays(dtype, shape, elements=elements(dtype, small)))
 
 
@@ -256,9 +257,10 @@ def binary(name: str, kind: str, *, nonzero: bool = False, small: bool = False,
 
 def reduction(name: str, kind: str, *, keepdims: bool = True,
               extra: dict[str, st.SearchStrategy[Any]] | None = None,
-              min_side: int = 0) -> Case:
+              min_side: int = 0, max_side: int = 4) -> Case:
     def draw(data: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        x = array(data, data.draw(dtypes(kind)), min_side=min_side)
+        x = array(data, data.draw(dtypes(kind)), min_side=min_side,
+                  max_side=max_side)
         kwargs: dict[str, Any] = {}
         axis = data.draw(st.none() | xps.valid_tuple_axes(x.ndim) if x.ndim else
                          st.none())
