@@ -191,3 +191,25 @@ def test_matmul_of_vectors_of_different_lengths_is_refused_on_every_owner(framew
     x = ut.asarray(np.arange(3.0)).to(framework, copy=True)
     assert float(x @ x) == 5.0
     assert float(ut.matmul(ut.astype(x, ut.int64), ut.astype(x, ut.int64))) == 5
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_cross_and_outer_take_the_standard_s_shapes_on_every_owner(framework):
+    """linalg.cross of vectors of 3 and linalg.outer of vectors, refused otherwise
+    on every owner: numpy's and dask's namespaces (np.cross, np.outer) took
+    2-vectors, a 3 with a 2, and flattened matrices; TensorFlow's outer broadcast
+    a matrix to (2, 1, 2)."""
+    def on(shape):
+        return ut.asarray(np.ones(shape)).to(framework, copy=True)
+    for shapes, arg in ((((3,), (2,)), "x2"), (((2,), (2,)), "x1"),
+                        (((2, 2), (3,)), "x1")):
+        with pytest.raises(ValueError, match=rf"linalg.cross\(\): {arg}: "
+                           "expected an array whose axis -1 has size 3"):
+            ut.linalg.cross(on(shapes[0]), on(shapes[1]))
+    assert ut.linalg.cross(on((2, 3)), on((3,))).shape == (2, 3)  # broadcast
+    assert ut.linalg.cross(on((3, 2)), on((3, 2)), axis=-2).shape == (3, 2)
+    for shapes in (((2, 2), (2,)), ((), (2,)), ((3,), (1, 3))):
+        with pytest.raises(ValueError, match=r"linalg.outer\(\): .*(one-dim|1-D|"
+                           r"1-dim)"):  # (torch's, jax's own words where they refuse)
+            ut.linalg.outer(on(shapes[0]), on(shapes[1]))
+    assert ut.linalg.outer(on((2,)), on((3,))).shape == (2, 3)

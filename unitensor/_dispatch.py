@@ -354,6 +354,8 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _check_no_arrays(name, scalars, args, kwargs)
     if name in _FILLS:
         args, kwargs = _fill_value_as_scalar(name, args, kwargs)
+    elif name in _VECTOR_SHAPES:
+        _VECTOR_SHAPES[name](name, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -795,6 +797,26 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
 
 
 _FILLS = frozenset({"full", "full_like"})
+
+
+def _three_vectors(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """``linalg.cross``'s operands: vectors of 3 along ``axis`` (array-api-compat's
+    numpy and dask namespaces took vectors of 2, or a 3 with a 2, from np.cross).
+    """
+    axis = kwargs.get("axis", args[2] if len(args) > 2 else -1)
+    for arg, x in zip(("x1", "x2"), args[:2], strict=False):
+        shape = _shape(x)
+        if shape is None or type(axis) is not int or not -len(shape) <= axis < len(
+                shape) or shape[axis] in (3, None):
+            continue  # (an axis out of range: the owner's refusal, diagnosed)
+        raise arg_error(ValueError, name, arg, f"an array whose axis {axis} has size "
+                        "3 (vectors of three elements)", f"an array of shape {shape}")
+
+
+# the standard's shape rules for operands that owners read differently (checked
+# here, before any owner: linalg.cross has no C fast path; linalg.outer has one,
+# so its rule is a fix of the owners that need it, _fixes.outer_of_vectors)
+_VECTOR_SHAPES = {"linalg.cross": _three_vectors}
 
 
 def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]

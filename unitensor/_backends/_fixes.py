@@ -152,6 +152,20 @@ def check_repeats(ndim: int, negative: bool) -> None:
                         "a negative count")
 
 
+def outer_of_vectors(outer: Callable[..., Any]) -> Callable[..., Any]:
+    """``linalg.outer`` of one-dimensional arrays only, as the standard and
+    numpy's own ``np.linalg.outer`` take them (array-api-compat's numpy and dask
+    ``outer`` flattened others; TensorFlow's broadcast them).
+    """
+    def fixed(x1: Any, x2: Any, /) -> Any:
+        for arg, x in (("x1", x1), ("x2", x2)):
+            if x.ndim != 1:
+                raise arg_error(ValueError, "linalg.outer", arg,
+                                "a one-dimensional array", f"a {x.ndim}-d array")
+        return outer(x1, x2)
+    return fixed
+
+
 def refuse_negative_powers(xp: ModuleType, pow_: Callable[..., Any],
                            concrete: Callable[[Any], bool] = lambda x: True
                            ) -> Callable[..., Any]:

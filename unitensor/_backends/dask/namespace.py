@@ -25,7 +25,12 @@ from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, describe, from_computing, is_ours, standard_type
 from ..._standard import FUNCTIONS
-from .._fixes import check_repeats, refuse_empty_reduction, refuse_negative_powers
+from .._fixes import (
+    check_repeats,
+    outer_of_vectors,
+    refuse_empty_reduction,
+    refuse_negative_powers,
+)
 from ..numpy.interop import numpy_dtype
 from ..numpy.namespace import FIXES as NUMPY_FIXES
 from . import indexing, linalg
@@ -552,6 +557,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
     "linalg.cross": _cross,
+    "linalg.outer": outer_of_vectors(compat.linalg.outer),
     "take": _take,
     "take_along_axis": _take_along_axis,
     "sort": _sorting("sort"),

@@ -11,7 +11,13 @@ import numpy as np
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._fixes import expm1_fixed, floor_divide_fixed, integers_by_nonzero, tanh_fixed
+from .._fixes import (
+    expm1_fixed,
+    floor_divide_fixed,
+    integers_by_nonzero,
+    outer_of_vectors,
+    tanh_fixed,
+)
 from .interop import numpy_dtype
 
 ARRAY = np.ndarray
@@ -26,7 +32,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "floor_divide": floor_divide_fixed(compat_numpy, np),
     "remainder": integers_by_nonzero(compat_numpy, "remainder"),
     "expm1": expm1_fixed(compat_numpy, _COMPLEX),
-    "tanh": tanh_fixed(compat_numpy, _COMPLEX)}
+    "tanh": tanh_fixed(compat_numpy, _COMPLEX),
+    "linalg.outer": outer_of_vectors(compat_numpy.linalg.outer)}
 
 # Two operands of one dtype: numpy's own function where array-api-compat's only
 # forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).

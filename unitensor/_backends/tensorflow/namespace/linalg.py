@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from ..._fixes import outer_of_vectors
 from ._base import DEFAULT_FLOAT, INDEX, Tensor, _axes, _cast, _common
 from ._numpy_route import _in_xla, _not_in_xla
 from .linear_algebra import matmul
@@ -38,9 +39,12 @@ def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
     return tf.linalg.diag_part(x, k=offset)
 
 
-def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+def _outer(x1: Tensor, x2: Tensor, /) -> Tensor:
     a, b = _common(x1, x2, "linalg.outer")
     return a[:, None] * b[None, :]
+
+
+outer = outer_of_vectors(_outer)
 
 
 def trace(x: Tensor, /, *, offset: int = 0, dtype: Any = None) -> Tensor:
