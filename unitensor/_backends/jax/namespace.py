@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from ..._device import CPU, Device
 from ..._dtypes import DType
+from ..._errors import standard_type
 from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     check_repeats,
@@ -162,3 +164,17 @@ def device_from_native(native_device: jax.Device | None) -> Device:
 def setitem(x: jax.Array, key: object, value: object, /) -> jax.Array:
     """JAX arrays are immutable: the Tensor is rebound to the updated copy."""
     return x.at[key].set(value)
+
+
+# jax checks shapes as part of an array's abstract type: its refusals of shapes
+# that do not fit together are TypeErrors, where numpy, torch and TensorFlow raise
+# ValueError, the standard's type for a value a function cannot take
+_SHAPE_REFUSAL = re.compile(r"requires contracting dimensions to have the same "
+                            r"shape|^Cannot concatenate arrays with shapes|"
+                            r"^cannot reshape array of shape")
+
+
+def error_type(exc: Exception, /) -> type[Exception]:
+    if type(exc) is TypeError and _SHAPE_REFUSAL.search(str(exc)):
+        return ValueError
+    return standard_type(exc)
