@@ -233,3 +233,20 @@ def test_shapes_that_do_not_fit_together_are_a_value_error_on_every_owner(framew
             ut.asarray(refused().numpy())  # (dask: refused once computed)
     with pytest.raises(TypeError):
         ut.bitwise_and(on(2), on(2))
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_take_of_a_matrix_of_indices_and_diff_of_a_negative_n_are_refused(framework):
+    """The standard's take takes one-dimensional indices (numpy, jax and
+    TensorFlow gave results of a matrix's shape, torch, dask and array_api_strict
+    refused it); diff a non-negative n (TensorFlow's gave x back for n=-1)."""
+    x = ut.asarray(np.arange(3.0)).to(framework, copy=True)
+    indices = ut.asarray(np.array([[0, 1]])).to(framework, copy=True)
+    with pytest.raises(ValueError, match=r"take\(\): indices: expected a "
+                       "one-dimensional array of indices, got a 2-d array"):
+        ut.take(x, indices)
+    assert ut.take(x, ut.asarray(np.array([2, 0])).to(framework, copy=True)
+                   ).numpy().tolist() == [2.0, 0.0]
+    with pytest.raises(ValueError, match=r"diff\(\): n: expected a non-negative"):
+        ut.diff(x, n=-1)
+    assert ut.diff(x, n=0).numpy().tolist() == [0.0, 1.0, 2.0]

@@ -813,10 +813,23 @@ def _three_vectors(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
                         "3 (vectors of three elements)", f"an array of shape {shape}")
 
 
+def _index_vector(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                  ) -> None:
+    """``take``'s indices: one-dimensional, as the standard says (numpy, jax and
+    TensorFlow took others and gave results of their shape; torch, dask and
+    array_api_strict refused them, each with an error of its own type).
+    """
+    indices = args[1] if len(args) > 1 else kwargs.get("indices")
+    shape = _shape(indices)
+    if shape is not None and len(shape) != 1:
+        raise arg_error(ValueError, name, "indices", "a one-dimensional array of "
+                        "indices", f"a {len(shape)}-d array")
+
+
 # the standard's shape rules for operands that owners read differently (checked
-# here, before any owner: linalg.cross has no C fast path; linalg.outer has one,
-# so its rule is a fix of the owners that need it, _fixes.outer_of_vectors)
-_VECTOR_SHAPES = {"linalg.cross": _three_vectors}
+# here, before any owner, for functions without a C fast path; linalg.outer has
+# one, so its rule is a fix of the owners that need it, _fixes.outer_of_vectors)
+_VECTOR_SHAPES = {"linalg.cross": _three_vectors, "take": _index_vector}
 
 
 def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -1093,7 +1106,10 @@ def _check_elements(func: str, like: Any, dtype: Any, **values: Any) -> None:
 def _diff_count(x: Any, axis: Any, n: int, prepend: Any, append: Any) -> int:
     """``diff``'s ``n`` no larger than the length it differences: beyond it the
     result is as empty as at it, and some frameworks loop ``n`` times to find that.
+    A negative ``n`` is refused (TensorFlow's diff returned ``x`` as it was).
     """
+    if n < 0:
+        raise arg_error(ValueError, "diff", "n", "a non-negative int", str(n))
     shape = getattr(x, "shape", None)
     if type(axis) is not int or type(shape) is not tuple or not (
             -len(shape) <= axis < len(shape)) or shape[axis] is None:
@@ -1621,7 +1637,7 @@ def _generated(row: Function, qualified: str, positional: list[str],
             check = f"_check_scalars({qualified!r}, ({arrays}), {values})"
         checks += [f"    if {unusual}:", f"        {check}"]
     if qualified == "diff":  # numpy and jax loop n times: 2**70 never ends
-        checks += [f"    if type(n) is int and n > {HELD_BY_ALL}:",
+        checks += [f"    if type(n) is int and not 0 <= n <= {HELD_BY_ALL}:",
                    "        n = _diff_count(x, axis, n, prepend, append)"]
     # The C path takes x and literal arguments only: where a later argument must
     # be an array (tensordot's x2, take's indices), it would only ever take a
