@@ -169,9 +169,17 @@ def setitem(x: jax.Array, key: object, value: object, /) -> jax.Array:
 # jax checks shapes as part of an array's abstract type: its refusals of shapes
 # that do not fit together are TypeErrors, where numpy, torch and TensorFlow raise
 # ValueError, the standard's type for a value a function cannot take
-_SHAPE_REFUSAL = re.compile(r"requires contracting dimensions to have the same "
-                            r"shape|^Cannot concatenate arrays with shapes|"
-                            r"^cannot reshape array of shape")
+_SHAPE_REFUSAL = re.compile("|".join((
+    r"requires contracting dimensions to have the same shape",  # dot_general
+    r"^Cannot concatenate arrays with shapes",
+    r"^cannot reshape array of shape",
+    r"can only specify one unknown axis size",  # reshape's -1
+    r"got incompatible shapes for broadcasting",  # clip, cholesky's checks
+    r"must have rank at least",  # qr, svd of a vector
+    r"isn't a permutation of operand dimensions",  # permute_dims
+    r"dimensions of the array must be square",  # matrix_power
+    r"shape must have every element be nonnegative",  # full((-1,))
+)))
 
 
 def error_type(exc: Exception, /) -> type[Exception]:
