@@ -1164,6 +1164,9 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
     return _as_tensors(backend, result)
 
 
+_BASIC_KEYS = frozenset({slice, int, bool, tuple, type(None), type(Ellipsis)})
+
+
 def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str
                       ) -> tuple[int, ...] | None:
     """For ``key`` (native) one boolean mask of one or more dimensions, numpy's
@@ -1173,6 +1176,8 @@ def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str
     ``x[key]`` then. None for any other key, and where a size is unknown.
     """
     mask = key[0] if type(key) is tuple and len(key) == 1 else key
+    if type(mask) in _BASIC_KEYS:  # (a key of several items: a tuple)
+        return None
     shape, dtype = getattr(mask, "shape", None), getattr(mask, "dtype", None)
     if shape is None or dtype is None:
         return None
