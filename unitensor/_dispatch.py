@@ -1171,8 +1171,8 @@ def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str
                       ) -> tuple[int, ...] | None:
     """For ``key`` (native) one boolean mask of one or more dimensions, numpy's
     rule on every owner: each dimension is ``x``'s size or 0, else an
-    IndexError (TensorFlow raised ValueError); with a 0 among them it selects
-    nothing (torch and TensorFlow refused that mismatch): the shape of
+    IndexError (TensorFlow raised ValueError); a 0 where ``x``'s size is not
+    selects nothing (torch and TensorFlow refused that mismatch): the shape of
     ``x[key]`` then. None for any other key, and where a size is unknown.
     """
     mask = key[0] if type(key) is tuple and len(key) == 1 else key
@@ -1191,7 +1191,8 @@ def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str
         raise arg_error(IndexError, func, "key", "a boolean mask of shape "
                         f"{tuple(sizes[:len(shape)])} (x's leading axes; a size 0 "
                         "selects nothing)", f"one of shape {shape}")
-    return (0, *sizes[len(shape):]) if 0 in shape else None
+    # (a mask of x's own sizes, empty or not, is the owner's: it keeps autograd)
+    return (0, *sizes[len(shape):]) if list(shape) != sizes[:len(shape)] else None
 
 
 def _list_keys(key: Any, backend: Adapter) -> Any:

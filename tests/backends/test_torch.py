@@ -255,3 +255,13 @@ def test_torch_writes_through_slices_with_negative_steps(dtype):
         x[key] = 1  # a scalar needs no flip
         expected[key] = 1
         np.testing.assert_array_equal(x.numpy(), expected)
+
+
+def test_a_mask_of_the_tensor_s_own_empty_sizes_stays_torch_s_and_keeps_autograd():
+    """The one mask rule (_dispatch) answers only masks whose size-0 dimension
+    torch would refuse; a mask of x's own sizes, empty or not, is torch's read,
+    whose result stays in the autograd graph."""
+    x = torch.ones((0, 3), requires_grad=True)
+    read = ut.asarray(x)[ut.asarray(torch.zeros((0, 3), dtype=torch.bool))]
+    assert read.shape == (0,)
+    assert read.torch().grad_fn is not None
