@@ -154,8 +154,8 @@ def check_repeats(ndim: int, negative: bool) -> None:
 
 def outer_of_vectors(outer: Callable[..., Any]) -> Callable[..., Any]:
     """``linalg.outer`` of one-dimensional arrays only, as the standard and
-    numpy's own ``np.linalg.outer`` take them (array-api-compat's numpy and dask
-    ``outer`` flattened others; TensorFlow's broadcast them).
+    numpy's own ``np.linalg.outer`` take them (array-api-compat's dask ``outer``
+    flattened others; TensorFlow's broadcast them).
     """
     def fixed(x1: Any, x2: Any, /) -> Any:
         for arg, x in (("x1", x1), ("x2", x2)):

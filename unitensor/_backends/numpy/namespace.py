@@ -11,13 +11,7 @@ import numpy as np
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._fixes import (
-    expm1_fixed,
-    floor_divide_fixed,
-    integers_by_nonzero,
-    outer_of_vectors,
-    tanh_fixed,
-)
+from .._fixes import expm1_fixed, floor_divide_fixed, integers_by_nonzero, tanh_fixed
 from .interop import numpy_dtype
 
 ARRAY = np.ndarray
@@ -33,7 +27,9 @@ FIXES: dict[str, Callable[..., Any]] = {
     "remainder": integers_by_nonzero(compat_numpy, "remainder"),
     "expm1": expm1_fixed(compat_numpy, _COMPLEX),
     "tanh": tanh_fixed(compat_numpy, _COMPLEX),
-    "linalg.outer": outer_of_vectors(compat_numpy.linalg.outer)}
+    # numpy's own outer of vectors (array-api-compat's is np.outer, which
+    # flattens matrices): it refuses other dimensions itself
+    "linalg.outer": np.linalg.outer}
 
 # Two operands of one dtype: numpy's own function where array-api-compat's only
 # forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).

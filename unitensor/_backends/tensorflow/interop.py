@@ -163,7 +163,7 @@ export: Callable[[tf.Tensor], _core.Buffer] = functools.partial(
     _core.immutable_export, _pywrap_tfe.TFE_ToDlpackCapsule)
 
 
-def _from_numpy() -> Callable[[np.ndarray], tf.Tensor | None] | None:
+def _numpy_route() -> Callable[[np.ndarray], tf.Tensor | None] | None:
     """The route from numpy: a numpy array (row-major compact and 64-byte
     aligned, as TF needs) as a DLPack capsule made in C over the array for TF's
     C++ import, with the eager context's handle read from TF's module global as
@@ -277,7 +277,7 @@ _handle: object = None
 
 
 _from_capsule = _tfe_import()
-_FROM_NUMPY = _from_numpy()
+_FROM_NUMPY = _numpy_route()
 if _FROM_NUMPY is not None:
     ROUTES["numpy"] = _FROM_NUMPY
 
