@@ -354,8 +354,8 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _check_no_arrays(name, scalars, args, kwargs)
     if name in _FILLS:
         args, kwargs = _fill_value_as_scalar(name, args, kwargs)
-    elif name in _VECTOR_SHAPES:
-        _VECTOR_SHAPES[name](name, args, kwargs)
+    elif name in _SHAPE_RULES:
+        _SHAPE_RULES[name](name, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -829,7 +829,7 @@ def _index_vector(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 # the standard's shape rules for operands that owners read differently (checked
 # here, before any owner, for functions without a C fast path; linalg.outer has
 # one, so its rule is a fix of the owners that need it, _fixes.outer_of_vectors)
-_VECTOR_SHAPES = {"linalg.cross": _three_vectors, "take": _index_vector}
+_SHAPE_RULES = {"linalg.cross": _three_vectors, "take": _index_vector}
 
 
 def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
