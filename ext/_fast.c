@@ -89,7 +89,7 @@ static PyTypeObject *tensor_type = NULL;
 static Py_ssize_t owner_blocks_open = 0;
 static PyObject *zero = NULL;
 static PyObject *str_dtype, *str_name, *str_routes, *str_result, *str_autodiff,
-    *str_autodiff_state, *str_device, *str_torch_function;
+    *str_autodiff_state, *str_device, *str_torch_function, *str_ndim;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
 /* The class of the adapters (unitensor/_backends/_adapter.py), whose members live
@@ -1077,6 +1077,9 @@ typedef struct {
                              backend's array type (scalars, tuples); NULL: slow path */
     PyObject *keywords;   /* CALL: {keyword: default} of the signature */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
+    Py_ssize_t least_ndim;     /* CALL: x of fewer dimensions takes the slow path, whose
+                                  rule answers it as numpy does (sort of a 0-d array:
+                                  refused; owners differ there); 0: any x */
     PyObject *scalars; /* BINARY: {backend: Entry} for a Tensor and a Python scalar
                           (the general path's shortcut); NULL: none */
     PyObject *finish;  /* BINARY, with scalars: finish(x, scalar, result), what the
@@ -1699,6 +1702,21 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
 
 #define MAX_CALL_ARGS 16
 
+/* x's array has at least `least` dimensions (its ndim, read where least > 0);
+ * false, no error set, where it has fewer or ndim cannot be read. */
+static bool
+has_dimensions(TensorObject *x, Py_ssize_t least)
+{
+    if (least == 0) {
+        return true;
+    }
+    PyObject *ndim = PyObject_GetAttr(x->native, str_ndim);
+    Py_ssize_t n = ndim != NULL && PyLong_Check(ndim) ? PyLong_AsSsize_t(ndim) : -1;
+    Py_XDECREF(ndim);
+    PyErr_Clear();
+    return n >= least;
+}
+
 /* f(x, *plain, **plain) for a Tensor x: the framework's function on x's array,
  * keyword arguments equal to the signature's defaults left out (as the Python
  * function leaves them out, so each framework applies its own defaults). */
@@ -1708,7 +1726,8 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
     if (nargs < 1 || nargs > f->max_positional || nargs + nkw > MAX_CALL_ARGS ||
-        !is_tensor(args[0]) || forcing()) {
+        !is_tensor(args[0]) || forcing() ||
+        !has_dimensions((TensorObject *)args[0], f->least_ndim)) {
         return call_slow(f, args, nargsf, kwnames);
     }
     for (Py_ssize_t i = 1; i < nargs + nkw; i++) {
@@ -1881,17 +1900,17 @@ static const vectorcallfunc FAST_CALLS[] = {
 static PyObject *
 fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"kind",     "slow",    "table",  "as_tensors",
-                               "keywords", "scalars", "finish", "max_positional",
-                               "views",    NULL};
+    static char *keywords[] = {"kind",     "slow",       "table",  "as_tensors",
+                               "keywords", "scalars",    "finish", "max_positional",
+                               "views",    "least_ndim", NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
     PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None;
-    Py_ssize_t max_positional = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOOOnO:FastPath", keywords,
+    Py_ssize_t max_positional = 1, least_ndim = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOOOnOn:FastPath", keywords,
                                      &kind_name, &slow, &table, &as_tensors,
                                      &keyword_defaults, &scalars, &finish,
-                                     &max_positional, &views)) {
+                                     &max_positional, &views, &least_ndim)) {
         return NULL;
     }
     int kind = 0;
@@ -1941,11 +1960,18 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "FastPath(): max_positional: expected 1 to %d, got %zd",
                             MAX_CALL_ARGS, max_positional);
     }
+    if (least_ndim < 0 || (least_ndim > 0 && kind != CALL)) {
+        return PyErr_Format(PyExc_ValueError,
+                            "FastPath(): least_ndim: expected 0, or for a call path "
+                            "a positive int, got %zd",
+                            least_ndim);
+    }
     FastPath *f = (FastPath *)type->tp_alloc(type, 0);
     if (f == NULL) {
         return NULL;
     }
     f->kind = (FastKind)kind;
+    f->least_ndim = least_ndim;
     f->slow = Py_NewRef(slow);
     f->table = Py_NewRef(table);
     f->as_tensors = as_tensors == Py_None ? NULL : Py_NewRef(as_tensors);
@@ -2560,9 +2586,10 @@ PyInit__fast(void)
     str_autodiff_state = PyUnicode_InternFromString("autodiff_state");
     str_device = PyUnicode_InternFromString("device");
     str_torch_function = PyUnicode_InternFromString("__torch_function__");
+    str_ndim = PyUnicode_InternFromString("ndim");
     if (zero == NULL || str_dtype == NULL || str_name == NULL || str_routes == NULL ||
         str_result == NULL || str_autodiff == NULL || str_autodiff_state == NULL ||
-        str_device == NULL || str_torch_function == NULL) {
+        str_device == NULL || str_torch_function == NULL || str_ndim == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module_def);

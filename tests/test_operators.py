@@ -216,6 +216,50 @@ def test_cross_and_outer_take_the_standard_s_shapes_on_every_owner(framework):
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_too_few_dimensions_get_numpy_s_answer_on_every_owner(framework):
+    """sort and argsort of a 0-d array and tril and triu of a vector are refused
+    (torch and TensorFlow sorted the 0-d array; numpy made the vector a matrix);
+    a 0-d array's cumulative sum and product are numpy's, a vector of one element
+    (torch gave a 0-d array, jax, TensorFlow and dask refused). Each is asked after
+    an array of enough dimensions, so the C fast path has the owner's function."""
+    def on(value):
+        return ut.asarray(np.asarray(value, dtype=np.float64)).to(framework,
+                                                                 copy=True)
+    for name, least in (("sort", 1), ("argsort", 1), ("tril", 2), ("triu", 2)):
+        func = getattr(ut, name)
+        func(on(np.ones((2,) * least)))  # (the fast path learns the owner's)
+        for ndim in range(least):
+            with pytest.raises(ValueError, match=rf"^{name}\(\): x: expected an "
+                               rf"array of at least {least} dimension"):
+                ut.asarray(func(on(np.ones((3,) * ndim))).numpy())
+    assert ut.tril(on([[1.0, 2.0], [3.0, 4.0]]), k=0).numpy().tolist() == [
+        [1.0, 0.0], [3.0, 4.0]]
+    for name, initial in (("cumulative_sum", 0.0), ("cumulative_prod", 1.0)):
+        func = getattr(ut, name)
+        func(on([2.0, 3.0]))
+        for kwargs, expected in (({}, [5.0]), ({"axis": 0}, [5.0]),
+                                 ({"axis": -1}, [5.0]),
+                                 ({"include_initial": True}, [initial, 5.0])):
+            result = func(on(5.0), **kwargs)
+            assert result.shape == (len(expected),)
+            assert result.numpy().tolist() == expected
+        with pytest.raises(ValueError, match=rf"^{name}\(\): "):
+            ut.asarray(func(on(5.0), axis=1).numpy())
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_a_matrix_norm_s_ord_in_vector_norm_is_a_type_error_on_every_owner(
+        framework):
+    """numpy, jax and dask said ValueError, torch and TensorFlow TypeError."""
+    x = ut.asarray(np.ones(3)).to(framework, copy=True)
+    float(ut.linalg.vector_norm(x, ord=2).numpy())  # (the fast path learns it)
+    for ord_ in ("fro", "nuc"):
+        with pytest.raises(TypeError, match=r"^linalg.vector_norm\(\): ord: "
+                           "expected an int, a float, inf or -inf"):
+            ut.linalg.vector_norm(x, ord=ord_)
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
 def test_shapes_that_do_not_fit_together_are_a_value_error_on_every_owner(framework):
     """jax checks shapes as part of an array's abstract type and raised TypeError
     for these (dot_general, concatenate, reshape), where the other owners raise

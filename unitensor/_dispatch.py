@@ -355,7 +355,7 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if name in _FILLS:
         args, kwargs = _fill_value_as_scalar(name, args, kwargs)
     elif name in _SHAPE_RULES:
-        _SHAPE_RULES[name](name, args, kwargs)
+        args = _SHAPE_RULES[name](name, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -789,6 +789,10 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
             raise arg_error(TypeError, func, param, "a Python value (the standard "
                             f"takes no array for {param})",
                             f"an array of shape {tuple(value.shape)}")
+        if param == "ord" and func == "linalg.vector_norm" and kind is str:
+            raise arg_error(TypeError, func, param, "an int, a float, inf or -inf "
+                            "(the matrix norms 'fro' and 'nuc' are matrix_norm's)",
+                            describe(value))  # (numpy, jax said ValueError)
         if param == "fill_value" and not isinstance(value, numbers.Number) and (
                 plain or not (kind is Tensor or _native_backend(value) is not None)):
             raise arg_error(TypeError, func, param, "a number (a Python bool, int, "
@@ -799,7 +803,8 @@ def _check_no_arrays(func: str, scalars: tuple[tuple[tuple[int, str], ...],
 _FILLS = frozenset({"full", "full_like"})
 
 
-def _three_vectors(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+def _three_vectors(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                   ) -> tuple[Any, ...]:
     """``linalg.cross``'s operands: vectors of 3 along ``axis`` (array-api-compat's
     numpy and dask namespaces took vectors of 2, or a 3 with a 2, from np.cross).
     """
@@ -811,10 +816,11 @@ def _three_vectors(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
             continue  # (an axis out of range: the owner's refusal, diagnosed)
         raise arg_error(ValueError, name, arg, f"an array whose axis {axis} has size "
                         "3 (vectors of three elements)", f"an array of shape {shape}")
+    return args
 
 
 def _index_vector(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-                  ) -> None:
+                  ) -> tuple[Any, ...]:
     """``take``'s indices: one-dimensional, as the standard says (numpy, jax and
     TensorFlow took others and gave results of their shape; torch, dask and
     array_api_strict refused them, each with an error of its own type).
@@ -824,12 +830,40 @@ def _index_vector(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     if shape is not None and len(shape) != 1:
         raise arg_error(ValueError, name, "indices", "a one-dimensional array of "
                         "indices", f"a {len(shape)}-d array")
+    return args
 
 
-# the standard's shape rules for operands that owners read differently (checked
-# here, before any owner, for functions without a C fast path; linalg.outer has
-# one, so its rule is a fix of the owners that need it, _fixes.outer_of_vectors)
-_SHAPE_RULES = {"linalg.cross": _three_vectors, "take": _index_vector}
+def _enough_dimensions(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                       ) -> tuple[Any, ...]:
+    """x of at least LEAST_DIMENSIONS[name] dimensions, as the standard has them:
+    sort's axis -1 of a 0-d array and tril's matrices of a vector are refused
+    (torch and TensorFlow sorted a 0-d array; numpy made a vector a matrix).
+    A 0-d array's cumulative sum or product is numpy's, of its one element as a
+    vector (torch gave a 0-d array; jax, TensorFlow and dask refused it).
+    """
+    shape = _shape(args[0])
+    least = LEAST_DIMENSIONS[name]
+    if shape is None or len(shape) >= least:
+        return args
+    if name.startswith("cumulative_"):
+        return (_run("reshape", (args[0], (1,)), {}), *args[1:])
+    raise arg_error(ValueError, name, "x", f"an array of at least {least} "
+                    f"dimension{'s' if least > 1 else ''}", f"a {len(shape)}-d array")
+
+
+# the fewest dimensions of x the standard's functions take, where owners answered
+# fewer differently (the C fast path leaves such an x to _enough_dimensions)
+LEAST_DIMENSIONS = {"sort": 1, "argsort": 1, "cumulative_sum": 1,
+                    "cumulative_prod": 1, "tril": 2, "triu": 2}
+
+
+# the standard's shape rules for operands that owners read differently, checked
+# here before any owner; each returns the arguments to run. The C fast path runs
+# none: these functions have none, or it leaves the shapes a rule answers here
+# (LEAST_DIMENSIONS); linalg.outer's rule, which it cannot tell, is a fix of the
+# owners that need it (_fixes.outer_of_vectors)
+_SHAPE_RULES = {"linalg.cross": _three_vectors, "take": _index_vector,
+                **dict.fromkeys(LEAST_DIMENSIONS, _enough_dimensions)}
 
 
 def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -1669,7 +1703,7 @@ def _generated(row: Function, qualified: str, positional: list[str],
     general.__name__ = general.__qualname__ = row.name
     fast = general if not fast_path else _fastpath.call_function(
         general, qualified, keywords, len(positional) if star is None else None,
-        _as_tensors)
+        _as_tensors, LEAST_DIMENSIONS.get(qualified, 0))
     if not checks:
         return fast
     scope["_fast"] = fast  # (read by the function at call time)

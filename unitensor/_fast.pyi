@@ -127,7 +127,8 @@ class FastPath:
     # {backend: Entry}, finish(x, scalar, result) takes a result whose dtype is not
     # x's (TypeError for scalars without a callable finish, or on another kind).
     # views: getitem only, {backend: Entry}: x[key] of an immutable owner's base
-    # taken as a view of it (TypeError on another kind).
+    # taken as a view of it (TypeError on another kind). least_ndim: call only, an
+    # x of fewer dimensions takes the slow path (ValueError on another kind).
     def __new__(cls, kind: str, slow: Callable[..., Any],
                 table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
                 as_tensors: Callable[[Adapter, Any], Any] | None = None,
@@ -135,7 +136,8 @@ class FastPath:
                 scalars: dict[Adapter, Entry] | None = None,
                 finish: Callable[[Tensor, Any, Any], Any] | None = None,
                 max_positional: int = 1,
-                views: dict[Adapter, Entry] | None = None) -> Self: ...
+                views: dict[Adapter, Entry] | None = None,
+                least_ndim: int = 0) -> Self: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
     @property

@@ -468,6 +468,10 @@ def test_fastpath_refuses_bad_arguments_by_name():
         _fast.FastPath("unary", print, [])
     with pytest.raises(TypeError, match="table: expected a framework name"):
         _fast.FastPath("view", print, {})
+    for kind, keywords, least in (("unary", None, 1), ("call", {}, -1)):
+        with pytest.raises(ValueError, match="least_ndim: expected 0, or for a call "
+                           f"path a positive int, got {least}"):
+            _fast.FastPath(kind, print, {}, keywords=keywords, least_ndim=least)
 
 
 def test_fastpath_binds_as_a_method_and_collects_its_cycles():
@@ -604,6 +608,22 @@ def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
                          ((x._native,), {}), ((x,), {"axis": [0]})):
         assert f(*args, **kwargs) == "slow"
     assert len(slow.calls) == 5
+
+
+def test_call_fast_path_leaves_an_array_of_too_few_dimensions_to_python():
+    class Dimensionless:  # a native whose ndim cannot be read
+        @property
+        def ndim(self):
+            raise RuntimeError("no ndim")
+    slow = Recorder()
+    f = _fast.FastPath("call", slow, {NUMPY: Entry(np.sort, np.ndarray)},
+                       keywords={}, least_ndim=2)
+    assert f(ut.asarray(np.ones((2, 2)))).shape == (2, 2)
+    for native in (np.ones(2), np.float64(1.0), Dimensionless()):
+        x = ut.asarray(np.ones(2))
+        x._native = native
+        assert f(x) == "slow"
+    assert len(slow.calls) == 3
 
 
 def test_call_fast_path_functions_agree_with_python():
