@@ -1087,6 +1087,9 @@ typedef struct {
     PyObject *views;   /* GETITEM: {backend: Entry} for x[key] of an immutable
                           owner's base, taken as a view of it (take_view); NULL:
                           none */
+    PyObject *copies;  /* GETITEM: {backend: Entry} of the owners whose x[i, j] of
+                          as many ints as axes is a 0-d view (torch), where numpy's
+                          is a scalar, a copy: the function copying it; NULL: none */
     PyObject *dict;
     vectorcallfunc vectorcall;
 } FastPath;
@@ -1574,6 +1577,36 @@ is_literal_or_tuple(PyObject *v)
     return is_literal(v);
 }
 
+/* x's array's ndim; -1, no error set, where it cannot be read. */
+static Py_ssize_t
+native_ndim(TensorObject *x)
+{
+    PyObject *ndim = PyObject_GetAttr(x->native, str_ndim);
+    Py_ssize_t n = ndim != NULL && PyLong_Check(ndim) ? PyLong_AsSsize_t(ndim) : -1;
+    Py_XDECREF(ndim);
+    PyErr_Clear();
+    return n;
+}
+
+/* How many ints `key` is made of (an int, or a tuple of ints only); -1 for any
+ * other key. */
+static Py_ssize_t
+ints_only(PyObject *key)
+{
+    if (PyLong_CheckExact(key)) {
+        return 1;
+    }
+    if (!PyTuple_CheckExact(key)) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(key, i))) {
+            return -1;
+        }
+    }
+    return PyTuple_GET_SIZE(key);
+}
+
 /* An index every framework reads alike: an int, None, Ellipsis, or a slice of
  * ints with no negative step (torch needs its adapter's fix for those). */
 static bool
@@ -1693,8 +1726,28 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
+    /* a scalar read (as many ints as axes) of an owner whose read is a view */
+    EntryObject *copying = NULL;
+    Py_ssize_t ints = f->copies != NULL ? ints_only(key) : -1;
+    if (ints >= 0 && (copying = entry(f->copies, x->backend)) != NULL) {
+        Py_ssize_t ndim = native_ndim(x);
+        if (ndim < 0) {
+            Py_DECREF(copying);
+            Py_DECREF(seen);
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        if (ndim != ints) {
+            Py_CLEAR(copying);
+        }
+    }
     PyObject *call_args[2] = {x->native, key};
     PyObject *result = PyObject_Vectorcall(seen->func, call_args, 2, NULL);
+    if (copying != NULL) {
+        if (result != NULL && (PyObject *)Py_TYPE(result) == seen->array_type) {
+            Py_SETREF(result, PyObject_CallOneArg(copying->func, result));
+        }
+        Py_DECREF(copying);
+    }
     result = wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
     Py_DECREF(seen);
     return result;
@@ -1707,14 +1760,7 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
 static bool
 has_dimensions(TensorObject *x, Py_ssize_t least)
 {
-    if (least == 0) {
-        return true;
-    }
-    PyObject *ndim = PyObject_GetAttr(x->native, str_ndim);
-    Py_ssize_t n = ndim != NULL && PyLong_Check(ndim) ? PyLong_AsSsize_t(ndim) : -1;
-    Py_XDECREF(ndim);
-    PyErr_Clear();
-    return n >= least;
+    return least == 0 || native_ndim(x) >= least;
 }
 
 /* f(x, *plain, **plain) for a Tensor x: the framework's function on x's array,
@@ -1902,15 +1948,15 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind",     "slow",       "table",  "as_tensors",
                                "keywords", "scalars",    "finish", "max_positional",
-                               "views",    "least_ndim", NULL};
+                               "views",    "least_ndim", "copies", NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
-    PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None;
+    PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None, *copies = Py_None;
     Py_ssize_t max_positional = 1, least_ndim = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOOOnOn:FastPath", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOOOnOnO:FastPath", keywords,
                                      &kind_name, &slow, &table, &as_tensors,
                                      &keyword_defaults, &scalars, &finish,
-                                     &max_positional, &views, &least_ndim)) {
+                                     &max_positional, &views, &least_ndim, &copies)) {
         return NULL;
     }
     int kind = 0;
@@ -1955,6 +2001,12 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "a dict, got %R",
                             views);
     }
+    if (copies != Py_None && (kind != GETITEM || !PyDict_CheckExact(copies))) {
+        return PyErr_Format(PyExc_TypeError,
+                            "FastPath(): copies: expected None, or for a getitem path "
+                            "a dict, got %R",
+                            copies);
+    }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
         return PyErr_Format(PyExc_ValueError,
                             "FastPath(): max_positional: expected 1 to %d, got %zd",
@@ -1980,6 +2032,7 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
     f->finish = scalars == Py_None ? NULL : Py_NewRef(finish);
     f->views = views == Py_None ? NULL : Py_NewRef(views);
+    f->copies = copies == Py_None ? NULL : Py_NewRef(copies);
     f->vectorcall = FAST_CALLS[kind];
     return (PyObject *)f;
 }
@@ -1994,6 +2047,7 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->scalars);
     Py_VISIT(f->finish);
     Py_VISIT(f->views);
+    Py_VISIT(f->copies);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -2011,6 +2065,7 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->scalars);
     Py_CLEAR(f->finish);
     Py_CLEAR(f->views);
+    Py_CLEAR(f->copies);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -2078,6 +2133,12 @@ get_views(FastPath *f, void *Py_UNUSED(closure))
 }
 
 static PyObject *
+get_copies(FastPath *f, void *Py_UNUSED(closure))
+{
+    return Py_NewRef(f->copies ? f->copies : Py_None);
+}
+
+static PyObject *
 get_kind(FastPath *f, void *Py_UNUSED(closure))
 {
     return PyUnicode_FromString(FAST_KIND_NAMES[f->kind]);
@@ -2092,6 +2153,8 @@ static PyGetSetDef fastpath_getset[] = {
     {"views", (getter)get_views, NULL,
      "GETITEM: what it reads to take a view of an immutable owner's base, or None.",
      NULL},
+    {"copies", (getter)get_copies, NULL,
+     "GETITEM: what copies a scalar read that an owner makes a view, or None.", NULL},
     {"kind", (getter)get_kind, NULL, "asarray, unary, binary, view, getitem or call.",
      NULL},
     {NULL},

@@ -260,6 +260,42 @@ def test_a_matrix_norm_s_ord_in_vector_norm_is_a_type_error_on_every_owner(
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_index_writes_are_numpy_s_on_every_owner(framework):
+    """A uint8 index array is indices (torch read it as a boolean mask); an index
+    out of bounds is an IndexError before anything is written (torch wrote the
+    indices in bounds first, jax dropped the write silently); a value reading
+    the memory written is read first (torch refused it)."""
+    def on(value, dtype=np.float64):
+        return ut.asarray(np.asarray(value, dtype=dtype)).to(framework, copy=True)
+    x = on([0.0, 1.0, 2.0])
+    i = on([1, 0, 1], np.uint8)
+    assert x[i].numpy().tolist() == [1.0, 0.0, 1.0]
+    assert ut.take(x, i).numpy().tolist() == [1.0, 0.0, 1.0]
+    arrays = framework != "array_api_strict"  # (it writes through no index array)
+    if arrays:
+        x[i] = 9.0
+        assert x.numpy().tolist() == [9.0, 9.0, 2.0]
+    def write(y, key):
+        if type(key) is tuple:
+            y[key[0]][3] = 7.0  # (a view, then an index of it)
+        else:
+            y[on(key, np.int64) if type(key) is list else key] = 7.0
+        y.numpy()  # (dask: refused once computed)
+    keys = [4, -5, (slice(1, None), 0)] + ([[9], [1, 9], [-5, 0]] if arrays else [])
+    for key in keys:
+        y = on([0.0, 1.0, 2.0, 3.0])
+        with pytest.raises(IndexError, match=r"^__setitem__\(\): "):
+            write(y, key)
+        assert y.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    z = on(np.arange(6.0))
+    z[1:] = z[:-1]
+    assert z.numpy().tolist() == [0.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+    m = on(np.arange(4.0).reshape(2, 2))
+    m[...] = m.mT
+    assert m.numpy().tolist() == [[0.0, 2.0], [1.0, 3.0]]
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
 def test_shapes_that_do_not_fit_together_are_a_value_error_on_every_owner(framework):
     """jax checks shapes as part of an array's abstract type and raised TypeError
     for these (dot_general, concatenate, reshape), where the other owners raise

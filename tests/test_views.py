@@ -93,13 +93,60 @@ def test_copies_stay_copies(owner):
     copies = [ut.astype(x, ut.float32),
               ut.reshape(ut.matrix_transpose(x), (6,)),
               ut.reshape(x, (3, 2), copy=True)]
-    if owner != "torch":  # torch's own x[0, 1] is a 0-d view (docs/namespace.md)
-        copies.append(x[0, 1])
+    copies += [x[0, 1], x[0, 1], x[-1, -1]]  # (the second read through C)
+    copies += [ut.flip(x[1, 1]), ut.flip(ut.flip(x[1, 1]))]  # numpy's are scalars
     if owner != "dask":  # (dask writes no array of unknown size)
         copies.append(x[x > 2.0])
     for c in copies:
         c[...] = -1
     np.testing.assert_array_equal(values(x), np.arange(6.0).reshape(2, 3))
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_functions_giving_their_input_as_it_is_give_a_new_array(owner):
+    """numpy's positive, conj of a real array, floor/ceil/trunc of integers and
+    unstack of a 1-d array make new arrays: torch's positive and conj returned
+    the tensor itself, its unstack items were 0-d views, and so were
+    array_api_strict's floor of integers and unstack items."""
+    x = tensor(owner, np.arange(4.0))
+    n = tensor(owner, np.arange(4))
+    for _ in range(2):  # (the second call through C)
+        results = [+x, ut.positive(x), ut.conj(x), ut.unstack(x)[2], ut.floor(n),
+                   ut.ceil(n), ut.trunc(n), ut.unstack(n)[1]]
+        for r in results:
+            r[...] = 100
+    np.testing.assert_array_equal(values(x), np.arange(4.0))
+    np.testing.assert_array_equal(values(n), np.arange(4))
+
+
+@pytest.mark.parametrize("owner", ["numpy", "torch"])
+def test_a_write_through_a_flip_keeps_writes_made_to_the_base_s_memory(owner):
+    """torch's flip view is its own copy: a write through it took that copy back
+    into the base whole, undoing what a numpy array of the base's memory had
+    written since (numpy's flip view is of the memory itself)."""
+    x = tensor(owner, np.arange(6.0))
+    f = ut.flip(x)
+    values(f)
+    x.numpy()[0] = 50.0  # the base's memory, written around unitensor
+    f[0] = 9.0
+    s = x[::-2]
+    values(s)
+    np.asarray(x)[3] = 30.0
+    s[0] += 1.0
+    np.testing.assert_array_equal(values(x), [50, 1, 2, 30, 4, 10])
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_reshape_of_a_flip_that_numpy_copies_reaches_nothing(owner):
+    """torch's reshape of a flip view's own (compact) copy was a view of that
+    copy: a write into it changed the flip view, and not its base."""
+    x = tensor(owner, np.arange(24.0).reshape(4, 3, 2))
+    f = ut.flip(x, axis=-2)
+    r = ut.reshape(f, (-1,))
+    r += 8.0
+    np.testing.assert_array_equal(values(x), np.arange(24.0).reshape(4, 3, 2))
+    np.testing.assert_array_equal(values(f), np.flip(np.arange(24.0).reshape(
+        4, 3, 2), axis=-2))
 
 
 @pytest.mark.parametrize("owner", IMMUTABLE)
@@ -177,15 +224,16 @@ SHAPE = (4, 3, 2)
 
 @st.composite
 def _key(draw, shape, new_axes=True):
-    """A basic key over a prefix of ``shape``'s axes, ending in ``...`` (so that
-    no owner gives a scalar: numpy's is a copy, torch's a view)."""
+    """A basic key over a prefix of ``shape``'s axes, ending in ``...``, or an int
+    for each axis: numpy's scalar, a copy (torch's own read is a 0-d view)."""
+    if 0 not in shape and draw(st.integers(0, 4)) == 0:
+        return tuple(draw(st.integers(-n, n - 1)) for n in shape)
     parts = []
     for n in shape[:draw(st.integers(0, min(2, len(shape))))]:
-        kind = draw(st.sampled_from(["int", "slice", "none"] if new_axes else
-                                    ["int", "slice"]))
-        if kind == "none":
+        if new_axes and draw(st.booleans()):  # (a new axis before this one)
             parts.append(None)
-        elif kind == "int" and n > 0:
+        kind = draw(st.sampled_from(["int", "slice"]))
+        if kind == "int" and n > 0:
             parts.append(draw(st.integers(-n, n - 1)))
         else:
             start = draw(st.one_of(st.none(), st.integers(-n, n)))
@@ -217,16 +265,18 @@ def _program(draw):
             continue
         names = ["index", "reshape", "flip", "expand_dims"]
         if ndim >= 1:
-            names += ["squeeze", "moveaxis", "permute_dims"]
-        if ndim >= 2:  # (of 1-d: numpy's are scalars, copies; torch's 0-d views)
-            names += ["matrix_transpose", "unstack"]
+            # (unstack of 1-d: numpy's scalars, copies)
+            names += ["squeeze", "moveaxis", "permute_dims", "unstack"]
+        if ndim >= 2:
+            names += ["matrix_transpose"]
         name = draw(st.sampled_from(names))
         if name == "index":
             arg = draw(_key(shape))
         elif name == "reshape":
             # merges and splits of axes (all dask's reshape does)
             arg = draw(st.sampled_from([(-1,), (1, *shape)] +
-                                       ([(shape[0], -1)] if ndim >= 2 else [])))
+                                       ([(shape[0], -1)] if ndim >= 2 and shape[0]
+                                        else [])))  # (-1 of size 0: unknown)
         elif name == "flip":
             arg = draw(st.one_of(st.none(), st.integers(-max(ndim, 1), max(ndim, 1) - 1)
                                  if ndim else st.none()))

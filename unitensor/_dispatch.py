@@ -1183,6 +1183,8 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
         if error is None:
             raise
         raise error from exc
+    if backend.SCALAR_VIEWS and _scalar_key(key, x.ndim):
+        result = backend.copy(result)  # numpy's scalar: a copy
     if backend is x._backend:
         if backend.IMMUTABLE or x._view is not None or (
                 not backend.NEGATIVE_STRIDES and _views.negative_step(key)):
@@ -1194,11 +1196,19 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
                                 fix or operator.getitem,
                                 implementation(backend, "reshape"))
         # basic keys, which every framework reads alike
+        if backend.SCALAR_VIEWS:
+            learn("__getitem__" + _fastpath.COPIES, backend, backend.copy)
         learn("__getitem__", backend, operator.getitem)
     return _as_tensors(backend, result)
 
 
 _BASIC_KEYS = frozenset({slice, int, bool, tuple, type(None), type(Ellipsis)})
+
+
+def _scalar_key(key: Any, ndim: int) -> bool:
+    """Whether ``x[key]`` is numpy's scalar: as many ints as x has axes."""
+    parts = key if type(key) is tuple else (key,)
+    return len(parts) == ndim and all(type(k) is int for k in parts)
 
 
 def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str

@@ -129,6 +129,9 @@ class FastPath:
     # views: getitem only, {backend: Entry}: x[key] of an immutable owner's base
     # taken as a view of it (TypeError on another kind). least_ndim: call only, an
     # x of fewer dimensions takes the slow path (ValueError on another kind).
+    # copies: getitem only, {backend: Entry}: the owners whose x[i, j] of as many
+    # ints as axes is a 0-d view, and the function copying it (TypeError on
+    # another kind).
     def __new__(cls, kind: str, slow: Callable[..., Any],
                 table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
                 as_tensors: Callable[[Adapter, Any], Any] | None = None,
@@ -137,7 +140,8 @@ class FastPath:
                 finish: Callable[[Tensor, Any, Any], Any] | None = None,
                 max_positional: int = 1,
                 views: dict[Adapter, Entry] | None = None,
-                least_ndim: int = 0) -> Self: ...
+                least_ndim: int = 0,
+                copies: dict[Adapter, Entry] | None = None) -> Self: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
     @property
@@ -148,6 +152,8 @@ class FastPath:
     def scalars(self) -> dict[Adapter, Entry] | None: ...
     @property
     def views(self) -> dict[Adapter, Entry] | None: ...
+    @property
+    def copies(self) -> dict[Adapter, Entry] | None: ...
     @property
     def kind(self) -> Literal["asarray", "unary", "binary", "view", "getitem",
                               "call"]: ...

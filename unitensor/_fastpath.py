@@ -159,11 +159,14 @@ def getitem(slow: Callable[..., Any], as_tensors: AsTensors) -> Any:
     Ellipsis), which every framework reads alike, in C; else ``slow``. Taught by
     ``learn("__getitem__", backend, operator.getitem)``; on the base of an
     immutable owner's views, the view of it (_views.py), taught by
-    ``learn("__getitem__" + VIEWS, backend, getitem)``.
+    ``learn("__getitem__" + VIEWS, backend, getitem)``; a scalar read (as many
+    ints as axes) of an owner whose read is a view, copied, taught by
+    ``learn("__getitem__" + COPIES, backend, copy)`` first.
     """
     return _build("getitem", slow, _table("__getitem__", "getitem"),
                   as_tensors=_as_tensors_for(as_tensors, "__getitem__"),
-                  views=_table("__getitem__" + VIEWS, "getitem"))
+                  views=_table("__getitem__" + VIEWS, "getitem"),
+                  copies=_table("__getitem__" + COPIES, "getitem"))
 
 
 def unary_function(name: str, slow: Callable[[Any], Any], as_tensors: AsTensors) -> Any:
@@ -196,6 +199,10 @@ SCALAR = " with a scalar"
 # learn("__getitem__" + VIEWS, ...): the general path took x[key] of an immutable
 # owner's Tensor as a view of its base (_views.taken), which C repeats for a base.
 VIEWS = " as a view"
+# learn("__getitem__" + COPIES, ...): the general path copied x[i, j] of as many
+# ints as axes, which the owner read as a 0-d view (torch); taught before
+# "__getitem__" itself, so that C never reads such a key without it.
+COPIES = " copied"
 
 
 def call_function(python_func: Callable[..., Any], name: str,

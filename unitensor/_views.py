@@ -132,15 +132,20 @@ def refresh(t: Tensor) -> None:
                                       or link.counter == base.counter()):
         return
     with base.lock:
-        version = base.version
-        native = base.native
-        counter = base.counter() if base.mutable else 0
-        for forward, _ in link.steps:
-            native = forward(native)
-        t._native = native  # stored as it is (the setter re-derives nothing)
-        t._aliases = None  # the views made of the old array
-        link.counter = counter
-        link.seen = version
+        _derive(t, link, base)
+
+
+def _derive(t: Tensor, link: Link, base: Base) -> None:
+    """View ``t``'s array made again from its base (the base's lock held)."""
+    version = base.version
+    native = base.native
+    counter = base.counter() if base.mutable else 0
+    for forward, _ in link.steps:
+        native = forward(native)
+    t._native = native  # stored as it is (the setter re-derives nothing)
+    t._aliases = None  # the views made of the old array
+    link.counter = counter
+    link.seen = version
 
 
 _fast.set_refresh(refresh)
@@ -333,7 +338,10 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
         try:  # numpy decides, on the strides: a view, or a copy
             made = _numpy().reshape(layout(), bound["shape"], copy=False)
         except (ValueError, TypeError):
-            return result
+            # a copy; where x is a view whose array is its own (torch's flip),
+            # the owner's reshape may be a view of that array: copied
+            return (result if backend.IMMUTABLE or x._view is None
+                    else _copied(result, backend))
         view = lambda: made  # noqa: E731
         reshape = func
         backward = lambda a, c: reshape(c, parent)  # noqa: E731
@@ -355,10 +363,18 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
         view = lambda: _numpy().moveaxis(layout(), source, destination)  # noqa: E731
         backward = lambda a, c: func(c, destination, source)  # noqa: E731
     else:  # flip
+        if ndim == 0:
+            return result  # numpy's flip of a 0-d array is a scalar: a copy
         axis = bound.get("axis")
         view = lambda: _numpy().flip(layout(), axis)  # noqa: E731
         backward = lambda a, c: func(c, **kwargs)  # noqa: E731
     return _tie(x, result, ((forward, backward),), view)
+
+
+def _copied(result: Any, backend: Adapter) -> Any:
+    """A Tensor of a copy of ``result``'s array."""
+    result._native = backend.copy(result._native)
+    return result
 
 
 _PARAMETERS = {"reshape": ("shape", "copy"), "permute_dims": ("axes",),
@@ -394,6 +410,10 @@ def write(x: Tensor, func: str, update: Callable[[Any], Any],
         return
     base = link.base
     with base.lock:
+        if base.mutable:  # its memory may have been written where no counter
+            # moves (through a numpy array of it): the view's own array, whose
+            # every element goes back below, made again from it first
+            _derive(x, link, base)
         old = x._native  # brought up to the base first
         updated = update(old)
         rebind(x, updated, func)

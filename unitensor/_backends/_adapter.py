@@ -53,6 +53,11 @@ class Interop(Protocol):
     #: its ``flip`` and negative-step slices copy, and unitensor keeps them views
     #: of their base (``_views.py``) (the package's facts; default True)
     NEGATIVE_STRIDES: bool
+    #: True where the framework's ``x[i, j]`` of as many ints as axes is a 0-d
+    #: view of x (torch), where numpy's is a scalar, a copy: unitensor copies it,
+    #: so that a write into either does not reach the other (the package's
+    #: facts; default False)
+    SCALAR_VIEWS: bool
     #: True where the framework computes an integer or bool array with a Python
     #: float or complex in its own default dtype of the scalar's kind (NEP 50's
     #: weak scalars: numpy; jax, x64 on or off): the one dtype rule's answer
@@ -367,7 +372,7 @@ def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
 
 DEFAULTS: dict[str, object] = {
     "IMMUTABLE": False, "LAZY": False, "DENSE_LAYOUT": (), "DTYPE_CODE": (),
-    "NEGATIVE_STRIDES": True,
+    "NEGATIVE_STRIDES": True, "SCALAR_VIEWS": False,
     "SCALARS_IN_DEFAULTS": False,
     "ROUTES": {},
     "readonly": _not_read_only,

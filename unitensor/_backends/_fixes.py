@@ -166,6 +166,67 @@ def outer_of_vectors(outer: Callable[..., Any]) -> Callable[..., Any]:
     return fixed
 
 
+def new_array(func: Callable[..., Any], copy: Callable[[Any], Any]
+              ) -> Callable[..., Any]:
+    """``func``'s result a new array, as numpy's is: where the owner's function
+    returns its input itself (torch's ``positive`` and ``conj`` of a real array,
+    array-api-strict's ``floor`` of integers), a copy of it, so that a write into
+    either does not reach the other.
+    """
+    def fixed(x: Any, /) -> Any:
+        result = func(x)
+        return copy(x) if result is x else result
+    return fixed
+
+
+def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
+                          concrete: Callable[[Any], bool]) -> None:
+    """Every int and index array of ``key`` within its axis of ``x``, checked
+    before anything is written, as numpy checks them: an IndexError naming
+    ``key`` (torch's index_put_ wrote the indices within bounds, then raised; jax
+    dropped writes out of bounds silently). Index arrays ``concrete`` says
+    nothing about (jax tracers) are the owner's.
+    """
+    items = key if type(key) is tuple else (key,)
+
+    def span(k: Any) -> int:  # the axes of x an item takes
+        if k is None or k is Ellipsis or type(k) is bool:
+            return 0
+        return k.ndim if is_mask(k) else 1
+    spans = [span(k) for k in items]
+    dim = 0
+    for k, taken in zip(items, spans, strict=True):
+        if k is Ellipsis:
+            dim += x.ndim - sum(spans)
+            continue
+        if taken == 1 and dim < x.ndim and type(k) is not slice:
+            n = x.shape[dim]
+            if type(k) is int:
+                low = high = k
+            elif concrete(k) and math.prod(k.shape):
+                low, high = int(k.min()), int(k.max())
+            else:
+                low = high = 0
+            if low < -n or high >= n:
+                raise arg_error(IndexError, "__setitem__", "key", "indices within "
+                                f"[-{n}, {n}) for an axis of {n}",
+                                f"{low if low < -n else high}")
+        dim += taken
+
+
+def items_copied(unstack: Callable[..., Any], copy: Callable[[Any], Any]
+                 ) -> Callable[..., Any]:
+    """``unstack`` of a one-dimensional array: its items new 0-d arrays, as
+    numpy's scalars are (torch's and array-api-strict's were views of it, and a
+    write into one reached the array); the items of more dimensions stay views,
+    as numpy's are.
+    """
+    def fixed(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
+        items = unstack(x, axis=axis)
+        return tuple(map(copy, items)) if x.ndim == 1 else items
+    return fixed
+
+
 def refuse_negative_powers(xp: ModuleType, pow_: Callable[..., Any],
                            concrete: Callable[[Any], bool] = lambda x: True
                            ) -> Callable[..., Any]:

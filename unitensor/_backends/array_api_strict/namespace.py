@@ -16,10 +16,12 @@ from .._fixes import (
     expm1_fixed,
     floor_divide_fixed,
     integers_by_nonzero,
+    items_copied,
+    new_array,
     sign_fixed,
     tanh_fixed,
 )
-from .interop import _TO_STRICT
+from .interop import _TO_STRICT, copy
 
 ARRAY = Array
 
@@ -36,7 +38,10 @@ FIXES: dict[str, Callable[..., Any]] = {"floor_divide": floor_divide_fixed(xs, n
                             "remainder": integers_by_nonzero(xs, "remainder"),
                             "expm1": expm1_fixed(xs, _COMPLEX),
                             "tanh": tanh_fixed(xs, _COMPLEX), "sign": sign_fixed(xs),
-                            "isin": _isin}
+                            "isin": _isin,
+                            "unstack": items_copied(xs.unstack, copy),
+                            **{name: new_array(getattr(xs, name), copy)
+                               for name in ("floor", "ceil", "trunc")}}
 
 
 def namespace() -> object:

@@ -19,6 +19,7 @@ from .._fixes import (
     complex_only,
     complex_special_cases_fixed,
     floor_divide_fixed,
+    indices_within_bounds,
     refuse_negative_powers,
     refuse_out_of_bounds,
     remainder_fixed,
@@ -162,8 +163,15 @@ def device_from_native(native_device: jax.Device | None) -> Device:
 
 
 def setitem(x: jax.Array, key: object, value: object, /) -> jax.Array:
-    """JAX arrays are immutable: the Tensor is rebound to the updated copy."""
+    """JAX arrays are immutable: the Tensor is rebound to the updated copy. An
+    index out of bounds is an IndexError, as numpy's (jax drops such writes).
+    """
+    indices_within_bounds(x, key, _is_mask, _concrete)
     return x.at[key].set(value)
+
+
+def _is_mask(k: object) -> bool:
+    return getattr(k, "dtype", None) == jnp.bool_
 
 
 # jax checks shapes as part of an array's abstract type: its refusals of shapes

@@ -29,6 +29,9 @@ from .._fixes import (
     COMPLEX_SPECIAL_CASES,
     complex_special_cases_fixed,
     floor_divide_fixed,
+    indices_within_bounds,
+    items_copied,
+    new_array,
     pow_fixed,
     refuse_out_of_bounds,
     remainder_fixed,
@@ -132,8 +135,21 @@ def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
     return values, indices, inverse.reshape(x.shape), counts
 
 
+def _indices(key: Any) -> Any:
+    """``key`` with each uint8 array in it an index array, as numpy reads it
+    (torch read it as a boolean mask: ``x[[1, 0, 1] as uint8]`` gave ``[0, 2]``).
+    """
+    if isinstance(key, torch.Tensor):
+        return key.long() if key.dtype == torch.uint8 else key
+    if type(key) is tuple and any(isinstance(k, torch.Tensor) and k.dtype == torch.uint8
+                                  for k in key):
+        return tuple(map(_indices, key))
+    return key
+
+
 def _getitem(x: torch.Tensor, key: Any) -> torch.Tensor:
     """torch refuses slices with negative steps: those axes are flipped first."""
+    key = _indices(key)
     items = key if isinstance(key, tuple) else (key,)
     if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
         return x[key]
@@ -294,12 +310,14 @@ def _imag(x: torch.Tensor, /) -> torch.Tensor:
     return torch.imag(x) if x.is_complex() else torch.zeros_like(x)
 
 
-def _int64_indices(take_along_axis: Callable[..., Any]) -> Callable[..., Any]:
-    """torch.take_along_dim takes int64 indices only (numpy: any integer dtype)."""
-    def fixed(x: torch.Tensor, indices: torch.Tensor, /, *, axis: int = -1) -> Any:
+def _int64_indices(take: Callable[..., Any]) -> Callable[..., Any]:
+    """torch.take_along_dim takes int64 indices only, index_select (take) int32
+    and int64 (numpy: any integer dtype).
+    """
+    def fixed(x: torch.Tensor, indices: torch.Tensor, /, **kw: Any) -> Any:
         if indices.dtype != torch.int64 and not indices.dtype.is_floating_point:
             indices = indices.long()
-        return take_along_axis(x, indices, axis=axis)
+        return take(x, indices, **kw)
     return fixed
 
 
@@ -312,12 +330,16 @@ FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              floor_divide=floor_divide_fixed(compat_torch),
              remainder=remainder_fixed(compat_torch), std=_std_var("std"),
              pow=pow_fixed(compat_torch, torch.Tensor.is_complex, _concrete),
-             take=refuse_out_of_bounds("take", compat_torch.take, _concrete),
+             take=refuse_out_of_bounds("take", _int64_indices(compat_torch.take),
+                                       _concrete),
              imag=_imag,
              take_along_axis=refuse_out_of_bounds(
                  "take_along_axis", _int64_indices(compat_torch.take_along_axis),
                  _concrete, default_axis=-1),
-             count_nonzero=_count_nonzero, conj=_resolved(compat_torch.conj),
+             count_nonzero=_count_nonzero,
+             conj=new_array(_resolved(compat_torch.conj), torch.clone),
+             positive=new_array(torch.positive, torch.clone),
+             unstack=items_copied(compat_torch.unstack, torch.clone),
              # mypy: array-api-compat copies torch.fft's functions in at runtime
              **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]
              var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem)
@@ -522,7 +544,14 @@ def _positive_steps(x: torch.Tensor, key: Any) -> tuple[Any, tuple[int, ...]]:
     return tuple(new_key), tuple(flips)
 
 
+def _is_mask(k: Any) -> bool:
+    return isinstance(k, torch.Tensor) and k.dtype == torch.bool
+
+
 def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:
+    key = _indices(key)
+    if _concrete(x):  # (index_put_ wrote those in bounds, then raised)
+        indices_within_bounds(x, key, _is_mask, _concrete)
     key, flips = _positive_steps(x, key)
     target = x
     if x.dtype in _SAME_BITS:  # no masked_fill/index_put/flip for uint16/32/64:
@@ -534,5 +563,15 @@ def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:
         target = x.view(_SAME_BITS[x.dtype])
     if flips and isinstance(value, torch.Tensor):
         value = torch.flip(value.broadcast_to(target[key].shape), flips)
-    target[key] = value
+    try:
+        target[key] = value
+    except RuntimeError as exc:
+        if not isinstance(value, torch.Tensor) or _OVERLAP not in str(exc):
+            raise
+        # the value reads memory the write changes (x[1:] = x[:-1]): numpy copies
+        # it first, torch refused it (before writing anything)
+        target[key] = value.clone()
     return x
+
+
+_OVERLAP = "refer to a single memory location"
