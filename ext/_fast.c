@@ -1394,12 +1394,14 @@ with_scalar(FastPath *f, PyObject *const *args, size_t nargsf)
         return PyErr_Occurred() ? NULL : call_slow(f, args, nargsf, NULL);
     }
     EntryObject *seen = entry(f->scalars, x->backend);
-    if (seen == NULL) {
+    PyObject *func = seen == NULL ? NULL : row_function(seen, x);
+    if (func == NULL) {
+        Py_XDECREF(seen);
         Py_DECREF(scalar);
         return call_slow(f, args, nargsf, NULL);
     }
     PyObject *natives[2] = {x->native, scalar};
-    PyObject *result = PyObject_Vectorcall(seen->func, natives, 2, NULL);
+    PyObject *result = PyObject_Vectorcall(func, natives, 2, NULL);
     if (result != NULL && inexact) {
         PyObject *dtype = PyObject_GetAttr(result, str_dtype);
         PyObject *own = dtype == NULL ? NULL : native_dtype(x);

@@ -3,6 +3,8 @@ comparison and in-place, in every computing owner."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from frameworks import aligned_empty
@@ -293,6 +295,98 @@ def test_index_writes_are_numpy_s_on_every_owner(framework):
     m = on(np.arange(4.0).reshape(2, 2))
     m[...] = m.mT
     assert m.numpy().tolist() == [[0.0, 2.0], [1.0, 3.0]]
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_an_array_with_a_python_scalar_gives_one_answer_on_every_call(framework):
+    """The C path's shortcut for an array and a Python scalar repeats the general
+    path's answer: jax's own bool * nan gave 0 for False, bool // 0 jax's -1 and
+    bool ** 200 int32 from the second call on; copysign(int8_x, 1.5) was float64
+    on the first call and numpy's float16 loop after it."""
+    def on(value, dtype):
+        return ut.asarray(np.asarray(value, dtype=dtype)).to(framework, copy=True)
+    b, i8 = on([False, True], np.bool_), on([-3, 2], np.int8)
+    calls = [lambda: b * float("nan"), lambda: b * -0.0, lambda: b // 0,
+             lambda: b ** 200, lambda: b + 1, lambda: b - 1.5, lambda: b * 2j,
+             lambda: ut.copysign(i8, 1.5), lambda: ut.copysign(b, -1.5),
+             lambda: ut.atan2(i8, 2.0), lambda: b & True, lambda: i8 * 0.5]
+    expected = [("float64", [np.nan, np.nan]), ("float64", [-0.0, -0.0]),
+                ("int64", [0, 0]), ("int64", [0, 1]), ("int64", [1, 2]),
+                ("float64", [-1.5, -0.5]), ("complex128", [0j, 2j]),
+                ("float64", [3.0, 2.0]), ("float64", [-0.0, -1.0]),
+                ("float64", np.arctan2([-3.0, 2.0], 2.0)), ("bool", [False, True]),
+                ("float64", [-1.5, 1.0])]
+    with np.errstate(divide="ignore"):
+        for _ in range(3):  # the first call takes the general path, later ones C
+            for call, (dtype, values) in zip(calls, expected, strict=True):
+                result = call()
+                assert result.dtype == getattr(ut, dtype)
+                got = result.numpy()
+                np.testing.assert_array_equal(got, values)
+                np.testing.assert_array_equal(np.signbit(got.real),
+                                              np.signbit(np.real(values)))
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_python_scalars_and_dtype_pairs_follow_one_rule_on_every_owner(framework):
+    """where's Python int must fit the array's dtype (numpy, jax and dask wrapped
+    300 to 44 in int8) and one of x1, x2 is an array (torch made float32 of two
+    scalars, numpy float64); clip keeps an integer x's dtype, so a float bound is
+    refused (torch and jax gave floats); int64 with uint64 has no promotion
+    (numpy, jax and dask gave float64); a bool array meets an int as int64 (torch
+    wrapped 2**63); an int beyond 64 bits beside a float array is the float it
+    rounds to (jax and torch refused it)."""
+    def on(value, dtype):
+        return ut.asarray(np.asarray(value, dtype=dtype)).to(framework, copy=True)
+    c, i8 = on([True, False], np.bool_), on([1, 2], np.int8)
+    for _ in range(2):  # (the second call through C)
+        with pytest.raises(OverflowError, match=r"^where\(\): x2: expected a Python "
+                           "int within int8's range"):
+            ut.where(c, i8, 300)
+        with pytest.raises(OverflowError, match=r"^where\(\): x1: "):
+            ut.where(c, -300, i8)
+        with pytest.raises(TypeError, match=r"^where\(\): x1, x2: expected at least "
+                           "one array"):
+            ut.where(c, 1, 2.5)
+        assert ut.where(c, i8, 100).numpy().tolist() == [1, 100]
+        with pytest.raises(TypeError, match=r"^clip\(\): min: expected None or a "
+                           "Python int for an array of int64"):
+            ut.clip(on([1, 5, 9], np.int64), 2.5, 7)
+        assert ut.clip(on([1.0, 9.0], np.float64), 2.5, 7.5).numpy().tolist() == [
+            2.5, 7.5]
+        with pytest.raises(TypeError, match=r"^add\(\): arrays_and_dtypes: expected "
+                           "dtypes the Array API standard promotes together"):
+            ut.asarray(on([-1], np.int64) + on([2], np.uint64)).numpy()
+        with pytest.raises(OverflowError, match=r"^add\(\): x2: expected a Python int "
+                           "within int64's range"):
+            on([False, True], np.bool_) + 2**63
+        big = on([1.0], np.float32) + 2**63
+        assert big.dtype == ut.float32
+        assert big.numpy().tolist() == [2.0**63]
+        assert (2**70 * on([1.0], np.float64)).numpy().tolist() == [2.0**70]
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_no_degrees_of_freedom_and_an_empty_complex_mean_are_nan(framework):
+    """var and std where N - correction <= 0 are NaN, as the standard says
+    (numpy, torch, TensorFlow and dask gave inf); TensorFlow's complex mean of
+    no element was 0."""
+    def on(value, dtype=np.float64):
+        return ut.asarray(np.asarray(value, dtype=dtype)).to(framework, copy=True)
+    x, m = on([1.0, 2.0, 4.0]), on(np.arange(6.0).reshape(2, 3))
+    for _ in range(2):
+        np.testing.assert_allclose([float(ut.var(x, correction=k).numpy())
+                                    for k in (1, 2)], [7 / 3, 14 / 3])
+        for k in (3, 4):
+            assert np.isnan(ut.var(x, correction=k).numpy())
+            assert np.isnan(ut.std(x, correction=k).numpy())
+        assert np.isnan(ut.std(m, axis=0, correction=2).numpy()).all()
+        assert ut.var(m, axis=-1, correction=2).numpy().tolist() == [2.0, 2.0]
+        empty = on(np.zeros((0, 3)), np.complex128)
+        with warnings.catch_warnings():  # (numpy's "Mean of empty slice")
+            warnings.simplefilter("ignore", RuntimeWarning)
+            assert np.isnan(ut.mean(empty).numpy())
+            assert np.isnan(ut.mean(empty, axis=0).numpy()).all()
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)

@@ -243,15 +243,22 @@ def test_fill_value_is_a_number():
     assert ut.full(2, np.float32(2.0)).numpy().tolist() == [2.0, 2.0]
 
 
-@pytest.mark.parametrize("owner", ["numpy", "torch", "jax"])
-def test_an_in_place_result_of_another_dtype_is_refused_in_the_format(owner):
-    # (array_api_strict refuses bool / bool itself: divide(): ... TypeError;
-    # tensorflow's namespace divides bools into bool, outside the standard)
-    x = ut.asarray(make(owner, np.array([True, False])))
-    with pytest.raises(TypeError, match=r"^__itruediv__\(\): other: expected an "
-                       r"operand that keeps the array's dtype bool and shape \(2,\), "
-                       r"got one giving float\d\d \(2,\)$"):
-        x /= True
+@pytest.mark.parametrize("owner", ["numpy", "torch", "jax", "tensorflow", "dask",
+                                   "array_api_strict"])
+def test_an_in_place_true_division_of_integers_is_refused_in_the_format(owner):
+    """Refused before any owner divides (TensorFlow wrote [7, -7] /= 2 back
+    truncated, [3, -3]; its namespace divided bools into bool)."""
+    for values, other in (([True, False], True), ([7, -7], 2), ([7, -7], [2, 2])):
+        x = ut.asarray(make(owner, np.array(values)))
+        operand = ut.asarray(make(owner, np.array(other))) if type(
+            other) is list else other
+        dtype = x.dtype.name
+        with pytest.raises(TypeError, match=r"^__itruediv__\(\): other: expected "
+                           rf"an operand that keeps the array's dtype {dtype} and "
+                           r"shape \(2,\), got one giving a floating-point array "
+                           rf"\(true division; //= keeps {dtype}\)$"):
+            x /= operand
+        assert x.numpy().tolist() == values
 
 
 def test_python_data_a_framework_refuses_is_mapped():
@@ -345,7 +352,7 @@ def test_a_device_an_owner_lacks_is_refused_naming_the_function_called(owner):
 
 @pytest.mark.parametrize("call", [
     lambda x, v: ut.isin(x, v), lambda x, v: ut.searchsorted(x, v),
-    lambda x, v: ut.where(x > 1, 1, v), lambda x, v: ut.where(x > 1, v, 1)])
+    lambda x, v: ut.where(x > 1, x, v), lambda x, v: ut.where(x > 1, v, x)])
 def test_an_array_or_number_slot_refuses_other_literals_after_a_fast_call(call):
     # before: once the C fast path had learned the call, isin(x, None) and
     # isin(x, 'abc') reached numpy, which answered False everywhere

@@ -17,6 +17,11 @@ array operand is bool (Python bools beside them are the ints they are):
   loop for, are a TypeError on every owner (torch's refusal was a RuntimeError,
   its ``sign`` computed).
 
+A bool array with a Python int, float or complex (``mask * 1.5``, ``mask // 0``)
+is cast to the owner's default dtype of the number's kind first, as the one dtype
+rule casts it (jax's own ``mask * nan`` gave 0 for False, its ``mask ** 200``
+int32).
+
 Each computes in int8 (the integer dtype numpy's loops take bools to) or the
 counting dtype, by the owner's own function, and casts to the result dtype.
 :func:`rule` wraps an owner's function once, where the dispatcher looks it up and
@@ -30,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._dtypes import DType, bool_, int8, int32, int64
+from ._dtypes import DType, bool_, complex128, float64, int8, int32, int64
 from ._errors import arg_error
 from ._float_loops import default_dtype, routed
 
@@ -77,6 +82,12 @@ def _elementwise(backend: Adapter, name: str, func: Callable[..., Any],
         if getattr(first, "dtype", None) != native and type(first) is not bool:
             return func(*args, **kwargs)
         operands = args[:arrays]
+        kind = _NUMBER_KINDS.get(type(operands[-1])) if arrays == 2 else None
+        if kind is not None:  # a bool array with a Python int, float or complex:
+            # the array in the owner's default dtype of that kind first (the one
+            # dtype rule's cast, numpy's answer: jax's own bool * nan gave 0)
+            cast_to = default_dtype(backend, first, kind) or _FALLBACK[kind]
+            return func(backend.astype(first, cast_to), *args[1:], **kwargs)
         if not all(getattr(a, "dtype", None) == native
                    or type(a) is bool for a in operands) or all(
                        type(a) is bool for a in operands):
@@ -92,6 +103,11 @@ def _elementwise(backend: Adapter, name: str, func: Callable[..., Any],
         return found if result is int8 else backend.astype(found, result)
 
     return computed_as_numpy
+
+
+_NUMBER_KINDS = {int: "integral", float: "real floating", complex: "complex floating"}
+_FALLBACK = {"integral": int64, "real floating": float64,
+             "complex floating": complex128}
 
 
 def _counted(backend: Adapter, func: Callable[..., Any],

@@ -51,6 +51,7 @@ from . import (
     _float_loops,
     _views,
 )
+from ._backends._fixes import nan_past_correction
 from ._device import Device
 from ._device import parse as parse_device
 from ._dtypes import (
@@ -315,6 +316,9 @@ def _named_tuple(name: str) -> type:
 
 
 # -- the call -------------------------------------------------------------------
+_CORRECTED = frozenset({"var", "std"})
+
+
 def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
     """``backend``'s function for the standard's ``name`` ('sum', 'linalg.qr')."""
     table = _impls.get(backend)
@@ -334,6 +338,8 @@ def implementation(backend: Adapter, name: str) -> Callable[..., Any]:
         adapt = getattr(backend, "adapt", None)
         if adapt is not None:  # a framework-wide fix (torch's unsigned types)
             func = adapt(name, func)
+        if name in _CORRECTED:
+            func = nan_past_correction(func)
         func = _bool_loops.rule(backend, name, func)
         table[name] = func = _float_loops.rule(backend, name, func)
     return func
@@ -354,8 +360,8 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         _check_no_arrays(name, scalars, args, kwargs)
     if name in _FILLS:
         args, kwargs = _fill_value_as_scalar(name, args, kwargs)
-    elif name in _SHAPE_RULES:
-        args = _SHAPE_RULES[name](name, args, kwargs)
+    elif name in _OPERAND_RULES:
+        args = _OPERAND_RULES[name](name, args, kwargs)
     dtype = kwargs.get("dtype")
     if dtype is not None and type(dtype) is not DType:  # np.float32, torch.int8
         kwargs["dtype"] = parse_dtype(dtype, name)
@@ -374,10 +380,14 @@ def _run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
         backend, anchor = _choose(args, kwargs, name)
         positions = _PROMOTED.get(name)
-        if positions is not None and not (  # operands promoted together: one kind
-                len(args) == 2 and type(args[0]) is Tensor  # (x1, x2 of one kind:
-                and type(args[1]) is Tensor and _same_kind(*args)):  # asked at once)
-            args = _one_kind(name, args, positions, backend)
+        if positions is not None:  # operands promoted together: one kind
+            if (len(args) == 2 and type(args[0]) is Tensor  # (x1, x2 of one kind:
+                    and type(args[1]) is Tensor and _same_kind(*args)):  # at once)
+                # the standard's table, which the owner's may extend (numpy's
+                # int64 with uint64: float64): a pair it has no entry for refused
+                promote(args[0].dtype, args[1].dtype, name)
+            else:
+                args = _one_kind(name, args, positions, backend)
     except (TypeError, BufferError) as exc:  # a framework's array no Tensor holds
         error = _wrapping_refused(name, exc, args, kwargs)
         if error is None:
@@ -506,8 +516,12 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
     kind1, kind2 = type(x1), type(x2)
     if kind2 is int and not 0 <= x2 <= HELD_BY_ALL:
         _check_int(name, x1, x2, "x2")
+        if not holds(int64, x2):
+            x2 = _as_float(x1, x2)
     elif kind1 is int and not 0 <= x1 <= HELD_BY_ALL:
         _check_int(name, x2, x1, "x1")
+        if not holds(int64, x1):
+            x1 = _as_float(x2, x1)
     if (kind1 is Tensor and kind2 in _PYTHON_SCALARS and name in _TAKE_SCALARS
             and not (owner_blocks() and _forced.get() is not None)):
         backend = x1._backend
@@ -542,6 +556,19 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         # checks applies to two Tensors and no keywords
         return _run(name, (x1, x2), {})
     return call(name, (x1, x2), {})
+
+
+def _as_float(array: Any, value: int) -> int | float:
+    """A Python int beyond 64 bits beside a floating array: the float it rounds
+    to, as numpy computes it (jax and torch refused such an int).
+    """
+    dtype = _dtype_of(array)
+    if dtype is None or KIND_RANK[dtype.kind] < KIND_RANK["real floating"]:
+        return value
+    try:
+        return float(value)
+    except OverflowError:  # beyond float64 too: the owner's refusal
+        return value
 
 
 def _scalar_result(name: str, x1: Tensor, x2: float | complex, result: Any) -> Any:
@@ -857,13 +884,25 @@ LEAST_DIMENSIONS = {"sort": 1, "argsort": 1, "cumulative_sum": 1,
                     "cumulative_prod": 1, "tril": 2, "triu": 2}
 
 
-# the standard's shape rules for operands that owners read differently, checked
-# here before any owner; each returns the arguments to run. The C fast path runs
-# none: these functions have none, or it leaves the shapes a rule answers here
-# (LEAST_DIMENSIONS); linalg.outer's rule, which it cannot tell, is a fix of the
-# owners that need it (_fixes.outer_of_vectors)
-_SHAPE_RULES = {"linalg.cross": _three_vectors, "take": _index_vector,
-                **dict.fromkeys(LEAST_DIMENSIONS, _enough_dimensions)}
+def _an_array_among(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                    ) -> tuple[Any, ...]:
+    """``where``'s x1 and x2: at least one an array, as the standard says (numpy,
+    jax and dask made float64 of ``where(c, 1, 2.5)``, torch float32).
+    """
+    if all(type(a) in _PYTHON_SCALARS for a in args[1:3]) and len(args) == 3:
+        raise arg_error(TypeError, name, "x1, x2", "at least one array (a Python "
+                        "scalar stands beside an array)", "two Python scalars")
+    return args
+
+
+# the standard's rules for operands that owners read differently (shapes, kinds),
+# checked here before any owner; each returns the arguments to run. The C fast
+# path runs none: these functions have none, or it leaves the operands a rule
+# answers here (LEAST_DIMENSIONS, where's two scalars); linalg.outer's rule, which
+# it cannot tell, is a fix of the owners that need it (_fixes.outer_of_vectors)
+_OPERAND_RULES = {"linalg.cross": _three_vectors, "take": _index_vector,
+                  "where": _an_array_among,
+                  **dict.fromkeys(LEAST_DIMENSIONS, _enough_dimensions)}
 
 
 def _fill_value_as_scalar(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
@@ -1078,10 +1117,13 @@ def _broadcast(shapes: Sequence[tuple[int | None, ...]],
 
 
 def _check_int(func: str, array: Any, value: int, arg: str) -> None:
-    """Refuse the Python int operand ``value`` if ``array``'s dtype cannot hold it."""
+    """Refuse the Python int operand ``value`` if ``array``'s dtype cannot hold it
+    (a bool array's: the default integer it meets the int as; torch wrapped
+    ``mask + 2**63``).
+    """
     dtype = _dtype_of(array)
     if dtype is not None:  # else two Python scalars: the owner decides
-        check_int(dtype, value, func, arg)
+        check_int(int64 if dtype is bool_ else dtype, value, func, arg)
 
 
 def _check_scalars(func: str, arrays: tuple[Any, ...], **values: Any) -> None:
@@ -1095,6 +1137,17 @@ def _check_scalars(func: str, arrays: tuple[Any, ...], **values: Any) -> None:
     for arg, value in values.items():
         if type(value) is int:
             check_int(dtype, value, func, arg)
+        elif func == "clip" and type(value) in _INEXACT and KIND_RANK[dtype.kind] < (
+                KIND_RANK["real floating"]):
+            # clip keeps x's dtype: a bound it cannot hold (the standard leaves
+            # mixed kinds unspecified; torch and jax gave floats, numpy cut 2.5
+            # to 2, TensorFlow refused)
+            raise arg_error(TypeError, func, arg, f"None or a Python int for an "
+                            f"array of {dtype.name} (the result keeps its dtype)",
+                            describe(value))
+
+
+_INEXACT = frozenset({float, complex})
 
 
 def _dtype_of(array: Any) -> DType | None:
@@ -1515,6 +1568,13 @@ def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:
         got = type(other).__name__ if kind in _PYTHON_SCALARS else other.dtype.name
         raise arg_error(TypeError, func, "other", "an operand that keeps the "
                         f"array's dtype {x.dtype.name}", f"{got}")
+    if func == "__itruediv__" and KIND_RANK[x.dtype.kind] < 2:
+        # true division of integers is floating point (TensorFlow's wrote it back
+        # truncated: [7, -7] /= 2 gave [3, -3])
+        raise arg_error(TypeError, func, "other", "an operand that keeps the "
+                        f"array's dtype {x.dtype.name} and shape {x.shape}", "one "
+                        f"giving a floating-point array (true division; //= keeps "
+                        f"{x.dtype.name})")
     shape = () if kind in _PYTHON_SCALARS else other.shape
     # a size of x's known only once a lazy owner computes (None) is the
     # operation's to pair (dask's computes it there) and _check_result's to check
@@ -1678,6 +1738,8 @@ def _generated(row: Function, qualified: str, positional: list[str],
                               f"{HELD_BY_ALL}" for name in names)
         if qualified == "arange":
             unusual = f"start is None or {unusual}"
+        if qualified == "clip":  # a float bound an integer x cannot hold
+            unusual += " or type(min) is float or type(max) is float"
         values = ", ".join(f"{name}={name}" for name in names)
         if elements is not None:
             like = "x" if "x" in positional else "None"
@@ -1701,12 +1763,16 @@ def _generated(row: Function, qualified: str, positional: list[str],
                 if position > 0 and kind == "array or scalar"] if fast_path else []
     if operands:
         odd = " or ".join(f"type({name}) in _NOT_OPERANDS" for name in operands)
+        if len(operands) == 2:  # where: two Python scalars, which C would pass on
+            odd += " or " + " and ".join(f"type({name}) in _PYTHON_SCALARS"
+                                         for name in operands)
         checks += [f"    if {odd}:", f"        return _general({passed})"]
     if checks:
         source += "\n\n" + _FRONT.format(name=row.name, signature=row.signature,
                                          checks="\n".join(checks), passed=passed)
     scope: dict[str, Any] = {
         "_call": call, "_NOT_OPERANDS": _NOT_OPERANDS, "_diff_count": _diff_count,
+        "_PYTHON_SCALARS": _PYTHON_SCALARS,
         "_check_elements": _check_elements, "_check_scalars": _check_scalars}
     exec(source, scope)  # source built above from the table only
     general = scope["_general"]

@@ -108,7 +108,7 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
             func = float_loops.rule(backend, name,
                                     bool_loops.rule(backend, name, same))
     real_func = (getattr(func, "real_path", None)
-                 if kind in ("unary", "binary", "call") else None)
+                 if kind in ("unary", "binary", "call", "scalar") else None)
     if real_func is not None:  # only some dtypes need func's fix
         table.setdefault(backend, Entry(func, backend.ARRAY, real_func,
                                         func.complex_dtypes))

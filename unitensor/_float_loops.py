@@ -11,10 +11,11 @@ the float dtype numpy's own loop computes in, then the function runs --
   bool, int8, uint8 -> float16; int16, uint16 -> float32; wider -> float64,
   after the integer promotion of the operands (``atan2(int8_x, int32_y)``: int32,
   so float64);
-- true division (``divide``, ``/``, ``reciprocal``) and the averages (``mean``,
-  ``var``, ``std``): float64 for every integer and bool dtype (numpy's reciprocal
-  of integers is an integer division, which ``1 / x`` is not: unitensor computes
-  ``reciprocal`` as ``1 / x``);
+- true division (``divide``, ``/``, ``reciprocal``), a Python float beside the
+  arrays (``copysign(int8_x, 1.5)``, as numpy's weak scalars give) and the
+  averages (``mean``, ``var``, ``std``): float64 for every integer and bool
+  dtype (numpy's reciprocal of integers is an integer division, which ``1 / x``
+  is not: unitensor computes ``reciprocal`` as ``1 / x``);
 
 never wider than the owner's default float on the array's device (float64 on the
 CPU; float32 for JAX without x64, and for torch on an accelerator), and float32
@@ -77,8 +78,11 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
         dtype = integers[0]
         for other in integers[1:]:
             dtype = promote(dtype, other, name)
+        # a Python float beside them: the default float, as the one dtype rule
+        # (and numpy's weak scalars) make it (copysign(int8_x, 1.5): float64)
+        inexact = any(type(a) is float or type(a) is complex for a in args)
         target = _widest(backend, args[found.index(integers[0])],
-                         float64 if true_division else _LOOP[dtype.name])
+                         float64 if true_division or inexact else _LOOP[dtype.name])
         return func(*(backend.astype(a, target) if d is not None else a
                       for a, d in zip(args, found, strict=True)))
 

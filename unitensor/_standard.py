@@ -239,7 +239,8 @@ ELEMENT_ARGUMENTS: Final = {"arange": ("start", "stop", "step"),
 # scalars and spelled out clip's): the parameters (a Python int among them must fit
 # that dtype, as an elementwise operand must).
 SCALAR_ARGUMENTS: Final = {"clip": ("min", "max"), "isin": ("x1", "x2"),
-                           "searchsorted": ("x2",), "diff": ("prepend", "append")}
+                           "searchsorted": ("x2",), "diff": ("prepend", "append"),
+                           "where": ("x1", "x2")}
 
 GROUPS: Final = tuple(dict.fromkeys(f.group for f in FUNCTIONS))
 

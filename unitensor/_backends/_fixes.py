@@ -179,6 +179,26 @@ def new_array(func: Callable[..., Any], copy: Callable[[Any], Any]
     return fixed
 
 
+def nan_past_correction(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``var``/``std`` NaN where the correction leaves no degrees of freedom (N -
+    correction <= 0), as the standard says (numpy, torch, TensorFlow and dask
+    gave inf; jax NaN).
+    """
+    def fixed(x: Any, /, **kwargs: Any) -> Any:
+        correction = kwargs.get("correction", 0)
+        if correction and not isinstance(correction, bool):
+            axis = kwargs.get("axis")
+            axes = range(x.ndim) if axis is None else (
+                (axis,) if type(axis) is int else axis)
+            sizes = [x.shape[a] for a in axes]  # (None, NaN: known later)
+            if all(type(n) is int for n in sizes) and (
+                    math.prod(sizes) - correction <= 0):
+                # (computed without the correction, which the owners warn of)
+                return func(x, **{**kwargs, "correction": 0}) * float("nan")
+        return func(x, **kwargs)
+    return fixed
+
+
 def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
                           concrete: Callable[[Any], bool]) -> None:
     """Every int and index array of ``key`` within its axis of ``x``, checked

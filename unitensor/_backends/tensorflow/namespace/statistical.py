@@ -105,7 +105,12 @@ def _sequential_prod(x: Tensor, axes: list[int] | None, keepdims: bool) -> Tenso
 
 
 def mean(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
-    return _reduce(tf.math.reduce_mean, x, axis, keepdims)
+    result = _reduce(tf.math.reduce_mean, x, axis, keepdims)
+    if x.dtype.is_complex:  # TF's complex mean of no element is 0, numpy's NaN
+        axes = range(x.ndim) if axis is None else (axis,) if type(axis) is int else axis
+        if math.prod(x.shape[a] for a in axes) == 0:
+            result = result * tf.constant(complex(math.nan, math.nan), x.dtype)
+    return result
 
 
 def _nan_propagating(op: Callable[..., Tensor]) -> Callable[..., Tensor]:
