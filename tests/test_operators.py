@@ -390,6 +390,27 @@ def test_no_degrees_of_freedom_and_an_empty_complex_mean_are_nan(framework):
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_complex_sums_are_taken_part_by_part_on_every_owner(framework):
+    """torch added x1 + 1 * x2, a complex product that made NaN of a part beside
+    an infinite one: 0j + (0+infj) gave nan+infj, in place too."""
+    inf = float("inf")
+
+    def on(value):
+        return ut.asarray(np.asarray(value, dtype=np.complex128)).to(framework,
+                                                                     copy=True)
+    x, y = on([complex(0, inf), complex(inf, 0)]), on([0j, -0j])
+    for _ in range(2):  # (the second call through C)
+        for got, expected in (((y + x), [complex(0, inf), complex(inf, 0)]),
+                              ((y - x), [complex(0, -inf), complex(-inf, -0.0)]),
+                              ((200 + x), [complex(200, inf), complex(inf, 0)]),
+                              ((1.5 - x), [complex(1.5, -inf), complex(-inf, 0)])):
+            np.testing.assert_array_equal(got.numpy(), expected)
+    z = on([0j, 0j])
+    z += x
+    np.testing.assert_array_equal(z.numpy(), [complex(0, inf), complex(inf, 0)])
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
 def test_shapes_that_do_not_fit_together_are_a_value_error_on_every_owner(framework):
     """jax checks shapes as part of an array's abstract type and raised TypeError
     for these (dot_general, concatenate, reshape), where the other owners raise

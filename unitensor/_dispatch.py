@@ -1474,7 +1474,7 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
             return backend.setitem(native, ..., result)
         this = operand if forced is None else _operand(other, backend, name, x)
         try:
-            if name not in backend.FIXES:
+            if not _needs(backend.FIXES.get(name), native):
                 return native_op(native, this)
             # the adapter's fix of the operation, written back in place
             fixed = implementation(backend, name)(native, this)
@@ -1538,6 +1538,17 @@ def _check_writable(x: Tensor, func: str) -> None:
     if not x._backend.IMMUTABLE and x.readonly:
         raise arg_error(ValueError, func, "self", "an array whose memory can be "
                         "written", "read-only memory")
+
+
+def _needs(fix: Callable[..., Any] | None, native: Any) -> bool:
+    """Whether the adapter's ``fix`` (None: none) is needed for an array
+    ``native`` first: a fix only some dtypes need names them (complex_dtypes,
+    beside real_path, the framework's own function for the others).
+    """
+    if fix is None:
+        return False
+    dtypes = getattr(fix, "complex_dtypes", None)
+    return dtypes is None or getattr(native, "dtype", None) in dtypes
 
 
 def _check_keeps_dtype_and_shape(x: Tensor, other: Any, func: str) -> None:

@@ -27,6 +27,7 @@ from ..._errors import standard_type
 from ..._standard import FUNCTIONS
 from .._fixes import (
     COMPLEX_SPECIAL_CASES,
+    complex_only,
     complex_special_cases_fixed,
     floor_divide_fixed,
     indices_within_bounds,
@@ -321,6 +322,33 @@ def _int64_indices(take: Callable[..., Any]) -> Callable[..., Any]:
     return fixed
 
 
+_COMPLEX = frozenset({torch.complex32, torch.complex64, torch.complex128})
+
+
+def _parts(v: Any) -> tuple[Any, Any]:
+    """v's real and imaginary parts (a real tensor's: zeros like it)."""
+    if isinstance(v, torch.Tensor):
+        return (v.real, v.imag) if v.is_complex() else (v, torch.zeros_like(v))
+    v = complex(v)
+    return v.real, v.imag
+
+
+def _componentwise(name: str) -> Callable[..., Any]:
+    """torch's complex add and subtract compute ``x1 + 1 * x2``, a complex product
+    that makes NaN of a part beside an infinite one (``0j + (0+infj)`` gave
+    ``nan+infj``): the parts added one by one, as numpy adds them.
+    """
+    native = getattr(torch, name)
+
+    def fixed(x1: Any, x2: Any, /) -> Any:
+        if not any((isinstance(v, torch.Tensor) and v.is_complex())
+                   or type(v) is complex for v in (x1, x2)):
+            return native(x1, x2)
+        (r1, i1), (r2, i2) = _parts(x1), _parts(x2)
+        return torch.complex(native(r1, r2), native(i1, i2))
+    return complex_only(fixed, native, _COMPLEX)
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
@@ -342,9 +370,10 @@ FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              unstack=items_copied(compat_torch.unstack, torch.clone),
              # mypy: array-api-compat copies torch.fft's functions in at runtime
              **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]
-             var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem)
+             var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem,
+             add=_componentwise("add"), subtract=_componentwise("subtract"))
 FIXES.update({name: complex_special_cases_fixed(
-    compat_torch, name, frozenset({torch.complex32, torch.complex64, torch.complex128}),
+    compat_torch, name, _COMPLEX,
     lambda x: x.resolve_conj().cpu().numpy(),
     lambda r: torch.from_numpy(np.asarray(r)), reference(name))
     for name in COMPLEX_SPECIAL_CASES})
@@ -368,7 +397,8 @@ SAME_DTYPE: dict[str, Callable[..., Any]] = {
     }.items()}
 # sin, exp, ...: the complex special-case fix alone (they take no integers, so the
 # uint16/32/64 fallback has nothing to do on the fast path).
-SAME_DTYPE.update({name: FIXES[name] for name in COMPLEX_SPECIAL_CASES})
+SAME_DTYPE.update({name: FIXES[name] for name in (*COMPLEX_SPECIAL_CASES, "add",
+                                                    "subtract")})
 FIXES.update({name: _complex_via_numpy(name, FIXES.get(name) or getattr(
     compat_torch, name)) for name in ("unique_all", "unique_counts",
                                        "unique_inverse", "unique_values")})
