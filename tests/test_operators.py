@@ -411,6 +411,35 @@ def test_complex_sums_are_taken_part_by_part_on_every_owner(framework):
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_a_matrix_a_factorization_fails_on_is_refused_on_every_owner(framework):
+    """jax answered NaN for cholesky of a matrix not positive definite and inf for
+    inv of a singular one; TensorFlow's cholesky was NaN over memory it never
+    wrote (its upper triangle changed from call to call)."""
+    def on(value):
+        return ut.asarray(np.asarray(value, dtype=np.float64)).to(framework,
+                                                                 copy=True)
+    for func, matrix in ((ut.linalg.cholesky, [[1.0, 2.0], [2.0, 1.0]]),
+                         (ut.linalg.inv, [[1.0, 2.0], [2.0, 4.0]])):
+        with pytest.raises(ValueError, match=r"^linalg\.(cholesky|inv)\(\): "):
+            ut.asarray(func(on(matrix)).numpy())  # (dask: once computed)
+    np.testing.assert_allclose(ut.linalg.cholesky(on([[4.0, 2.0], [2.0, 3.0]])).numpy(),
+                               [[2.0, 0.0], [1.0, np.sqrt(2.0)]])
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_transforms_of_integers_are_computed_in_float64_on_every_owner(framework):
+    """numpy's answer (torch's fft.fft of int64 was complex64)."""
+    if framework == "array_api_strict":
+        pytest.skip("array_api_strict refuses a real array in fft.fft")
+    x = ut.asarray(np.array([1, 2, 3])).to(framework, copy=True)
+    for _ in range(2):  # (the second call through C)
+        for got, expected in ((ut.fft.fft(x), np.fft.fft([1.0, 2.0, 3.0])),
+                              (ut.fft.rfft(x, n=4), np.fft.rfft([1.0, 2.0, 3.0], 4))):
+            assert got.dtype == ut.complex128
+            np.testing.assert_allclose(got.numpy(), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
 def test_shapes_that_do_not_fit_together_are_a_value_error_on_every_owner(framework):
     """jax checks shapes as part of an array's abstract type and raised TypeError
     for these (dot_general, concatenate, reshape), where the other owners raise

@@ -11,7 +11,8 @@ the float dtype numpy's own loop computes in, then the function runs --
   bool, int8, uint8 -> float16; int16, uint16 -> float32; wider -> float64,
   after the integer promotion of the operands (``atan2(int8_x, int32_y)``: int32,
   so float64);
-- true division (``divide``, ``/``, ``reciprocal``), a Python float beside the
+- true division (``divide``, ``/``, ``reciprocal``), the Fourier transforms
+  (``fft.fft``, ``fft.rfft``, ...), a Python float beside the
   arrays (``copysign(int8_x, 1.5)``, as numpy's weak scalars give) and the
   averages (``mean``, ``var``, ``std``): float64 for every integer and bool
   dtype (numpy's reciprocal of integers is an integer division, which ``1 / x``
@@ -50,6 +51,11 @@ LOOP_FUNCTIONS = frozenset({
     "expm1", "log", "log1p", "log2", "log10", "sin", "sinh", "sqrt", "tan", "tanh",
     "atan2", "copysign", "hypot", "logaddexp", "nextafter"})
 TRUE_DIVISION = frozenset({"divide", "reciprocal"})
+# the transforms, which numpy computes in float64 for integer inputs (torch's
+# fft.fft of int64 was complex64)
+TRANSFORMS = frozenset(f"fft.{name}" for name in (
+    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft",
+    "ihfft"))
 # statistics whose results are averages: float64, as numpy's (TensorFlow's own
 # mean of integers was an integer, 2 for [1, 2, 4]; torch refused)
 AVERAGES = frozenset({"mean", "var", "std"})
@@ -60,7 +66,7 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
     floating point as the module says; ``func`` itself for other names.
     """
     if name not in LOOP_FUNCTIONS and name not in TRUE_DIVISION and (
-            name not in AVERAGES):
+            name not in AVERAGES and name not in TRANSFORMS):
         return func
     natives = _native_dtypes(backend)
     if not natives:
@@ -68,13 +74,13 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
     if name in AVERAGES:
         return routed(_average(backend, name, func, natives), func, name,
                       frozenset(natives))
-    true_division = name in TRUE_DIVISION
+    true_division = name in TRUE_DIVISION or name in TRANSFORMS
 
-    def computed_in_floating(*args: Any) -> Any:
+    def computed_in_floating(*args: Any, **kwargs: Any) -> Any:
         found = [natives.get(getattr(a, "dtype", None)) for a in args]
         integers = [d for d in found if d is not None]
         if not integers:
-            return func(*args)
+            return func(*args, **kwargs)
         dtype = integers[0]
         for other in integers[1:]:
             dtype = promote(dtype, other, name)
@@ -84,7 +90,7 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
         target = _widest(backend, args[found.index(integers[0])],
                          float64 if true_division or inexact else _LOOP[dtype.name])
         return func(*(backend.astype(a, target) if d is not None else a
-                      for a, d in zip(args, found, strict=True)))
+                      for a, d in zip(args, found, strict=True)), **kwargs)
 
     return routed(computed_in_floating, func, name, frozenset(natives))
 

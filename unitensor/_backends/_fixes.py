@@ -199,6 +199,22 @@ def nan_past_correction(func: Callable[..., Any]) -> Callable[..., Any]:
     return fixed
 
 
+def refuse_failure(func: Callable[..., Any], name: str, expected: str,
+                   failed: Callable[[Any, Any], bool]) -> Callable[..., Any]:
+    """``func`` (``linalg.cholesky``, ``linalg.inv``) refusing the matrices it
+    fails on with a ValueError, as numpy refuses them, where the owner answers
+    NaN or inf instead (jax's cholesky of a matrix not positive definite, its
+    inv of a singular one). ``failed(x, result)`` tells, False where it cannot
+    (a tracer).
+    """
+    def fixed(x: Any, /, **kwargs: Any) -> Any:
+        result = func(x, **kwargs)
+        if failed(x, result):
+            raise arg_error(ValueError, name, "x", expected, "one that is not")
+        return result
+    return fixed
+
+
 def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
                           concrete: Callable[[Any], bool]) -> None:
     """Every int and index array of ``key`` within its axis of ``x``, checked

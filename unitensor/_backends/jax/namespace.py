@@ -20,6 +20,7 @@ from .._fixes import (
     complex_special_cases_fixed,
     floor_divide_fixed,
     indices_within_bounds,
+    refuse_failure,
     refuse_negative_powers,
     refuse_out_of_bounds,
     remainder_fixed,
@@ -92,6 +93,12 @@ def _nan_propagating(name: str) -> Callable[..., Any]:
     return fixed
 
 
+def _lost(x: jax.Array, result: jax.Array) -> bool:
+    """Values known now, and a finite ``x`` made a result that is not."""
+    return (_concrete(result) and bool(jnp.isfinite(x).all())
+            and not bool(jnp.isfinite(result).all()))
+
+
 def _concrete(x: object) -> bool:
     """Values known now: not a tracer of jit, grad or vmap (whose checks are
     the owner's: JAX fills out-of-bounds gathers and truncates integer powers).
@@ -128,7 +135,13 @@ FIXES: dict[str, Callable[..., Any]] = {
     "pow": refuse_negative_powers(jnp, jnp.pow, _concrete), "repeat": _repeat,
     "take": refuse_out_of_bounds("take", jnp.take, _concrete),
     "take_along_axis": refuse_out_of_bounds("take_along_axis", jnp.take_along_axis,
-                                            _concrete, default_axis=-1)}
+                                            _concrete, default_axis=-1),
+    "linalg.cholesky": refuse_failure(jnp.linalg.cholesky, "linalg.cholesky",
+                                      "a positive-definite matrix (numpy's refusal; "
+                                      "jax answered NaN)", lambda x, r: _lost(x, r)),
+    "linalg.inv": refuse_failure(jnp.linalg.inv, "linalg.inv", "an invertible "
+                                 "matrix (numpy's refusal; jax answered inf)",
+                                 lambda x, r: _lost(x, r))}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, _COMPLEX, np.asarray, jnp.asarray, reference(name))
     for name in COMPLEX_SPECIAL_CASES})

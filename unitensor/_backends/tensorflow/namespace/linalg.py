@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from ...._errors import arg_error
 from ..._fixes import outer_of_vectors
 from ._base import DEFAULT_FLOAT, INDEX, Tensor, _axes, _cast, _common
 from ._numpy_route import _in_xla, _not_in_xla
@@ -113,7 +114,16 @@ def det(x: Tensor, /) -> Tensor:
 
 
 def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
-    lower = tf.linalg.cholesky(_floating(x))
+    """TF's of a matrix not positive definite is NaN, and its upper triangle
+    memory it never wrote (values that changed from call to call): the triangle
+    is zeros, and an eager call refuses such a matrix, as numpy does.
+    """
+    lower = tf.linalg.band_part(tf.linalg.cholesky(_floating(x)), -1, 0)
+    if tf.executing_eagerly() and bool(tf.reduce_all(tf.math.is_finite(x))) and (
+            not bool(tf.reduce_all(tf.math.is_finite(lower)))):
+        raise arg_error(ValueError, "linalg.cholesky", "x", "a positive-definite "
+                        "matrix (numpy's refusal; TensorFlow answered NaN)",
+                        "one that is not")
     return _adjoint(lower) if upper else lower
 
 
