@@ -8,6 +8,7 @@ numpy owner's. ``UNITENSOR_VIEWS_EXAMPLES`` draws more programs (a slow run).
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 
@@ -147,6 +148,28 @@ def test_a_reshape_of_a_flip_that_numpy_copies_reaches_nothing(owner):
     np.testing.assert_array_equal(values(x), np.arange(24.0).reshape(4, 3, 2))
     np.testing.assert_array_equal(values(f), np.flip(np.arange(24.0).reshape(
         4, 3, 2), axis=-2))
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_what_numpy_shares_is_shared_and_a_needed_copy_is_refused(owner):
+    """astype(x, x.dtype, copy=False) is x itself (the standard's), copy.copy a
+    Tensor sharing the memory: a write through either reaches x, also on an
+    immutable owner (where they were Tensors of their own); a reshape with
+    copy=False that numpy would copy is refused (jax and TensorFlow copied, and
+    torch for a flip view)."""
+    x = tensor(owner, np.arange(4.0))
+    assert ut.astype(x, x.dtype, copy=False) is x
+    c = copy.copy(x)
+    c[1] = 200.0
+    cf = copy.copy(ut.flip(x))
+    cf[0] = 300.0
+    np.testing.assert_array_equal(values(x), [0, 200, 2, 300])
+    m = tensor(owner, np.arange(6.0).reshape(2, 3))
+    for needs_a_copy in (m.mT, ut.flip(m, axis=0)):
+        with pytest.raises(ValueError, match=r"^reshape\(\): copy: expected True or "
+                           "None, since this reshape needs a copy"):
+            ut.reshape(needs_a_copy, (-1,), copy=False)
+    assert ut.reshape(m, (3, 2), copy=False).shape == (3, 2)
 
 
 @pytest.mark.parametrize("owner", IMMUTABLE)

@@ -367,6 +367,11 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         kwargs["dtype"] = parse_dtype(dtype, name)
     elif name == "astype" and len(args) > 1 and type(args[1]) is not DType:
         args = (args[0], parse_dtype(args[1], name), *args[2:])
+    if (name == "astype" and kwargs.get("copy") is False and len(args) > 1
+            and type(args[0]) is Tensor and args[1] is args[0].dtype
+            and kwargs.get("device") in (None, args[0].device)):
+        return args[0]  # the standard's: the input array itself (on jax, a new
+        # Tensor, which a write through left the input as it was)
     if type(kwargs.get("device")) is str:  # 'cpu', 'cuda:1': each owner's own
         # device object (jax takes no str); a str names no owner
         kwargs["device"] = parse_device(kwargs["device"], name)

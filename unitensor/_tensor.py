@@ -377,7 +377,12 @@ class Tensor(_fast.TensorBase):
         return _restore, (backend.NAME, backend.pickled(self._native), self.readonly)
 
     def __copy__(self) -> Tensor:
-        """A Tensor sharing this memory (and its read-only state)."""
+        """A Tensor sharing this memory (and its read-only state): on an immutable
+        owner, and for a view of a base, a view of this one (``self[...]``), so
+        that a write through either reaches the other, as in numpy.
+        """
+        if self._backend.IMMUTABLE or self._view is not None:
+            return self[...]
         return _make(self._backend, self._native, self._shared())
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:

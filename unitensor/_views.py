@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import _fast
+from ._errors import arg_error
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
@@ -338,6 +339,10 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
         try:  # numpy decides, on the strides: a view, or a copy
             made = _numpy().reshape(layout(), bound["shape"], copy=False)
         except (ValueError, TypeError):
+            if bound.get("copy") is False:  # (jax and TensorFlow copied)
+                raise arg_error(ValueError, "reshape", "copy", "True or None, since "
+                                "this reshape needs a copy (the array's strides "
+                                "allow no view of that shape)", "False") from None
             # a copy; where x is a view whose array is its own (torch's flip),
             # the owner's reshape may be a view of that array: copied
             return (result if backend.IMMUTABLE or x._view is None

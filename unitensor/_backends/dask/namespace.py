@@ -527,6 +527,15 @@ def _one_chunk_fft(name: str, many: bool) -> Callable[..., Any]:
     return transform
 
 
+def _reshape(x: da.Array, /, shape: tuple[int, ...], *,
+             copy: bool | None = None) -> da.Array:
+    """dask's arrays never change: ``copy`` asks nothing of dask (whether the
+    result is a view of ``x`` is _views.py's decision; array-api-compat's
+    ``copy=False`` set a dask array's shape, which dask refuses).
+    """
+    return compat.reshape(x, shape)
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     **{f"fft.{name}": _one_chunk_fft(name, name.endswith("n"))
        for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn",
@@ -554,6 +563,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "cumulative_sum": _cumulative("cumulative_sum"),
     "cumulative_prod": _cumulative("cumulative_prod"),
     "tensordot": _tensordot,
+    "reshape": _reshape,
     "linalg.tensordot": _tensordot,
     "linalg.matrix_power": _matrix_power,
     "linalg.cross": _cross,
