@@ -137,6 +137,24 @@ def test_a_write_through_a_flip_keeps_writes_made_to_the_base_s_memory(owner):
     np.testing.assert_array_equal(values(x), [50, 1, 2, 30, 4, 10])
 
 
+def test_a_torch_flip_view_hands_out_no_alias_a_write_would_leave_its_base():
+    """torch's flip view holds its own copy: its numpy arrays (.numpy(),
+    np.asarray, np.from_dlpack) were writable aliases of that copy, whose writes
+    changed the view and not its base (until the next write threw them away);
+    they are read-only now, and its torch tensor a copy (as the numpy owner's)."""
+    x = tensor("torch", np.arange(6.0))
+    f = ut.flip(x)
+    for exported in (f.numpy(), np.asarray(f), np.from_dlpack(f)):
+        assert not exported.flags.writeable
+        np.testing.assert_array_equal(exported, [5, 4, 3, 2, 1, 0])
+    t = f.torch()
+    t[0] = 100.0
+    np.testing.assert_array_equal(values(x), np.arange(6.0))
+    np.testing.assert_array_equal(values(f), [5, 4, 3, 2, 1, 0])
+    f[0] = 9.0  # and the view itself stays writable
+    np.testing.assert_array_equal(values(x), [0, 1, 2, 3, 4, 9])
+
+
 @pytest.mark.parametrize("owner", OWNERS)
 def test_a_reshape_of_a_flip_that_numpy_copies_reaches_nothing(owner):
     """torch's reshape of a flip view's own (compact) copy was a view of that

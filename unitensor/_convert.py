@@ -203,6 +203,8 @@ def operand(t: Tensor, backend: Adapter, func: str) -> Any:
 
 def _view(t: Tensor, framework: str, copy: bool | None, func: str,
           reading: bool, what: str | None = None) -> Any:
+    if t._view is not None and not t._backend.IMMUTABLE and copy is not True:
+        return _of_own_copy(t, framework, func)
     if copy is None or copy is False:
         aliases = t._aliases
         if aliases is not None:
@@ -247,6 +249,21 @@ def _view(t: Tensor, framework: str, copy: bool | None, func: str,
     return native
 
 
+def _of_own_copy(t: Tensor, framework: str, func: str) -> Any:
+    """A view ``t`` whose array is its own copy (torch's flip, which torch cannot
+    take as a view of its base) as ``framework``'s array: never an alias a write
+    would go into while its base stays as it was -- read-only where the framework
+    can say so (numpy's), else a copy (torch's own tensor, as numpy's owner gives
+    a flip of its memory to torch).
+    """
+    if framework == t._backend.NAME:
+        return t._backend.copy(t._native)
+    buf = exported_buffer(t, func)
+    target = _LOADED.get(framework) or _backends.get(framework, func)
+    reason = target.copy_reason(buf, True)
+    return target.alias(_copied_buffer(t, buf, target) if reason else buf)
+
+
 # Guards only the making of an Aliases record and of its fill lock: nothing that
 # runs while it is held takes another lock or calls into a framework.
 _MAKING = threading.Lock()
@@ -277,6 +294,20 @@ def check_no_graph(t: Tensor, func: str) -> None:
                         "graph (a numpy array of it would drop the graph silently: "
                         "take x.detach() first, as torch's own .numpy() advises)",
                         state)
+
+
+def exported_buffer(t: Tensor, func: str) -> _core.Buffer:
+    """The Buffer ``t`` hands to another framework: ``buffer_of(t)``, or for a
+    view whose array is its own copy (torch's flip), a read-only one (not the
+    Tensor's own Buffer, which would make the view itself read-only): a write
+    into that copy would not reach the view's base.
+    """
+    if t._view is None or t._backend.IMMUTABLE:
+        return buffer_of(t, func)
+    check_memory(t, func)
+    buf = _exported(t._backend, t._native)
+    buf.mark_readonly()
+    return buf
 
 
 def buffer_of(t: Tensor, func: str = "__dlpack__") -> _core.Buffer:

@@ -317,7 +317,7 @@ class Tensor(_fast.TensorBase):
             A 'dltensor_versioned' (or legacy 'dltensor') capsule that keeps
             the memory alive until the consumer's deleter runs.
         """
-        buf = _convert.buffer_of(self, "__dlpack__")
+        buf = _convert.exported_buffer(self, "__dlpack__")
         if max_version is None and copy is not True and buf.readonly:
             warn_read_only_alias("__dlpack__", "a legacy DLPack consumer")
         return buf.__dlpack__(stream=stream, max_version=max_version,
