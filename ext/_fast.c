@@ -1653,13 +1653,29 @@ take_view(FastPath *f, TensorObject *x, EntryObject *seen, PyObject *const *args
         return call_slow(f, args, nargsf, NULL);
     }
     bool tuple = PyTuple_CheckExact(key);
-    Py_ssize_t n = tuple ? PyTuple_GET_SIZE(key) : 1, ints = 0;
+    Py_ssize_t n = tuple ? PyTuple_GET_SIZE(key) : 1, ints = 0, after = -1;
+    Py_ssize_t ndim = PyTuple_GET_SIZE(base->shape);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *k = tuple ? PyTuple_GET_ITEM(key, i) : key;
         if (k == Py_None) {
             return call_slow(f, args, nargsf, NULL);
         }
-        ints += PyLong_CheckExact(k);
+        if (k == Py_Ellipsis) {
+            after = i; /* the items after it index the last axes */
+        }
+        else if (PyLong_CheckExact(k)) {
+            ints++;
+            /* an int out of bounds: Python refuses it (jax would clamp it) */
+            Py_ssize_t axis = after < 0 ? i : ndim - (n - i);
+            Py_ssize_t index = PyLong_AsSsize_t(k);
+            PyObject *size =
+                axis >= 0 && axis < ndim ? PyTuple_GET_ITEM(base->shape, axis) : NULL;
+            Py_ssize_t bound = size != NULL ? PyLong_AsSsize_t(size) : -1;
+            if (PyErr_Occurred() || bound < 0 || index < -bound || index >= bound) {
+                PyErr_Clear();
+                return call_slow(f, args, nargsf, NULL);
+            }
+        }
     }
     /* numpy's x[i, j] of as many ints as axes is a scalar: a copy, not tied */
     bool scalar = ints == n && n == PyTuple_GET_SIZE(base->shape);

@@ -440,6 +440,25 @@ def test_transforms_of_integers_are_computed_in_float64_on_every_owner(framework
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_an_index_out_of_bounds_is_an_index_error_in_reads_on_every_owner(framework):
+    """jax clamped it: x[6] of 6 elements read x[5] (also through C, after a
+    first read made x the base of its views)."""
+    x = ut.asarray(np.arange(6.0)).to(framework, copy=True)
+    m = ut.asarray(np.arange(6.0).reshape(2, 3)).to(framework, copy=True)
+    for _ in range(3):
+        assert float(x[5].numpy()) == 5.0
+        assert float(x[..., -6].numpy()) == 0.0
+        assert m[1, ...].numpy().tolist() == [3.0, 4.0, 5.0]
+        for array, key in ((x, 6), (x, -7), (x, (Ellipsis, 6)), (m, (1, 3)),
+                           (m, (2, 0)), (m, (0, Ellipsis, 3))):
+            with pytest.raises(IndexError):
+                ut.asarray(array[key].numpy())
+    if framework != "array_api_strict":  # (it reads no index array of ints)
+        with pytest.raises(IndexError, match=r"^__getitem__\(\): "):
+            ut.asarray(x[ut.asarray(np.array([6])).to(framework, copy=True)].numpy())
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
 def test_shapes_that_do_not_fit_together_are_a_value_error_on_every_owner(framework):
     """jax checks shapes as part of an array's abstract type and raised TypeError
     for these (dot_general, concatenate, reshape), where the other owners raise

@@ -1248,8 +1248,10 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
                 not backend.NEGATIVE_STRIDES and _views.negative_step(key)):
             # a view in numpy: a view of x's base here too; the base's own views
             # of an immutable owner are taken in C next time (ext/_fast.c)
-            if backend.IMMUTABLE and x._view is None:
-                learn("__getitem__" + _fastpath.VIEWS, backend, fix or operator.getitem)
+            if backend.IMMUTABLE and x._view is None:  # (a fix's real_path: what C
+                # reads for the basic keys it takes, having checked them itself)
+                learn("__getitem__" + _fastpath.VIEWS, backend,
+                      getattr(fix, "real_path", fix) or operator.getitem)
             return _views.taken(x, key, _as_tensors(backend, result), backend,
                                 fix or operator.getitem,
                                 implementation(backend, "reshape"))

@@ -216,12 +216,13 @@ def refuse_failure(func: Callable[..., Any], name: str, expected: str,
 
 
 def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
-                          concrete: Callable[[Any], bool]) -> None:
+                          concrete: Callable[[Any], bool],
+                          func: str = "__setitem__") -> None:
     """Every int and index array of ``key`` within its axis of ``x``, checked
-    before anything is written, as numpy checks them: an IndexError naming
-    ``key`` (torch's index_put_ wrote the indices within bounds, then raised; jax
-    dropped writes out of bounds silently). Index arrays ``concrete`` says
-    nothing about (jax tracers) are the owner's.
+    before anything is read or written, as numpy checks them: an IndexError
+    naming ``key`` (torch's index_put_ wrote the indices within bounds, then
+    raised; jax clamped reads and dropped writes out of bounds silently). Index
+    arrays ``concrete`` says nothing about (jax tracers) are the owner's.
     """
     items = key if type(key) is tuple else (key,)
 
@@ -244,7 +245,7 @@ def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
             else:
                 low = high = 0
             if low < -n or high >= n:
-                raise arg_error(IndexError, "__setitem__", "key", "indices within "
+                raise arg_error(IndexError, func, "key", "indices within "
                                 f"[-{n}, {n}) for an axis of {n}",
                                 f"{low if low < -n else high}")
         dim += taken

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -123,6 +124,19 @@ def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
 
 
+def _getitem(x: jax.Array, key: Any) -> jax.Array:
+    """jax clamps an index out of bounds (x[6] of 6 elements read x[5]): an
+    IndexError, as numpy's, where the index is known (not a tracer).
+    """
+    indices_within_bounds(x, key, _is_mask, _concrete, "__getitem__")
+    return x[key]
+
+
+# the C path's read of a base's view (ext/_fast.c take_view), which leaves a key
+# with an int out of bounds to the general path first
+_getitem.real_path = operator.getitem  # type: ignore[attr-defined]
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     "searchsorted": _searchsorted, "permute_dims": _permute_dims,
     "all": _truth("all"), "any": _truth("any"),
@@ -139,6 +153,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.cholesky": refuse_failure(jnp.linalg.cholesky, "linalg.cholesky",
                                       "a positive-definite matrix (numpy's refusal; "
                                       "jax answered NaN)", lambda x, r: _lost(x, r)),
+    "__getitem__": _getitem,
     "linalg.inv": refuse_failure(jnp.linalg.inv, "linalg.inv", "an invertible "
                                  "matrix (numpy's refusal; jax answered inf)",
                                  lambda x, r: _lost(x, r))}
