@@ -289,6 +289,11 @@ def test_index_writes_are_numpy_s_on_every_owner(framework):
         with pytest.raises(IndexError, match=r"^__setitem__\(\): "):
             write(y, key)
         assert y.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    for mask in ([True], [False, True]):  # (a mask is no index array: 1 is True)
+        w = on(np.zeros(len(mask)))
+        w[on(mask, np.bool_)] = 7.0
+        assert w.numpy().tolist()[-1] == 7.0
+        assert w[on(mask, np.bool_)].numpy().tolist()[-1] == 7.0
     z = on(np.arange(6.0))
     z[1:] = z[:-1]
     assert z.numpy().tolist() == [0.0, 0.0, 1.0, 2.0, 3.0, 4.0]

@@ -236,7 +236,7 @@ def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
         if k is Ellipsis:
             dim += x.ndim - sum(spans)
             continue
-        if taken == 1 and dim < x.ndim and type(k) is not slice:
+        if taken == 1 and dim < x.ndim and type(k) is not slice and not is_mask(k):
             n = x.shape[dim]
             if type(k) is int:
                 low = high = k
