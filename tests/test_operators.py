@@ -413,6 +413,10 @@ def test_complex_sums_are_taken_part_by_part_on_every_owner(framework):
     z = on([0j, 0j])
     z += x
     np.testing.assert_array_equal(z.numpy(), [complex(0, inf), complex(inf, 0)])
+    nan = float("nan")  # abs: +inf beside a NaN part, as the standard says (jax: NaN)
+    w = on([complex(inf, nan), complex(nan, -inf), complex(nan, 1.0), 3 + 4j])
+    for _ in range(2):
+        np.testing.assert_array_equal(ut.abs(w).numpy(), [inf, inf, nan, 5.0])
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)

@@ -65,6 +65,14 @@ def _truth(name: str) -> Callable[..., Any]:
     return complex_only(fixed, native, _COMPLEX)
 
 
+def _abs(x: jax.Array, /) -> jax.Array:
+    """jnp.abs of a complex number with an infinite part and a NaN one is NaN;
+    the standard (and numpy, torch, TensorFlow) say +inf.
+    """
+    found = jnp.abs(x)
+    return jnp.where(jnp.isinf(x.real) | jnp.isinf(x.imag), jnp.inf, found)
+
+
 def _bool_of_complex(native: Callable[..., Any]) -> Callable[..., Any]:
     """jnp's sum/prod with dtype=bool read a complex number by its real part
     (jnp.prod(1j, dtype=bool) is False): the standard casts the input first.
@@ -140,6 +148,7 @@ _getitem.real_path = operator.getitem  # type: ignore[attr-defined]
 FIXES: dict[str, Callable[..., Any]] = {
     "searchsorted": _searchsorted, "permute_dims": _permute_dims,
     "all": _truth("all"), "any": _truth("any"),
+    "abs": complex_only(_abs, jnp.abs, _COMPLEX),
     "cumulative_prod": _bool_of_complex(_cumulative_prod),
     "cumulative_sum": _bool_of_complex(jnp.cumulative_sum),
     "sum": _bool_of_complex(jnp.sum), "prod": _bool_of_complex(jnp.prod),
