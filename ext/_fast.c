@@ -1234,8 +1234,9 @@ wrap_result(FastPath *f, PyObject *backend, PyObject *result, PyObject *array_ty
         /* a scalar (numpy's 0-d results): the adapter's result() makes it an
          * array, as the Python _as_tensors does */
         Py_SETREF(result, PyObject_CallMethodOneArg(backend, str_result, result));
-        if (result == NULL) {
-            return NULL;
+        if (result == NULL) { /* not a scalar (dask's NotImplemented for x // 1j):
+                                 the general path says why */
+            return retry_slowly() ? call_slow(f, args, nargsf, kwnames) : NULL;
         }
     }
     if ((PyObject *)Py_TYPE(result) != array_type) { /* a tuple, a list */

@@ -365,6 +365,13 @@ def test_python_scalars_and_dtype_pairs_follow_one_rule_on_every_owner(framework
         with pytest.raises(OverflowError, match=r"^add\(\): x2: expected a Python int "
                            "within int64's range"):
             on([False, True], np.bool_) + 2**63
+        f = on([1.0, 2.0], np.float64)
+        f // 2.0  # (the C path learns floor_divide with a scalar)
+        for name, args in (("floor_divide", (f, 1j)), ("remainder", (f, 1j)),
+                           ("floor_divide", (1j, f))):
+            with pytest.raises(TypeError, match=rf"^{name}\(\): x[12]: expected "
+                               "a real number"):  # (dask: NotImplemented)
+                getattr(ut, name)(*args)
         big = on([1.0], np.float32) + 2**63
         assert big.dtype == ut.float32
         assert big.numpy().tolist() == [2.0**63]

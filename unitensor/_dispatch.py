@@ -519,6 +519,11 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
     to fit the array's dtype (an int every integer dtype holds is not looked at).
     """
     kind1, kind2 = type(x1), type(x2)
+    if (kind1 is complex or kind2 is complex) and name in _REAL_ONLY:
+        # (dask made an array of Python objects of float_x // 1j, or NotImplemented)
+        raise arg_error(TypeError, name, "x1" if kind1 is complex else "x2",
+                        "a real number (the standard's floor_divide and remainder "
+                        "take real values)", describe(x1 if kind1 is complex else x2))
     if kind2 is int and not 0 <= x2 <= HELD_BY_ALL:
         _check_int(name, x1, x2, "x2")
         if not holds(int64, x2):
@@ -561,6 +566,9 @@ def binary(name: str, x1: Any, x2: Any) -> Any:
         # checks applies to two Tensors and no keywords
         return _run(name, (x1, x2), {})
     return call(name, (x1, x2), {})
+
+
+_REAL_ONLY = frozenset({"floor_divide", "remainder"})
 
 
 def _as_float(array: Any, value: int) -> int | float:
