@@ -289,6 +289,13 @@ def test_index_writes_are_numpy_s_on_every_owner(framework):
         with pytest.raises(IndexError, match=r"^__setitem__\(\): "):
             write(y, key)
         assert y.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    if arrays:  # no index at all, on an axis of length 0: nothing to check
+        e, none = on(np.zeros(0)), on(np.zeros(0), np.int64)
+        assert e[none].shape == (0,)
+        e[none] = 1.0
+        m0 = on(np.zeros((2, 0)))
+        m0[:, none] = 1.0
+        assert m0.shape == (2, 0)
     for mask in ([True], [False, True]):  # (a mask is no index array: 1 is True)
         w = on(np.zeros(len(mask)))
         w[on(mask, np.bool_)] = 7.0
@@ -440,6 +447,9 @@ def test_a_matrix_a_factorization_fails_on_is_refused_on_every_owner(framework):
             ut.asarray(func(on(matrix)).numpy())  # (dask: once computed)
     np.testing.assert_allclose(ut.linalg.cholesky(on([[4.0, 2.0], [2.0, 3.0]])).numpy(),
                                [[2.0, 0.0], [1.0, np.sqrt(2.0)]])
+    z = ut.asarray(np.array([[2 + 0j, 1j], [-1j, 2 + 0j]])).to(framework, copy=True)
+    np.testing.assert_allclose(ut.linalg.cholesky(z).numpy(),  # (complex: TF's check)
+                               np.linalg.cholesky(z.numpy()), atol=1e-12)
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)

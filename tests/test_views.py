@@ -96,6 +96,8 @@ def test_copies_stay_copies(owner):
               ut.reshape(x, (3, 2), copy=True)]
     copies += [x[0, 1], x[0, 1], x[-1, -1]]  # (the second read through C)
     copies += [ut.flip(x[1, 1]), ut.flip(ut.flip(x[1, 1]))]  # numpy's are scalars
+    # (torch read a 0-d index array as an int, a view; numpy's: advanced, a copy)
+    copies.append(x[tensor(owner, np.array(1)), 1])
     if owner != "dask":  # (dask writes no array of unknown size)
         copies.append(x[x > 2.0])
     for c in copies:

@@ -242,9 +242,9 @@ def indices_within_bounds(x: Any, key: Any, is_mask: Callable[[Any], bool],
                 low = high = k
             elif concrete(k) and math.prod(k.shape):
                 low, high = int(k.min()), int(k.max())
-            else:
-                low = high = 0
-            if low < -n or high >= n:
+            else:  # no index (an empty array), or none known now (a tracer)
+                low, high = -n, n - 1
+            if type(n) is int and (low < -n or high >= n):
                 raise arg_error(IndexError, func, "key", "indices within "
                                 f"[-{n}, {n}) for an axis of {n}",
                                 f"{low if low < -n else high}")

@@ -149,9 +149,21 @@ def _indices(key: Any) -> Any:
 
 
 def _getitem(x: torch.Tensor, key: Any) -> torch.Tensor:
-    """torch refuses slices with negative steps: those axes are flipped first."""
+    """torch refuses slices with negative steps: those axes are flipped first.
+    A 0-d index array, which torch reads as an int (a view), is numpy's advanced
+    indexing (a copy).
+    """
     key = _indices(key)
     items = key if isinstance(key, tuple) else (key,)
+    result = _flipped_read(x, key, items)
+    if any(isinstance(k, torch.Tensor) and k.ndim == 0 and k.dtype != torch.bool
+           for k in items):
+        return result.clone()
+    return result
+
+
+def _flipped_read(x: torch.Tensor, key: Any, items: tuple[Any, ...]) -> torch.Tensor:
+    """``x[key]``, the axes a slice of negative step reads flipped first."""
     if not any(type(k) is slice and k.step is not None and k.step < 0 for k in items):
         return x[key]
     consumed = sum(1 if k is not None and k is not Ellipsis else 0 for k in items)

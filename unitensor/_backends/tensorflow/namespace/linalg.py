@@ -119,12 +119,17 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
     is zeros, and an eager call refuses such a matrix, as numpy does.
     """
     lower = tf.linalg.band_part(tf.linalg.cholesky(_floating(x)), -1, 0)
-    if tf.executing_eagerly() and bool(tf.reduce_all(tf.math.is_finite(x))) and (
-            not bool(tf.reduce_all(tf.math.is_finite(lower)))):
+    if tf.executing_eagerly() and _finite(x) and not _finite(lower):
         raise arg_error(ValueError, "linalg.cholesky", "x", "a positive-definite "
                         "matrix (numpy's refusal; TensorFlow answered NaN)",
                         "one that is not")
     return _adjoint(lower) if upper else lower
+
+
+def _finite(x: Tensor) -> bool:
+    """Every element finite (both parts of a complex one)."""
+    parts = (tf.math.real(x), tf.math.imag(x)) if x.dtype.is_complex else (x,)
+    return all(bool(tf.reduce_all(tf.math.is_finite(p))) for p in parts)
 
 
 def eigh(x: Tensor, /) -> tuple[Tensor, Tensor]:
