@@ -431,6 +431,9 @@ def test_complex_sums_are_taken_part_by_part_on_every_owner(framework):
     w = on([complex(inf, nan), complex(nan, -inf), complex(nan, 1.0), 3 + 4j])
     for _ in range(2):
         np.testing.assert_array_equal(ut.abs(w).numpy(), [inf, inf, nan, 5.0])
+    for dtype in (np.int8, np.float32):  # (the fix keeps other dtypes as they are)
+        r = ut.asarray(np.array(-3, dtype)).to(framework, copy=True)
+        assert abs(r).dtype == ut.abs(r).dtype == getattr(ut, np.dtype(dtype).name)
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)

@@ -70,6 +70,8 @@ def _abs(x: jax.Array, /) -> jax.Array:
     the standard (and numpy, torch, TensorFlow) say +inf.
     """
     found = jnp.abs(x)
+    if not jnp.iscomplexobj(x):
+        return found
     return jnp.where(jnp.isinf(x.real) | jnp.isinf(x.imag), jnp.inf, found)
 
 
