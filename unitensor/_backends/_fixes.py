@@ -200,17 +200,18 @@ def nan_past_correction(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def refuse_failure(func: Callable[..., Any], name: str, expected: str,
-                   failed: Callable[[Any, Any], bool]) -> Callable[..., Any]:
-    """``func`` (``linalg.cholesky``, ``linalg.inv``) refusing the matrices it
-    fails on with a ValueError, as numpy refuses them, where the owner answers
-    NaN or inf instead (jax's cholesky of a matrix not positive definite, its
-    inv of a singular one). ``failed(x, result)`` tells, False where it cannot
-    (a tracer).
+                   failed: Callable[[tuple[Any, ...], Any], bool],
+                   arg: str = "x") -> Callable[..., Any]:
+    """``func`` (``linalg.cholesky``, ``linalg.inv``, ``linalg.solve``) refusing
+    the matrices it fails on with a ValueError naming ``arg``, as numpy refuses
+    them, where the owner answers NaN or inf instead (jax's cholesky of a matrix
+    not positive definite, its inv of a singular one). ``failed(arrays,
+    result)`` tells, False where it cannot (a tracer).
     """
-    def fixed(x: Any, /, **kwargs: Any) -> Any:
-        result = func(x, **kwargs)
-        if failed(x, result):
-            raise arg_error(ValueError, name, "x", expected, "one that is not")
+    def fixed(x: Any, /, *args: Any, **kwargs: Any) -> Any:
+        result = func(x, *args, **kwargs)
+        if failed((x, *args), result):
+            raise arg_error(ValueError, name, arg, expected, "one that is not")
         return result
     return fixed
 

@@ -104,9 +104,9 @@ def _nan_propagating(name: str) -> Callable[..., Any]:
     return fixed
 
 
-def _lost(x: jax.Array, result: jax.Array) -> bool:
-    """Values known now, and a finite ``x`` made a result that is not."""
-    return (_concrete(result) and bool(jnp.isfinite(x).all())
+def _lost(arrays: tuple[jax.Array, ...], result: jax.Array) -> bool:
+    """Values known now, and finite ``arrays`` made a result that is not."""
+    return (_concrete(result) and all(bool(jnp.isfinite(a).all()) for a in arrays)
             and not bool(jnp.isfinite(result).all()))
 
 
@@ -163,11 +163,14 @@ FIXES: dict[str, Callable[..., Any]] = {
                                             _concrete, default_axis=-1),
     "linalg.cholesky": refuse_failure(jnp.linalg.cholesky, "linalg.cholesky",
                                       "a positive-definite matrix (numpy's refusal; "
-                                      "jax answered NaN)", lambda x, r: _lost(x, r)),
+                                      "jax answered NaN)", _lost),
     "__getitem__": _getitem,
+    "linalg.solve": refuse_failure(jnp.linalg.solve, "linalg.solve", "an "
+                                   "invertible matrix (numpy's refusal; jax answered "
+                                   "inf)", _lost, "x1"),
     "linalg.inv": refuse_failure(jnp.linalg.inv, "linalg.inv", "an invertible "
                                  "matrix (numpy's refusal; jax answered inf)",
-                                 lambda x, r: _lost(x, r))}
+                                 _lost)}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, _COMPLEX, np.asarray, jnp.asarray, reference(name))
     for name in COMPLEX_SPECIAL_CASES})

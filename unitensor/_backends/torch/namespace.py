@@ -137,15 +137,20 @@ def _unique_all(x: torch.Tensor, /) -> tuple[torch.Tensor, ...]:
 
 
 def _indices(key: Any) -> Any:
-    """``key`` with each uint8 array in it an index array, as numpy reads it
-    (torch read it as a boolean mask: ``x[[1, 0, 1] as uint8]`` gave ``[0, 2]``).
+    """``key`` with each integer array in it of a dtype torch does not index with
+    an int64 one, as numpy reads it (torch read uint8 as a boolean mask:
+    ``x[[1, 0, 1] as uint8]`` gave ``[0, 2]``; it refused int8 and int16).
     """
     if isinstance(key, torch.Tensor):
-        return key.long() if key.dtype == torch.uint8 else key
-    if type(key) is tuple and any(isinstance(k, torch.Tensor) and k.dtype == torch.uint8
-                                  for k in key):
+        return key.long() if key.dtype in _CAST_INDICES else key
+    if type(key) is tuple and any(isinstance(k, torch.Tensor)
+                                  and k.dtype in _CAST_INDICES for k in key):
         return tuple(map(_indices, key))
     return key
+
+
+_CAST_INDICES = frozenset({torch.uint8, torch.int8, torch.int16, torch.uint16,
+                           torch.uint32, torch.uint64})
 
 
 def _getitem(x: torch.Tensor, key: Any) -> torch.Tensor:
