@@ -368,6 +368,9 @@ def test_python_scalars_and_dtype_pairs_follow_one_rule_on_every_owner(framework
             ut.clip(on([1, 5, 9], np.int64), 2.5, 7)
         assert ut.clip(on([1.0, 9.0], np.float64), 2.5, 7.5).numpy().tolist() == [
             2.5, 7.5]
+        with pytest.raises(TypeError, match=r"^clip\(\): max: expected None, a Python "
+                           "int or an array of a kind int64 holds"):
+            ut.clip(on([1, 5, 9], np.int64), max=on([2.5], np.float64))
         with pytest.raises(TypeError, match=r"^add\(\): arrays_and_dtypes: expected "
                            "dtypes the Array API standard promotes together"):
             ut.asarray(on([-1], np.int64) + on([2], np.uint64)).numpy()

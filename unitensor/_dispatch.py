@@ -908,13 +908,33 @@ def _an_array_among(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     return args
 
 
+def _bounds_of_x_kind(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+                      ) -> tuple[Any, ...]:
+    """``clip``'s array bounds of no higher kind than x: the result keeps x's
+    dtype (torch and jax made an int x clipped by float64 bounds float64, numpy
+    kept int64; a Python float bound is refused likewise, ``_check_scalars``).
+    """
+    x = args[0] if args else kwargs.get("x")
+    if type(x) is not Tensor:
+        return args
+    bounds = dict(zip(("min", "max"), args[1:3], strict=False)) | {
+        k: v for k, v in kwargs.items() if k in ("min", "max")}
+    for arg, bound in bounds.items():
+        if type(bound) is Tensor and KIND_RANK[bound.dtype.kind] > KIND_RANK[
+                x.dtype.kind]:
+            raise arg_error(TypeError, name, arg, f"None, a Python int or an array "
+                            f"of a kind {x.dtype.name} holds (the result keeps x's "
+                            "dtype)", f"an array of {bound.dtype.name}")
+    return args
+
+
 # the standard's rules for operands that owners read differently (shapes, kinds),
 # checked here before any owner; each returns the arguments to run. The C fast
 # path runs none: these functions have none, or it leaves the operands a rule
 # answers here (LEAST_DIMENSIONS, where's two scalars); linalg.outer's rule, which
 # it cannot tell, is a fix of the owners that need it (_fixes.outer_of_vectors)
 _OPERAND_RULES = {"linalg.cross": _three_vectors, "take": _index_vector,
-                  "where": _an_array_among,
+                  "where": _an_array_among, "clip": _bounds_of_x_kind,
                   **dict.fromkeys(LEAST_DIMENSIONS, _enough_dimensions)}
 
 
