@@ -542,6 +542,10 @@ CLIENT_CALLS = {
     "sign of bool": lambda a: ut.sign(a([True, False])),
     "bool - bool": lambda a: a([True]) - a([False]),
     "negative of bool": lambda a: -a([True]),
+    "round of bool": lambda a: ut.round(a([True, False])),
+    "conj of bool": lambda a: ut.conj(a([True, False])),
+    "floor of bool": lambda a: ut.floor(a([True, False])),
+    "trunc of bool": lambda a: ut.trunc(a([True, False])),
 }
 
 # integer inputs of floating-point functions and averages: numpy's dtype on every owner
@@ -580,6 +584,9 @@ NUMPY_SAYS = {
     "bool ** bool": ("int8", [1, 0, 1]),
     "sum of bools": ("int64", [2, 1]),
     "sign of bool": TypeError,
+    "round of bool": TypeError,  # (numpy's own cast to float16; conj's to int8)
+    "conj of bool": TypeError,
+    "floor of bool": ("bool", [True, False]),
     "searchsorted of a 2-d x1": ValueError,
     "bool - bool": TypeError,
 }

@@ -8,14 +8,16 @@ refused on torch; ``square(mask)`` int8 on numpy, int64 on torch, int32 on jax;
 array operand is bool (Python bools beside them are the ints they are):
 
 - ``add``, ``multiply``, ``maximum``, ``minimum`` and ``abs`` are bool (``or``,
-  ``and``, ``or``, ``and``, the array itself), ``max``/``min`` reductions too;
+  ``and``, ``or``, ``and``, the array itself), ``max``/``min`` reductions too,
+  and so are ``floor``, ``ceil`` and ``trunc`` (the array itself, numpy 2's);
 - ``square``, ``pow``, ``floor_divide`` and ``remainder`` are int8;
 - ``sum``, ``prod``, ``cumulative_sum`` and ``cumulative_prod`` count in the
   owner's default integer (int64 on the CPU; int32 for JAX without x64) unless
   ``dtype`` says otherwise;
-- ``sign``, ``positive``, ``subtract`` and ``negative``, which numpy has no bool
-  loop for, are a TypeError on every owner (torch's refusal was a RuntimeError,
-  its ``sign`` computed).
+- ``sign``, ``positive``, ``subtract``, ``negative``, ``round`` and ``conj``,
+  which numpy has no bool loop for, are a TypeError on every owner (torch's
+  refusal was a RuntimeError, its ``sign`` computed; numpy's round cast to
+  float16 and its conj to int8, jax refused round, TensorFlow gave bools).
 
 A bool array with a Python int, float or complex (``mask * 1.5``, ``mask // 0``)
 is cast to the owner's default dtype of the number's kind first, as the one dtype
@@ -46,10 +48,10 @@ if TYPE_CHECKING:
 _ELEMENTWISE: dict[str, DType] = {
     "add": bool_, "multiply": bool_, "maximum": bool_, "minimum": bool_,
     "abs": bool_, "square": int8, "pow": int8, "floor_divide": int8,
-    "remainder": int8}
+    "remainder": int8, "floor": bool_, "ceil": bool_, "trunc": bool_}
 _EXTREMES = frozenset({"max", "min"})
 _COUNTS = frozenset({"sum", "prod", "cumulative_sum", "cumulative_prod"})
-_REFUSED = frozenset({"sign", "positive", "subtract", "negative"})
+_REFUSED = frozenset({"sign", "positive", "subtract", "negative", "round", "conj"})
 _BINARY = frozenset({"add", "multiply", "maximum", "minimum", "pow", "floor_divide",
                      "remainder", "subtract"})
 NAMES = frozenset(_ELEMENTWISE) | _EXTREMES | _COUNTS | _REFUSED
