@@ -1669,8 +1669,9 @@ take_view(FastPath *f, TensorObject *x, EntryObject *seen, PyObject *const *args
             /* an int out of bounds: Python refuses it (jax would clamp it) */
             Py_ssize_t axis = after < 0 ? i : ndim - (n - i);
             Py_ssize_t index = PyLong_AsSsize_t(k);
-            PyObject *size =
-                axis >= 0 && axis < ndim ? PyTuple_GET_ITEM(base->shape, axis) : NULL;
+            PyObject *size = axis >= 0 && axis < ndim && !PyErr_Occurred()
+                                 ? PyTuple_GET_ITEM(base->shape, axis)
+                                 : NULL; /* (an int beyond 64 bits: Python's) */
             Py_ssize_t bound = size != NULL ? PyLong_AsSsize_t(size) : -1;
             if (PyErr_Occurred() || bound < 0 || index < -bound || index >= bound) {
                 PyErr_Clear();

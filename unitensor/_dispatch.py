@@ -1269,7 +1269,7 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
         if error is None:
             raise
         raise error from exc
-    if backend.SCALAR_VIEWS and _scalar_key(key, x.ndim):
+    if backend.SCALAR_VIEWS and _views.scalar_key(key, x.ndim):
         result = backend.copy(result)  # numpy's scalar: a copy
     if backend is x._backend:
         if backend.IMMUTABLE or x._view is not None or (
@@ -1291,12 +1291,6 @@ def getitem(x: Tensor, key: Any, /) -> Tensor:
 
 
 _BASIC_KEYS = frozenset({slice, int, bool, tuple, type(None), type(Ellipsis)})
-
-
-def _scalar_key(key: Any, ndim: int) -> bool:
-    """Whether ``x[key]`` is numpy's scalar: as many ints as x has axes."""
-    parts = key if type(key) is tuple else (key,)
-    return len(parts) == ndim and all(type(k) is int for k in parts)
 
 
 def _nothing_selected(x: Tensor, key: Any, backend: Adapter, func: str

@@ -261,11 +261,10 @@ def taken(x: Tensor, key: Any, result: Any, backend: Adapter,
     """
     if type(result) is not type(x) or not _basic(key):
         return result
+    if scalar_key(key, x.ndim):
+        return result  # numpy gives a scalar: a copy
     parts = key if type(key) is tuple else (key,)
     plain = tuple(k for k in parts if k is not None)
-    if Ellipsis not in parts and len(plain) == len(parts) == x.ndim and all(
-            type(k) is int for k in parts):
-        return result  # numpy gives a scalar: a copy
     layout = _layout(x)
     if layout is None:
         return result
@@ -277,6 +276,12 @@ def taken(x: Tensor, key: Any, result: Any, backend: Adapter,
         steps += (_reshape_step(reshape, shape, inner),)
     full = key if Ellipsis in parts else (*parts, Ellipsis)
     return _tie(x, result, steps, lambda: layout()[full])
+
+
+def scalar_key(key: Any, ndim: int) -> bool:
+    """Whether ``x[key]`` is numpy's scalar, a copy: as many ints as x has axes."""
+    parts = key if type(key) is tuple else (key,)
+    return len(parts) == ndim and all(type(k) is int for k in parts)
 
 
 def _index_step(backend: Adapter, key: Any, getitem: Callable[[Any, Any], Any],

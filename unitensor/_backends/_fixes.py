@@ -18,18 +18,26 @@ from typing import Any
 from .._errors import arg_error
 
 
+def reduced_sizes(shape: Any, axis: Any) -> list[Any] | None:
+    """The sizes of ``shape`` a reduction along ``axis`` (None: every axis)
+    reduces, as the shape gives them (None, NaN: known later); None where an axis
+    is out of range (the owner's refusal, diagnosed).
+    """
+    axes = range(len(shape)) if axis is None else (
+        (axis,) if isinstance(axis, int) else axis)
+    try:
+        return [shape[a] for a in axes]
+    except (IndexError, TypeError):
+        return None
+
+
 def refuse_empty_reduction(func: str, shape: tuple[Any, ...], axis: Any) -> None:
     """max, min, argmax, argmin of nothing: refused, as numpy, torch and jax refuse
     it, by the owners that would answer (TensorFlow: -inf) or answer late (dask:
     once computed). Sizes not known yet (None, NaN) are not empty.
     """
-    axes = range(len(shape)) if axis is None else (
-        (axis,) if isinstance(axis, int) else axis)
-    try:
-        empty = any(shape[a] == 0 for a in axes)
-    except (IndexError, TypeError):  # an axis out of range: the owner's refusal
-        return
-    if empty:
+    sizes = reduced_sizes(shape, axis)
+    if sizes is not None and 0 in sizes:
         shown = tuple(None if n is None or n != n else n for n in shape)
         raise arg_error(ValueError, func, "x", "elements along the reduced axes "
                         f"({func} of nothing is undefined)",
@@ -187,11 +195,8 @@ def nan_past_correction(func: Callable[..., Any]) -> Callable[..., Any]:
     def fixed(x: Any, /, **kwargs: Any) -> Any:
         correction = kwargs.get("correction", 0)
         if correction and not isinstance(correction, bool):
-            axis = kwargs.get("axis")
-            axes = range(x.ndim) if axis is None else (
-                (axis,) if type(axis) is int else axis)
-            sizes = [x.shape[a] for a in axes]  # (None, NaN: known later)
-            if all(type(n) is int for n in sizes) and (
+            sizes = reduced_sizes(tuple(x.shape), kwargs.get("axis"))
+            if sizes is not None and all(type(n) is int for n in sizes) and (
                     math.prod(sizes) - correction <= 0):
                 # (computed without the correction, which the owners warn of)
                 return func(x, **{**kwargs, "correction": 0}) * float("nan")

@@ -19,6 +19,7 @@ from ...._errors import arg_error
 from ..._fixes import outer_of_vectors
 from ._base import DEFAULT_FLOAT, INDEX, Tensor, _axes, _cast, _common
 from ._numpy_route import _in_xla, _not_in_xla
+from .elementwise import _isfinite
 from .linear_algebra import matmul
 from .manipulation import broadcast_arrays
 from .statistical import sum
@@ -119,17 +120,12 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
     is zeros, and an eager call refuses such a matrix, as numpy does.
     """
     lower = tf.linalg.band_part(tf.linalg.cholesky(_floating(x)), -1, 0)
-    if tf.executing_eagerly() and _finite(x) and not _finite(lower):
+    if tf.executing_eagerly() and bool(tf.reduce_all(_isfinite(x))) and not bool(
+            tf.reduce_all(_isfinite(lower))):
         raise arg_error(ValueError, "linalg.cholesky", "x", "a positive-definite "
                         "matrix (numpy's refusal; TensorFlow answered NaN)",
                         "one that is not")
     return _adjoint(lower) if upper else lower
-
-
-def _finite(x: Tensor) -> bool:
-    """Every element finite (both parts of a complex one)."""
-    parts = (tf.math.real(x), tf.math.imag(x)) if x.dtype.is_complex else (x,)
-    return all(bool(tf.reduce_all(tf.math.is_finite(p))) for p in parts)
 
 
 def eigh(x: Tensor, /) -> tuple[Tensor, Tensor]:

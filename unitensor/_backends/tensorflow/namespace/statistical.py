@@ -13,7 +13,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ..._fixes import refuse_empty_reduction
+from ..._fixes import reduced_sizes, refuse_empty_reduction
 from ..interop import no_memory
 from ._base import DEFAULT_INT, Tensor, _axes, _cast, fast_op
 from .elementwise import _isfinite
@@ -107,8 +107,8 @@ def _sequential_prod(x: Tensor, axes: list[int] | None, keepdims: bool) -> Tenso
 def mean(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
     result = _reduce(tf.math.reduce_mean, x, axis, keepdims)
     if x.dtype.is_complex:  # TF's complex mean of no element is 0, numpy's NaN
-        axes = range(x.ndim) if axis is None else (axis,) if type(axis) is int else axis
-        if math.prod(x.shape[a] for a in axes) == 0:
+        sizes = reduced_sizes(tuple(x.shape), axis)
+        if sizes is not None and 0 in sizes:
             result = result * tf.constant(complex(math.nan, math.nan), x.dtype)
     return result
 
