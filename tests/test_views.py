@@ -192,6 +192,79 @@ def test_what_numpy_shares_is_shared_and_a_needed_copy_is_refused(owner):
     assert ut.reshape(m, (3, 2), copy=False).shape == (3, 2)
 
 
+_READ_ONLY_VIEWS = {
+    "broadcast_to": lambda x: ut.broadcast_to(x, (2, 2, 3)),
+    "broadcast_arrays": lambda x: ut.broadcast_arrays(
+        x, ut.zeros((2, 1, 1), dtype=x.dtype, device=x.device))[0],
+    "linalg.diagonal": lambda x: ut.linalg.diagonal(x, offset=1)}
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize("name", list(_READ_ONLY_VIEWS))
+def test_numpy_s_read_only_views_are_read_only_views_on_every_owner(owner, name):
+    """broadcast_to, broadcast_arrays and linalg.diagonal are numpy's read-only
+    views: a write into x shows in them, and one into them (or into a view of
+    them) is refused, on every owner. torch wrote into its views (into every
+    element a broadcast repeats), jax, TensorFlow and dask into copies, which
+    also missed later writes to x; numpy's broadcast_arrays were writable with
+    a FutureWarning."""
+    x = tensor(owner, np.arange(6.0).reshape(2, 3))
+    for _ in range(2):  # (the second call through C, where one is learned)
+        v = _READ_ONLY_VIEWS[name](x)
+        x[0, 1] = 100.0
+        expected = values(v).copy()
+        assert v.readonly
+        for writes in (v, v[0, ...]):
+            with pytest.raises(ValueError, match=r"expected an array whose memory "
+                               "can be written, got read-only memory"):
+                writes[0, ...] = -1.0
+            with pytest.raises(ValueError, match="read-only memory"):
+                writes += 1.0
+        np.testing.assert_array_equal(values(v), expected)
+        x[0, 1] = 1.0
+    np.testing.assert_array_equal(values(x), np.arange(6.0).reshape(2, 3))
+    reference = {"broadcast_to": [[0, 1, 2], [3, 4, 5]], "broadcast_arrays":
+                 [[0, 1, 2], [3, 4, 5]], "linalg.diagonal": [1, 5]}[name]
+    np.testing.assert_array_equal(values(v)[0] if v.ndim == 3 else values(v),
+                                  reference)
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_a_write_through_a_part_of_a_complex_array_reaches_it(owner, part):
+    """real and imag of a complex array are numpy's views: a write into one
+    reaches x, which keeps its other part exactly (an infinite part, a signed
+    zero), and a write into x shows in them. jax, TensorFlow and dask gave
+    copies."""
+    x = tensor(owner, np.array([1 + 2j, complex(3, np.inf), complex(-np.inf, 4)]))
+    for _ in range(2):  # (the second call through C, where one is learned)
+        v = getattr(ut, part)(x)
+        x[2] = complex(-np.inf, 4.0)
+        assert float(v[2]) == (-np.inf if part == "real" else 4.0)
+        v[1] = -0.0
+        v[0] += 10.0
+    got = values(x)
+    if part == "real":
+        np.testing.assert_array_equal(got.imag, [2, np.inf, 4])
+        np.testing.assert_array_equal(got.real, [21, 0, -np.inf])
+        assert np.signbit(got[1].real)
+        assert not np.signbit(got[1].imag)
+    else:
+        np.testing.assert_array_equal(got.real, [1, 3, -np.inf])
+        np.testing.assert_array_equal(got.imag, [22, 0, 4])
+        assert np.signbit(got[1].imag)
+        assert not np.signbit(got[1].real)
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_real_of_a_real_array_is_a_view_of_it(owner):
+    x = tensor(owner, np.arange(3.0))
+    for _ in range(2):  # (the second call through C, where one is learned)
+        v = ut.real(x)
+        v[0] += 1.0
+    np.testing.assert_array_equal(values(x), [2, 1, 2])
+
+
 @pytest.mark.parametrize("owner", IMMUTABLE)
 def test_asarray_of_a_framework_array_is_a_new_base(owner):
     native = make(owner, np.zeros(3))
@@ -288,11 +361,14 @@ def _key(draw, shape, new_axes=True):
 
 @st.composite
 def _program(draw):
-    """Operations on a list of handles (handle 0 the base): ('view', i, op, arg)
-    makes a new handle, ('write', i, key, value) and ('add', i, value) write.
+    """Operations on a list of handles (handle 0 the base, complex or not: the
+    first op says): ('view', i, op, arg) makes a new handle, ('write', i, key,
+    value) and ('add', i, value) write (or are refused on every owner: numpy's
+    read-only views).
     """
     shapes = [SHAPE]
-    ops = []
+    ops = [("base", draw(st.sampled_from(["float64", "complex128"])))]
+    parts = ops[0][1] == "complex128"  # (imag of a real array: outside the standard)
     for _ in range(draw(st.integers(2, 7))):
         i = draw(st.integers(0, len(shapes) - 1))
         shape = shapes[i]
@@ -311,8 +387,11 @@ def _program(draw):
             # (unstack of 1-d: numpy's scalars, copies)
             names += ["squeeze", "moveaxis", "permute_dims", "unstack"]
         if ndim >= 2:
-            names += ["matrix_transpose"]
+            names += ["matrix_transpose", "diagonal"]
+        names += ["broadcast_to", "real"] + (["imag"] if parts else [])
         name = draw(st.sampled_from(names))
+        if name in ("real", "imag"):
+            parts = False  # (a view of a part is real)
         if name == "index":
             arg = draw(_key(shape))
         elif name == "reshape":
@@ -341,6 +420,10 @@ def _program(draw):
             arg = (draw(st.integers(0, ndim - 1)), draw(st.integers(0, ndim - 1)))
         elif name == "permute_dims":
             arg = tuple(draw(st.permutations(range(ndim))))
+        elif name == "diagonal":
+            arg = draw(st.integers(-2, 2))
+        elif name == "broadcast_to":
+            arg = (2, *shape)
         else:
             arg = None
         ops.append(("view", i, name, arg))
@@ -369,21 +452,34 @@ def _apply(x, name, arg):
         return xp.moveaxis(x, *arg)
     if name == "permute_dims":
         return np.transpose(x, arg) if xp is np else ut.permute_dims(x, arg)
+    if name == "diagonal":
+        return xp.linalg.diagonal(x, offset=arg)
+    if name == "broadcast_to":
+        return xp.broadcast_to(x, arg)
+    if name in ("real", "imag"):
+        return getattr(xp, name)(x)
     return np.swapaxes(x, -1, -2) if xp is np else ut.matrix_transpose(x)
 
 
 def _run(owner, ops):
-    handles = [tensor(owner, np.arange(24.0).reshape(SHAPE))]
-    for op in ops:
+    """The handles' values, and which writes were refused."""
+    base = np.arange(24.0).reshape(SHAPE).astype(ops[0][1])
+    handles = [tensor(owner, base * (1 - 2j) if ops[0][1] == "complex128" else base)]
+    refused = []
+    for n, op in enumerate(ops[1:]):
         if op[0] == "view":
             _, i, name, arg = op
             handles.append(_apply(handles[i], name, arg))
-        elif op[0] == "write":
-            _, i, key, value = op
-            handles[op[1]][key] = value
-        else:
-            handles[op[1]] += op[2]
-    return [values(h) for h in handles]
+            continue
+        try:
+            if op[0] == "write":
+                _, i, key, value = op
+                handles[op[1]][key] = value
+            else:
+                handles[op[1]] += op[2]
+        except ValueError as exc:
+            refused.append((n, "read-only" in str(exc)))
+    return [values(h) for h in handles], refused
 
 
 @pytest.mark.parametrize("owner", OWNERS[1:])
@@ -396,7 +492,8 @@ def test_views_and_writes_give_numpy_owner_values(owner, ops):
     """The same program of views and writes on every owner: numpy-owner's values,
     for the base and every view of it.
     """
-    expected = _run("numpy", ops)
-    got = _run(owner, ops)
+    expected, refused = _run("numpy", ops)
+    got, refused_here = _run(owner, ops)
+    assert refused_here == refused, ops
     for i, (e, g) in enumerate(zip(expected, got, strict=True)):
         np.testing.assert_array_equal(g, e, err_msg=f"handle {i} of {ops}")

@@ -414,10 +414,12 @@ def _run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if error is None:
             raise
         raise error from exc
+    if name == "broadcast_arrays" and anchor is not None and _views.ties(
+            name, anchor, result, backend):  # numpy's read-only views, here too
+        return _views.broadcast(args, _as_tensors(backend, result, name), backend,
+                                implementation)
     if anchor is not None and args and args[0] is anchor and backend is anchor._backend:
-        if name in _views.FUNCTIONS and (backend.IMMUTABLE or anchor._view is not None
-                                         or (name == "flip"
-                                             and not backend.NEGATIVE_STRIDES)):
+        if _views.ties(name, anchor, result, backend):
             # a view in numpy: a view of x's base here too (never a fast path)
             return _views.derive(anchor, name, native_args[1:], native_kwargs,
                                  _as_tensors(backend, result, name), backend,
@@ -1563,8 +1565,10 @@ def _check_result(x: Tensor, result: Tensor, func: str) -> None:
 
 
 def _check_writable(x: Tensor, func: str) -> None:
-    """Refuse a write into read-only memory (an immutable owner rebinds instead)."""
-    if not x._backend.IMMUTABLE and x.readonly:
+    """Refuse a write into read-only memory (an immutable owner rebinds instead)
+    and into numpy's read-only views (``broadcast_to``'s, on every owner).
+    """
+    if (not x._backend.IMMUTABLE and x.readonly) or _views.read_only(x):
         raise arg_error(ValueError, func, "self", "an array whose memory can be "
                         "written", "read-only memory")
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import _backends, _convert, _core, _fast, _fastpath, _native
+from . import _backends, _convert, _core, _fast, _fastpath, _native, _views
 from ._device import KDL_CUDA, KDL_CUDA_MANAGED, Device
 from ._dtypes import DType
 from ._errors import arg_error, describe, refused, unknown_size, warn_read_only_alias
@@ -111,11 +111,15 @@ class Tensor(_fast.TensorBase):
 
     @property
     def readonly(self) -> bool:
-        """True where the memory must not be written (read-only or immutable)."""
+        """True where the memory must not be written (read-only or immutable).
+
+        numpy's read-only views are read-only on every owner (those of
+        ``broadcast_to``, ``broadcast_arrays`` and ``linalg.diagonal``).
+        """
         aliases = self._aliases
         return self._backend.readonly(self._native) or (
             aliases is not None and aliases.buffer is not None
-            and aliases.buffer.readonly)
+            and aliases.buffer.readonly) or _views.read_only(self)
 
     # -- the same memory, for every framework ---------------------------------
     def to(self, framework: str, *, copy: bool | None = None) -> Tensor:

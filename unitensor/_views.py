@@ -25,6 +25,14 @@ view in C, as ``taken`` would: its Link holds the key, and its steps and layout
 are made from it (``_unfold``) only when first read -- by a write, a refresh,
 or a view of the view -- never for a view only read.
 
+numpy's other views take part too. ``real`` of an array, and ``imag`` of a complex
+one, are written through (their step back puts the part into the base:
+``complex_of``, the adapter's). ``broadcast_to``, ``broadcast_arrays``,
+``linalg.diagonal`` and ``imag`` of a real array are read-only in numpy: on every
+owner their step back is ``refused`` and a write into them (or into a view of
+them) is refused before anything is written (``read_only``; numpy's and
+array_api_strict's own arrays say so themselves).
+
 Where numpy copies, nothing is linked, on any owner: advanced indexing,
 ``astype``, an integer key that gives a scalar (``x[0]`` of a 1-d array; ``x[0,
 ...]`` is a view), a ``reshape`` its strides allow no view of (``Link.layout``
@@ -50,6 +58,10 @@ if TYPE_CHECKING:
 # The view functions of the standard, by name (their results are views in numpy).
 FUNCTIONS = frozenset({"reshape", "permute_dims", "matrix_transpose",
                        "expand_dims", "squeeze", "moveaxis", "flip", "unstack"})
+# numpy's read-only views (broadcast_arrays': read-only here, numpy's announced
+# future; numpy 2 warns on a write), and its views of an array's parts.
+READ_ONLY = frozenset({"broadcast_to", "broadcast_arrays", "linalg.diagonal"})
+PARTS = frozenset({"real", "imag"})
 
 # forward(parent) -> child, backward(parent, new child) -> new parent
 Step = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
@@ -94,6 +106,22 @@ class Base(_fast.Base):
 # its framework's ``counter``), and its ``layout`` (a numpy array of no memory
 # with the view's strides; what makes it, until a reshape asks: ``shaped()``).
 Link = _fast.Link
+
+
+def refused(parent: Any, child: Any) -> Any:
+    """The step back of a read-only view: never taken (``read_only`` refuses the
+    write first), and refusing if it were.
+    """
+    raise arg_error(ValueError, "__setitem__", "self", "an array whose memory can "
+                    "be written", "a read-only view")
+
+
+def read_only(x: Tensor) -> bool:
+    """Whether ``x`` is a read-only view, or a view of one (numpy's view of a
+    read-only array is read-only too).
+    """
+    link = x._view
+    return link is not None and any(back is refused for _, back in link.steps)
 
 
 def _link(base: Base, steps: tuple[Step, ...], layout: Any) -> Link:
@@ -314,6 +342,24 @@ def _reshape_step(reshape: Callable[..., Any], shape: tuple[int, ...],
     return (lambda a: reshape(a, shape), lambda a, c: reshape(c, parent))
 
 
+def ties(name: str, x: Tensor, result: Any, backend: Adapter) -> bool:
+    """Whether the result of ``name`` on ``x`` (run by x's owner, ``backend``:
+    ``result``, its own arrays) is made a view of x's base by :func:`derive`:
+    where the owner's own result is not already numpy's view. On an immutable
+    owner, and from a view (its array may be its own: torch's flip), every
+    view function; on torch, its flip (a copy) and its writable read-only views.
+    """
+    if name in FUNCTIONS or name in READ_ONLY or name in PARTS:
+        if backend.IMMUTABLE or x._view is not None:
+            return True
+        if name == "flip":
+            return not backend.NEGATIVE_STRIDES
+        if name in READ_ONLY:
+            items = result if type(result) in (tuple, list) else (result,)
+            return not all(backend.readonly(item) for item in items)
+    return False
+
+
 def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
            result: Any, backend: Adapter, lookup: Lookup) -> Any:
     """The result of view function ``name`` on ``x`` (args: the native arguments
@@ -372,13 +418,64 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
         source, destination = bound["source"], bound["destination"]
         view = lambda: _numpy().moveaxis(layout(), source, destination)  # noqa: E731
         backward = lambda a, c: func(c, destination, source)  # noqa: E731
-    else:  # flip
+    elif name == "flip":
         if ndim == 0:
             return result  # numpy's flip of a 0-d array is a scalar: a copy
         axis = bound.get("axis")
         view = lambda: _numpy().flip(layout(), axis)  # noqa: E731
         backward = lambda a, c: func(c, **kwargs)  # noqa: E731
+    elif name == "broadcast_to":
+        shape = tuple(bound["shape"])
+        view = lambda: _numpy().broadcast_to(layout(), shape)  # noqa: E731
+        backward = refused
+    elif name == "linalg.diagonal":
+        offset = bound.get("offset", 0)
+        view = lambda: _numpy().diagonal(layout(), offset, -2, -1)  # noqa: E731
+        backward = refused
+    else:  # real, imag: a part of each element, at the element's place
+        view = layout
+        backward = _part_back(name, x, backend, lookup)
     return _tie(x, result, ((forward, backward),), view)
+
+
+def _part_back(name: str, x: Tensor, backend: Adapter,
+               lookup: Lookup) -> Callable[[Any, Any], Any]:
+    """The step back of ``real``/``imag`` of ``x``: the base with that part
+    replaced, exactly (the adapter's ``complex_of``: no arithmetic on the
+    parts). Of a real array, ``real`` is the array itself and ``imag`` a new
+    read-only array of zeros (numpy's).
+    """
+    if x.dtype.kind != "complex floating":
+        return (lambda a, c: c) if name == "real" else refused
+    complex_of = backend.complex_of
+    other = lookup(backend, "imag" if name == "real" else "real")
+    if name == "real":
+        return lambda a, c: complex_of(c, other(a))
+    return lambda a, c: complex_of(other(a), c)
+
+
+def broadcast(arrays: tuple[Any, ...], results: tuple[Tensor, ...],
+              backend: Adapter, lookup: Lookup) -> tuple[Tensor, ...]:
+    """``broadcast_arrays``' results (run by ``backend``) as read-only views:
+    each of its array's base where that array is a Tensor of that owner, else
+    (an array of another owner, converted) of its own.
+    """
+    if not results or any(n is None for n in results[0].shape):
+        return results  # sizes dask knows only once computed: its own arrays
+    shape = tuple(int(n or 0) for n in results[0].shape)
+    broadcast_to = lookup(backend, "broadcast_to")
+    steps: tuple[Step, ...] = ((lambda a: broadcast_to(a, shape), refused),)
+    tied = []
+    for x, result in zip(arrays, results, strict=True):
+        of = x if getattr(x, "_backend", None) is backend else result
+        layout = _layout(of) or _strided(shape, None)
+        tied.append(_tie(of, result, steps if of is x else ((_same, refused),),
+                         lambda layout=layout: _numpy().broadcast_to(layout(), shape)))
+    return tuple(tied)
+
+
+def _same(a: Any) -> Any:
+    return a
 
 
 def _copied(result: Any, backend: Adapter) -> Any:
@@ -390,7 +487,8 @@ def _copied(result: Any, backend: Adapter) -> Any:
 _PARAMETERS = {"reshape": ("shape", "copy"), "permute_dims": ("axes",),
                "matrix_transpose": (), "expand_dims": ("axis",),
                "squeeze": ("axis",), "moveaxis": ("source", "destination"),
-               "flip": ("axis",), "unstack": ("axis",)}
+               "flip": ("axis",), "unstack": ("axis",), "broadcast_to": ("shape",),
+               "linalg.diagonal": (), "real": (), "imag": ()}
 
 
 def _bind(name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:

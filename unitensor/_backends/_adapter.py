@@ -244,6 +244,14 @@ class Namespace(Protocol):
         immutable framework).
         """
 
+    def complex_of(self, real: Any, imag: Any, /) -> Any:
+        """The complex array of these parts (arrays of one real floating dtype),
+        made exactly: no arithmetic on them (``real + 1j * imag`` turns an
+        infinite part into NaN). A write through ``real(x)`` or ``imag(x)``
+        puts it into ``x`` with it, where the owner's own parts are copies
+        (_views.py). Default: numpy's arrays, whose parts are numpy's views.
+        """
+
     def error_type(self, exc: Exception, /) -> type[Exception]:
         """The standard's exception type for the framework's own ``exc`` (which
         the general path raises in the project's format, ``exc`` its cause).
@@ -365,6 +373,14 @@ def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
 
+def _complex_in_numpy(real: Any, imag: Any, /) -> Any:
+    import numpy as np  # (numpy's arrays: never called for another owner's)
+
+    made = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
+    made.real, made.imag = real, imag
+    return made
+
+
 def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
     x[key] = value
     return x
@@ -383,6 +399,7 @@ DEFAULTS: dict[str, object] = {
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "cuda_devices": _no_cuda,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
+    "complex_of": _complex_in_numpy,
     "error_type": standard_type,
 }
 

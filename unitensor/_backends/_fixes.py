@@ -270,6 +270,20 @@ def items_copied(unstack: Callable[..., Any], copy: Callable[[Any], Any]
     return fixed
 
 
+def read_only_items(broadcast_arrays: Callable[..., Any],
+                    memory: Callable[[Any], Any]) -> Callable[..., Any]:
+    """``broadcast_arrays`` whose arrays are read-only, as ``broadcast_to``'s
+    (numpy 2 made them writable with a FutureWarning on a write, and asking
+    whether they are warned too). ``memory(item)``: the numpy array of an item.
+    """
+    def fixed(*arrays: Any) -> Any:
+        items = broadcast_arrays(*arrays)
+        for item in items:
+            memory(item).flags.writeable = False
+        return items
+    return fixed
+
+
 def refuse_negative_powers(xp: ModuleType, pow_: Callable[..., Any],
                            concrete: Callable[[Any], bool] = lambda x: True
                            ) -> Callable[..., Any]:

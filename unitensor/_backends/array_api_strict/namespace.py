@@ -18,6 +18,7 @@ from .._fixes import (
     integers_by_nonzero,
     items_copied,
     new_array,
+    read_only_items,
     sign_fixed,
     tanh_fixed,
 )
@@ -40,6 +41,9 @@ FIXES: dict[str, Callable[..., Any]] = {"floor_divide": floor_divide_fixed(xs, n
                             "tanh": tanh_fixed(xs, _COMPLEX), "sign": sign_fixed(xs),
                             "isin": _isin,
                             "unstack": items_copied(xs.unstack, copy),
+                            # (an Array's numpy array: what its readonly reads)
+                            "broadcast_arrays": read_only_items(
+                                xs.broadcast_arrays, lambda a: a._array),
                             **{name: new_array(getattr(xs, name), copy)
                                for name in ("floor", "ceil", "trunc")}}
 

@@ -579,6 +579,19 @@ FIXES: dict[str, Callable[..., Any]] = {
 setitem = indexing.setitem
 
 
+def complex_of(real: da.Array, imag: da.Array, /) -> da.Array:
+    """The parts placed into complex chunks by numpy (dask has no complex())."""
+    dtype = np.result_type(real.dtype, np.complex64)
+    return da.map_blocks(_complex_chunk, real, imag, dtype=dtype)
+
+
+def _complex_chunk(real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    made = np.empty(np.broadcast_shapes(real.shape, imag.shape),
+                    np.result_type(real.dtype, np.complex64))
+    made.real, made.imag = real, imag
+    return made
+
+
 def namespace() -> object:
     return compat
 

@@ -212,6 +212,10 @@ def setitem(x: jax.Array, key: object, value: object, /) -> jax.Array:
     return x.at[key].set(value)
 
 
+def complex_of(real: jax.Array, imag: jax.Array, /) -> jax.Array:
+    return jax.lax.complex(real, imag)  # (exact: the parts are placed, not added)
+
+
 def _is_mask(k: object) -> bool:
     return getattr(k, "dtype", None) == jnp.bool_
 

@@ -11,7 +11,13 @@ import numpy as np
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error
-from .._fixes import expm1_fixed, floor_divide_fixed, integers_by_nonzero, tanh_fixed
+from .._fixes import (
+    expm1_fixed,
+    floor_divide_fixed,
+    integers_by_nonzero,
+    read_only_items,
+    tanh_fixed,
+)
 from .interop import numpy_dtype
 
 ARRAY = np.ndarray
@@ -29,7 +35,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "tanh": tanh_fixed(compat_numpy, _COMPLEX),
     # numpy's own outer of vectors (array-api-compat's is np.outer, which
     # flattens matrices): it refuses other dimensions itself
-    "linalg.outer": np.linalg.outer}
+    "linalg.outer": np.linalg.outer,
+    "broadcast_arrays": read_only_items(np.broadcast_arrays, np.asarray)}
 
 # Two operands of one dtype: numpy's own function where array-api-compat's only
 # forwards to it (its matmul wrapper costs ~0.3 µs on 8x8 arrays).

@@ -595,6 +595,10 @@ def _is_mask(k: Any) -> bool:
     return isinstance(k, torch.Tensor) and k.dtype == torch.bool
 
 
+def complex_of(real: torch.Tensor, imag: torch.Tensor, /) -> torch.Tensor:
+    return torch.complex(real, imag)  # (exact: the parts are placed, not added)
+
+
 def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:
     key = _indices(key)
     if _concrete(x):  # (index_put_ wrote those in bounds, then raised)

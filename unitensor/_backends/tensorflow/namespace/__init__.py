@@ -84,9 +84,9 @@ from .elementwise import (
 )
 from .inspection import __array_namespace_info__
 
-__all__ = ["ARRAY", "FIXES", "NAMESPACE", "NOT_YET", "SAME_DTYPE", "device_from_native",
-           "error_type", "namespace", "native_device", "native_dtype", "result",
-           "setitem"]
+__all__ = ["ARRAY", "FIXES", "NAMESPACE", "NOT_YET", "SAME_DTYPE", "complex_of",
+           "device_from_native", "error_type", "namespace", "native_device",
+           "native_dtype", "result", "setitem"]
 
 # The functions written by hand outside linalg and fft, by the module writing them.
 _HAND_WRITTEN: dict[str, Callable[..., Any]] = {
@@ -121,6 +121,7 @@ _LINALG_WRITTEN: dict[str, Callable[..., Any]] = {
         "slogdet", "pinv", "matrix_rank", "matrix_norm", "eig", "eigvals")}
 
 getitem, setitem = indexing.getitem, indexing.setitem
+complex_of = tf.complex  # (exact: the parts are placed, not added)
 
 
 def _qualified(group: str, name: str) -> str:
