@@ -316,20 +316,28 @@ def test_an_array_with_a_python_scalar_gives_one_answer_on_every_call(framework)
     """The C path's shortcut for an array and a Python scalar repeats the general
     path's answer: jax's own bool * nan gave 0 for False, bool // 0 jax's -1 and
     bool ** 200 int32 from the second call on; copysign(int8_x, 1.5) was float64
-    on the first call and numpy's float16 loop after it."""
+    on the first call and numpy's float16 loop after it, and so were the
+    floating-point functions of a bool array with a Python int (copysign(b, 2))."""
     def on(value, dtype):
         return ut.asarray(np.asarray(value, dtype=dtype)).to(framework, copy=True)
     b, i8 = on([False, True], np.bool_), on([-3, 2], np.int8)
     calls = [lambda: b * float("nan"), lambda: b * -0.0, lambda: b // 0,
              lambda: b ** 200, lambda: b + 1, lambda: b - 1.5, lambda: b * 2j,
              lambda: ut.copysign(i8, 1.5), lambda: ut.copysign(b, -1.5),
-             lambda: ut.atan2(i8, 2.0), lambda: b & True, lambda: i8 * 0.5]
+             lambda: ut.atan2(i8, 2.0), lambda: b & True, lambda: i8 * 0.5,
+             lambda: ut.copysign(b, 2), lambda: ut.atan2(b, 0),
+             lambda: ut.hypot(b, 3), lambda: ut.logaddexp(b, 0),
+             lambda: ut.nextafter(b, 0)]
     expected = [("float64", [np.nan, np.nan]), ("float64", [-0.0, -0.0]),
                 ("int64", [0, 0]), ("int64", [0, 1]), ("int64", [1, 2]),
                 ("float64", [-1.5, -0.5]), ("complex128", [0j, 2j]),
                 ("float64", [3.0, 2.0]), ("float64", [-0.0, -1.0]),
                 ("float64", np.arctan2([-3.0, 2.0], 2.0)), ("bool", [False, True]),
-                ("float64", [-1.5, 1.0])]
+                ("float64", [-1.5, 1.0]), ("float64", [0.0, 1.0]),
+                ("float64", np.arctan2([0.0, 1.0], 0.0)),
+                ("float64", np.hypot([0.0, 1.0], 3.0)),
+                ("float64", np.logaddexp([0.0, 1.0], 0.0)),
+                ("float64", np.nextafter([0.0, 1.0], 0.0))]
     with np.errstate(divide="ignore"):
         for _ in range(3):  # the first call takes the general path, later ones C
             for call, (dtype, values) in zip(calls, expected, strict=True):

@@ -13,7 +13,9 @@ the float dtype numpy's own loop computes in, then the function runs --
   so float64);
 - true division (``divide``, ``/``, ``reciprocal``), the Fourier transforms
   (``fft.fft``, ``fft.rfft``, ...), a Python float beside the
-  arrays (``copysign(int8_x, 1.5)``, as numpy's weak scalars give) and the
+  arrays (``copysign(int8_x, 1.5)``, as numpy's weak scalars give), a Python
+  int beside bool arrays (``copysign(mask, 2)``: the one dtype rule casts the
+  bools to the default integer first) and the
   averages (``mean``, ``var``, ``std``): float64 for every integer and bool
   dtype (numpy's reciprocal of integers is an integer division, which ``1 / x``
   is not: unitensor computes ``reciprocal`` as ``1 / x``);
@@ -34,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ._dtypes import DTYPES, DType, float16, float32, float64, promote
+from ._dtypes import DTYPES, DType, bool_, float16, float32, float64, int64, promote
 
 if TYPE_CHECKING:
     from ._backends._adapter import Adapter
@@ -84,6 +86,11 @@ def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[...,
         dtype = integers[0]
         for other in integers[1:]:
             dtype = promote(dtype, other, name)
+        if dtype is bool_ and any(type(a) is int for a in args):
+            # a Python int beside bool arrays: they count as the default
+            # integer, to which the one dtype rule casts them (copysign(mask, 2):
+            # float64, not the bool loop's float16)
+            dtype = int64
         # a Python float beside them: the default float, as the one dtype rule
         # (and numpy's weak scalars) make it (copysign(int8_x, 1.5): float64)
         inexact = any(type(a) is float or type(a) is complex for a in args)
