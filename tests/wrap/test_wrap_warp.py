@@ -12,6 +12,8 @@ ones read Warp's kernel cache. Tests without a kernel are quick.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -228,6 +230,29 @@ def test_an_output_the_body_keeps_is_copied_for_a_jax_caller():
     kept.numpy()[0] = 9.0  # the jax array does not change with it
     assert float(y[0]) == 0.0
     assert same.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+
+
+@pytest.mark.slow
+def test_jax_grad_of_a_body_keeping_its_output_differentiates_that_output(kernels):
+    # the vjp's forward is the pullback's alone: nothing is lent, so nothing
+    # is copied (a copy would take the cotangent off the tape: zeros)
+    made = []
+
+    def body(a):
+        y = kernels.cube_body(a)
+        made.append(y)  # kept by the body
+        return y
+
+    loss = lambda a: ut.wrap("jax", "warp")(body)(a).sum()  # noqa: E731
+    x = jnp.asarray(X, dtype=jnp.float32)
+    with pytest.warns(ut.CopyWarning, match="keeps"):  # the value, lent to jax
+        grad = jax.grad(loss)(x)
+    np.testing.assert_allclose(grad, cubed_grad(X), rtol=1e-6)
+    with warnings.catch_warnings():  # jax.jit's value is written into XLA's
+        warnings.simplefilter("error", ut.CopyWarning)
+        np.testing.assert_allclose(jax.jit(jax.grad(loss))(x), cubed_grad(X),
+                                   rtol=1e-6)
+    assert made
 
 
 def test_a_fresh_output_is_lent_as_it_is():

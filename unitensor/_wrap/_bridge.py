@@ -435,6 +435,14 @@ class Call:
             ys = self.body().unshared(ys, self.unchangeable(arrays), bridge.quiet)
         return ys
 
+    def run_unlent(self, arrays: list[Any]) -> list[Any]:
+        """:meth:`run` for a forward whose outputs go to no caller (a jax
+        caller's vjp: only the gradients are handed out). Nothing is copied
+        for the caller then: a body's framework differentiates the outputs
+        the body made (a copy would take the cotangent off a Warp tape).
+        """
+        return self.run(arrays, lent=False)
+
     def arguments(self, arrays: list[Any]) -> tuple[Any, dict[str, Any]]:
         """The body's arguments (positional, keyword) with ``arrays`` (the body
         framework's) in place of the caller's.

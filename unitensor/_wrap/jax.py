@@ -212,9 +212,10 @@ class _Vjp(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
         n = len(of.in_avals)
-        # the body itself as the call's own run (what _Body.run calls): a
-        # body's part may know its body by it (a Warp kernel: its adjoint)
-        run = of.root.run if type(of) is _Body else of.run
+        # the body itself as the call's own run, its outputs lent to no one
+        # (they are the pullback's alone): a body's part may know its body
+        # by it (a Warp kernel: its adjoint)
+        run = of.root.run_unlent if type(of) is _Body else of.run
         return of.root.body().vjp_of_inexact(run, arrays[:n], arrays[n:],
                                              of.inexact_in(), of.inexact_out())
 

@@ -743,7 +743,9 @@ class Kernel:
         self.replay(dim, inputs, outs, adj_in, adj_out)
 
 
-_CALL_RUN = Call.run  # (what _kernel_call recognises)
+# the call's own runs (what _kernel_call recognises): a jax caller's vjp runs
+# the body unlent
+_CALL_RUNS = (Call.run, Call.run_unlent)
 
 
 def _zeros(shape: tuple[int, ...], dtype: Any, device: Any,
@@ -848,12 +850,12 @@ def compiled_pullback(c: Call, xs: list[Any]
 
 def _kernel_call(run: Callable[[list[Any]], list[Any]]) -> Call | None:
     """The call whose body ``run`` runs, where that body is a :class:`Kernel`
-    and ``run`` is the call's own run (``Call.run``: what a derivative bridge
-    and a jax caller's primitive differentiate); None for anything else (a
-    Python body, a derivative of the body: their tape).
+    and ``run`` is the call's own run (``Call.run``, or ``run_unlent``: what a
+    derivative bridge and a jax caller's primitive differentiate); None for
+    anything else (a Python body, a derivative of the body: their tape).
     """
     c = getattr(run, "__self__", None)
-    if (type(c) is Call and getattr(run, "__func__", None) is _CALL_RUN
+    if (type(c) is Call and getattr(run, "__func__", None) in _CALL_RUNS
             and isinstance(c.bridge.func, Kernel)):
         return c
     return None
@@ -865,7 +867,7 @@ def _adjoint_call(run: Callable[[list[Any]], list[Any]]) -> bool:
     tape cannot differentiate again.
     """
     c = getattr(run, "__self__", None)
-    if type(c) is not Call or getattr(run, "__func__", None) is not _CALL_RUN:
+    if type(c) is not Call or getattr(run, "__func__", None) not in _CALL_RUNS:
         return False
     of = getattr(c.bridge.func, "derivative_of", None)
     return type(of) is Call and isinstance(of.bridge.func, Kernel)
