@@ -52,6 +52,7 @@ import warp._src.context as wp_context
 from .. import _convert, _core
 from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP
 from .._backends.warp.interop import alias as _alias
+from .._backends.warp.interop import view as _view
 from .._device import CPU_READABLE
 from .._dtypes import DType
 from .._errors import arg_error, describe
@@ -114,11 +115,16 @@ def call(c: Call) -> Any:
 # -- warp as the body ---------------------------------------------------------------
 def _with_grad(x: wp.array) -> wp.array:
     """A fresh view of ``x``'s memory with a gradient array of its own (a view
-    the bridge made may be cached on a Tensor: it is left as it is).
+    the bridge made may be cached on a Tensor: it is left as it is): made
+    as Warp's constructor makes it, without its checks, and a compact
+    gradient by :func:`_zeros` (together ~4 µs less a call).
     """
-    view: Any = wp.array(ptr=x.ptr, shape=x.shape, strides=x.strides, dtype=x.dtype,
-                    capacity=x.capacity, device=x.device, requires_grad=True)
+    view: Any = _view(x)
     view._ref = x  # Warp's keep-alive slot
+    if x.is_contiguous:
+        view.grad = _zeros(x.shape, x.dtype, x.device)
+    else:  # (Warp's own: a gradient laid out as the array)
+        view.requires_grad = True
     return view
 
 

@@ -154,6 +154,13 @@ def alias(buf: _core.Buffer) -> wp.array:
     return array
 
 
+def view(x: wp.array) -> wp.array:
+    """A new array over ``x``'s memory (a ``wp.array`` of a scalar dtype), as
+    Warp's constructor makes one from its pointer, at the cost of ``alias``.
+    """
+    return _view(x.ptr, x.shape, x.strides, x.dtype, x.capacity, x.device)
+
+
 def copy(x: wp.array) -> wp.array:
     return wp.clone(x)
 
