@@ -367,8 +367,19 @@ def from_xla(buffer: Any) -> wp.array:
 
 
 def write(buffer: Any, src: Any) -> None:
-    """Copy the body's output ``src`` into ``buffer``, memory XLA provides."""
-    if src.device.is_cpu:  # numpy's views of both: one memcpy
+    """Copy the body's output ``src`` (of ``buffer``'s shape and dtype: the
+    caller checked) into ``buffer``, memory XLA provides: one memcpy in C
+    where ``buffer`` is unitensor's (``_xla.Lent.fill``) and ``src`` a plain
+    compact array in CPU memory, else numpy's views of both (CPU memory), or
+    Warp's copy.
+    """
+    if src.device.is_cpu:
+        fill = getattr(buffer, "fill", None)
+        item = _ITEMSIZE.get(src.dtype)
+        if (fill is not None and type(src) is wp.array and src.is_contiguous
+                and src.size and item is not None):
+            fill(src.ptr, src.size * item)  # (~3 µs less than numpy's views)
+            return
         np.copyto(np.asarray(_core.from_capsule(buffer.__dlpack__())), np.asarray(src))
     else:
         wp.copy(from_xla(buffer), src)
@@ -473,6 +484,7 @@ _HOST = {k: d.dlpack[:2] for k, d in NATIVE_DTYPES.items() if d.name != "bfloat1
 # ... and its DLPack dtype, as a Buffer names it (the hand-overs)
 _DLPACK = {k: d.dlpack for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16"}
 _HELD = frozenset(_DLPACK.values())
+_ITEMSIZE = {k: d.itemsize for k, d in NATIVE_DTYPES.items()}
 _CPU = wp.get_device("cpu")
 
 
