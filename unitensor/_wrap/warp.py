@@ -178,24 +178,40 @@ def pullback(run: Callable[[list[Any]], list[Any]], xs: list[Any],
         nonlocal pulls
         if getattr(tape, "unitensor_nested", False):
             raise _second_order()
-        seeds = {}
-        for y, ct in zip(outs, cts, strict=True):
-            if ct is not None and y.dtype in _FLOATS:
-                # Tape.backward takes a seed as the gradient array of an
-                # output without one, and copies it into one that has one
-                seeds[y] = wp.clone(ct) if y.grad is None else ct
+        seeds = [(y, ct) for y, ct in zip(outs, cts, strict=True)
+                 if ct is not None and y.dtype in _FLOATS]
         grads: list[Any] = [None] * len(xs)
         with _suspended():
             if pulls:  # a second backward (retain_graph) starts again
                 _start_again(tape, [xs[i] for i in over])
             pulls += 1
             if seeds and over:
-                tape.backward(grads=seeds)
+                for y, ct in seeds:  # (after _start_again: it zeroes them)
+                    _seed(y, ct)
+                tape.backward()
             for i in over:  # (handed out as they are: see _start_again)
                 grads[i] = xs[i].grad if seeds else wp.zeros_like(xs[i])
         return grads
 
     return outs, pull
+
+
+def _seed(y: wp.array, ct: Any) -> None:
+    """The cotangent ``ct`` of the output ``y`` set as its gradient, as
+    ``Tape.backward(grads=)`` sets a seed, but never ``ct`` itself (a
+    kernel's adjoint may change what it is given): a copy of it as the
+    gradient array of an output without one, else copied into that one (one
+    memmove for compact arrays in CPU memory, ~2.5 µs less than Warp's copy).
+    """
+    g = y.grad
+    if g is None:
+        y.grad = wp.clone(ct)
+    elif (type(g) is wp.array and type(ct) is wp.array and g.device.is_cpu
+          and ct.device.is_cpu and g.dtype is ct.dtype and g.shape == ct.shape
+          and g.is_contiguous and ct.is_contiguous and g.size):
+        ctypes.memmove(g.ptr, ct.ptr, g.size * _ITEMSIZE[g.dtype])
+    else:
+        g.assign(ct)
 
 
 def _start_again(tape: wp.Tape, xs: list[wp.array]) -> None:
