@@ -201,13 +201,16 @@ class _Vjp(_Fn):
     xs`` of ``of``: linear in the cotangents.
     """
 
-    __slots__ = ("of",)
+    __slots__ = ("masks", "of")
 
     def __init__(self, of: _Fn) -> None:
-        cts = tuple(a for a, m in zip(of.out_avals(), of.inexact_out(), strict=True)
-                    if m)
+        inexact_out = of.inexact_out()
+        cts = tuple(a for a, m in zip(of.out_avals(), inexact_out, strict=True) if m)
         super().__init__(of.root, of.in_avals + cts)
         self.of = of
+        # which inputs and outputs of ``of`` are inexact: found once, not
+        # per run (under jax.jit, a run per execution)
+        self.masks = (of.inexact_in(), inexact_out)
 
     def run(self, arrays: list[Any]) -> list[Any]:
         of = self.of
@@ -216,8 +219,7 @@ class _Vjp(_Fn):
         # (they are the pullback's alone): a body's part may know its body
         # by it (a Warp kernel: its adjoint)
         run = of.root.run_unlent if type(of) is _Body else of.run
-        return of.root.body().vjp_of_inexact(run, arrays[:n], arrays[n:],
-                                             of.inexact_in(), of.inexact_out())
+        return of.root.body().vjp_of_inexact(run, arrays[:n], arrays[n:], *self.masks)
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         of = self.of
