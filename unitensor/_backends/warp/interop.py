@@ -93,10 +93,14 @@ def _made_like(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...],
     constructor costs ~8 µs, most of it checks of arguments made right here).
     """
     array = _new(wp.array)
-    size = 1
-    for n in shape:
-        size *= n
-    contiguous = _contiguous(shape, strides, _SIZES[dtype])
+    if len(shape) == 1:  # (the common case inline: ~0.5 µs less a view)
+        size = shape[0]
+        contiguous = strides[0] == _SIZES[dtype]
+    else:
+        size = 1
+        for n in shape:
+            size *= n
+        contiguous = _contiguous(shape, strides, _SIZES[dtype])
     array.__dict__.update(_ATTRIBUTES, dtype=dtype, ndim=len(shape), size=size,
                           capacity=capacity, shape=shape, strides=strides, ptr=ptr,
                           device=device, is_contiguous=contiguous)
