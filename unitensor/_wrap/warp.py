@@ -206,8 +206,8 @@ def _seed(y: wp.array, ct: Any) -> None:
     g = y.grad
     if g is None:
         y.grad = wp.clone(ct)
-    elif (type(g) is wp.array and type(ct) is wp.array and g.device.is_cpu
-          and ct.device.is_cpu and g.dtype is ct.dtype and g.shape == ct.shape
+    elif (type(g) is wp.array and type(ct) is wp.array and g.device is _CPU
+          and ct.device is _CPU and g.dtype is ct.dtype and g.shape == ct.shape
           and g.is_contiguous and ct.is_contiguous and g.size):
         ctypes.memmove(g.ptr, ct.ptr, g.size * _ITEMSIZE[g.dtype])
     else:
