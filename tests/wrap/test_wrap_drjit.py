@@ -151,6 +151,34 @@ def test_an_output_the_body_keeps_is_copied_for_a_jax_caller():
     np.testing.assert_array_equal(y, [0, 1, 2, 3])
 
 
+@pytest.mark.parametrize("caller", ["tensorflow", "jax"])
+def test_the_gradient_reaches_an_output_the_body_keeps(caller):
+    """The copy made of a kept output for an immutable caller keeps its place in
+    Dr.Jit's graph: a TensorFlow tape's gradient was zeros."""
+    made = []
+
+    def body(x):
+        y = x * x * x
+        made.append(y)  # kept by the body
+        return y
+
+    f = ut.wrap(caller, "drjit")(body)
+    values = np.array([0.5, -1.5, 2.0, 3.0], dtype=np.float32)
+    def gradient():
+        if caller == "jax":
+            return jax.grad(lambda x: f(x).sum() * 2.0)(jnp.asarray(values))
+        x = tf.constant(values)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            s = tf.reduce_sum(f(x) * 2.0)
+        return tape.gradient(s, x)
+
+    with pytest.warns(ut.CopyWarning, match="keeps"):
+        grad = gradient()
+    np.testing.assert_allclose(np.asarray(grad), 6 * values ** 2, rtol=1e-6)
+    assert made
+
+
 def test_a_drjit_caller_makes_a_plain_call_and_refuses_its_gradients():
     f = ut.wrap("drjit", "torch")(lambda a: a * 2)
     x = ad.TensorXf(dr.arange(ad.Float, 3))

@@ -193,6 +193,29 @@ def test_tensorflow_tape_through_a_warp_body_eagerly_and_in_tf_function(kernels)
         np.testing.assert_allclose(g.numpy(), cubed_grad(X))
 
 
+def test_tensorflow_tape_through_a_warp_body_keeping_its_output(kernels):
+    """An output the body keeps is copied for TF's immutable tensor: the copy
+    is Warp's clone on the body's tape, so the cotangent seeded on it reaches
+    the body's output (the gradient was zeros)."""
+    made = []
+
+    def body(a):
+        y = kernels.cube_body(a)
+        made.append(y)  # kept by the body
+        return y
+
+    f = ut.wrap("tensorflow", "warp")(body)
+    x = tf.constant(X, dtype=tf.float32)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(ut.CopyWarning, match="keeps"):
+            y = f(x)
+        s = tf.reduce_sum(y * 2.0)
+    np.testing.assert_allclose(tape.gradient(s, x).numpy(), 2 * cubed_grad(X),
+                               rtol=1e-6)
+    assert made
+
+
 # -- without kernels: quick ------------------------------------------------------
 def test_a_warp_tape_records_a_bridged_torch_body_against_finite_differences():
     f = ut.wrap("warp", "torch")(lambda a, k: (a ** 3 * k).sum(0, keepdim=True))

@@ -50,11 +50,15 @@ def lend(array: Any, framework: str, quiet: bool = False, arg: str = "args",
 
 
 def copy_kept(ys: list[Any], framework: str, quiet: bool,
-              kept: Callable[[int], bool], memory: Callable[[Any], int]) -> list[Any]:
+              kept: Callable[[int], bool], memory: Callable[[Any], int],
+              copy: Callable[[Any], Any] | None = None) -> list[Any]:
     """``ys``, the outputs of a body in ``framework`` for a caller whose arrays
     are immutable, with each one ``kept(i)`` says the body keeps, and every
     other on the same memory (``memory(y)``: an id of its holder), replaced by
-    an aligned copy in ``framework`` (reported unless ``quiet``).
+    an aligned copy in ``framework`` (reported unless ``quiet``): ``copy(y)``
+    where the framework's differentiation must see the copy (a tape that
+    records it: a gradient seeded on the copy reaches the body's output),
+    else unitensor's conversion.
     """
     # all decided before any is replaced: a kept output's sibling on its memory
     # counts as a holder that goes with the call, which it is not
@@ -67,5 +71,6 @@ def copy_kept(ys: list[Any], framework: str, quiet: bool,
                            f"{framework} did not allocate, which a later in-place "
                            "update would change in the caller's immutable array",
                            "func (an output of the body)")
-            ys[i] = _convert.view(_convert.asarray(ys[i]), framework, True, "wrap")
+            ys[i] = (copy(ys[i]) if copy is not None else
+                     _convert.view(_convert.asarray(ys[i]), framework, True, "wrap"))
     return ys

@@ -31,7 +31,7 @@ from typing import Any
 import drjit as dr
 import numpy as np
 
-from .. import _core
+from .. import _convert, _core
 from .._backends.drjit.interop import NATIVE_DTYPES, TENSOR, export
 from .._backends.drjit.interop import alias as _alias
 from .._backends.numpy.interop import NATIVE_DTYPES as NUMPY_DTYPES
@@ -261,4 +261,14 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
         # the list, getrefcount's argument, the local y
         return sys.getrefcount(y) - 3 - places > 0
 
-    return copy_kept(ys, "drjit", quiet, kept, id)
+    return copy_kept(ys, "drjit", quiet, kept, id, _copy_keeping_gradient)
+
+
+def _copy_keeping_gradient(y: Any) -> Any:
+    """A copy of a kept output (unitensor's conversion) that keeps ``y``'s
+    place in Dr.Jit's graph (``dr.replace_grad``: the copy's values, ``y``'s
+    gradient): the caller's cotangent, seeded on the copy, reaches the body's
+    own output (a copy alone gave zero gradients).
+    """
+    copied = _convert.view(_convert.asarray(y), "drjit", True, "wrap")
+    return dr.replace_grad(copied, y) if dr.grad_enabled(y) else copied

@@ -443,7 +443,17 @@ def unshared(ys: list[Any], xs: list[Any], quiet: bool) -> list[Any]:
                                       and owner.source == "owned"
                                       and sys.getrefcount(owner) == 3))
 
-    return copy_kept(ys, "warp", quiet, kept, _memory)
+    return copy_kept(ys, "warp", quiet, kept, _memory, _copy_on_tape)
+
+
+def _copy_on_tape(y: wp.array) -> wp.array:
+    """A copy of a kept output by Warp's clone, which the active tape (the
+    body's pullback's) records: the caller's cotangent, seeded on the copy,
+    reaches the body's own output (a copy made around the tape gave zero
+    gradients). Warp's host allocations are 64-byte aligned, which JAX and
+    TensorFlow alias (were one not, the hand-over would copy it, reported).
+    """
+    return wp.clone(y, requires_grad=y.requires_grad)
 
 
 def _memory(y: Any) -> int:
