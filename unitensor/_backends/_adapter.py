@@ -215,6 +215,13 @@ class Namespace(Protocol):
     #: a function name -> the framework's own function for operands of one dtype
     #: (skipping a namespace wrapper that only fixes mixed-dtype promotion)
     SAME_DTYPE: Mapping[str, Callable[..., Any]]
+    #: ``complex_of(real, imag)``: the complex array of these parts (arrays of one
+    #: real floating dtype), made exactly, with no arithmetic on them (``real + 1j
+    #: * imag`` turns an infinite part into NaN); a write through ``real(x)`` or
+    #: ``imag(x)`` puts it into ``x`` with it where the owner's own parts are
+    #: copies (_views.py). Default: a refusal, for owners whose parts are views
+    #: of their arrays already (numpy's), which never put a part back.
+    complex_of: Callable[[Any, Any], Any]
 
     def namespace(self) -> Any:
         """The framework's Array API namespace, or None where it has none (its
@@ -242,14 +249,6 @@ class Namespace(Protocol):
     def setitem(self, x: Any, key: Any, value: Any, /) -> Any:
         """``x[key] = value``, returning the array to rebind (a new one for an
         immutable framework).
-        """
-
-    def complex_of(self, real: Any, imag: Any, /) -> Any:
-        """The complex array of these parts (arrays of one real floating dtype),
-        made exactly: no arithmetic on them (``real + 1j * imag`` turns an
-        infinite part into NaN). A write through ``real(x)`` or ``imag(x)``
-        puts it into ``x`` with it, where the owner's own parts are copies
-        (_views.py). Default: numpy's arrays, whose parts are numpy's views.
         """
 
     def error_type(self, exc: Exception, /) -> type[Exception]:
@@ -373,12 +372,11 @@ def _unchanged(name: str, func: Callable[..., Any], /) -> Callable[..., Any]:
     return func
 
 
-def _complex_in_numpy(real: Any, imag: Any, /) -> Any:
-    import numpy as np  # (numpy's arrays: never called for another owner's)
-
-    made = np.empty(real.shape, np.result_type(real.dtype, np.complex64))
-    made.real, made.imag = real, imag
-    return made
+def _parts_are_views(real: Any, imag: Any, /) -> Any:
+    # (_views.ties ties no part of such an owner's arrays: not reached; were it,
+    # the write would be refused, never put back wrong)
+    raise arg_error(TypeError, "__setitem__", "self", "a part of an array whose "
+                    "owner makes complex arrays of parts", "one of an owner without")
 
 
 def _set_in_place(x: Any, key: Any, value: Any, /) -> Any:
@@ -399,7 +397,7 @@ DEFAULTS: dict[str, object] = {
     "producer": _ready_when_exported, "consumer_stream": _legacy_default_stream,
     "cuda_devices": _no_cuda,
     "FIXES": {}, "SAME_DTYPE": {}, "adapt": _unchanged, "setitem": _set_in_place,
-    "complex_of": _complex_in_numpy,
+    "complex_of": _parts_are_views,
     "error_type": standard_type,
 }
 
