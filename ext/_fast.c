@@ -515,13 +515,15 @@ static const struct {
  * the framework's own function for every dtype (of the first array) not in
  * `complex_dtypes`, where `func` is a fix only those dtypes need (complex inputs;
  * integer inputs of floating-point functions and of means; bool inputs of
- * arithmetic and of counts). Immutable but for `last_real`, a memo
+ * arithmetic and of counts); `complex_dtypes` without `real_func`: func for
+ * those dtypes, the slow path for the others (torch's imag of a real array, which
+ * the general path makes read-only). Immutable but for `last_real`, a memo
  * (needs_fix): the fast paths read it without checks. */
 typedef struct {
     PyObject_HEAD PyObject *func;
     PyObject *array_type;
-    PyObject *real_func;      /* NULL: func for every dtype */
-    PyObject *complex_dtypes; /* a set or frozenset, exactly when real_func is */
+    PyObject *real_func;      /* NULL: func for every dtype, or the slow path */
+    PyObject *complex_dtypes; /* a set or frozenset, or NULL: func for every dtype */
     PyObject *last_real;      /* the last dtype found not in complex_dtypes, or NULL */
 } EntryObject;
 
@@ -555,11 +557,12 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "callable, got %R",
                             real_func);
     }
-    if (real_func == Py_None ? complex_dtypes != Py_None
-                             : !PyAnySet_Check(complex_dtypes)) {
+    if (real_func == Py_None
+            ? complex_dtypes != Py_None && !PyAnySet_Check(complex_dtypes)
+            : !PyAnySet_Check(complex_dtypes)) {
         return PyErr_Format(PyExc_TypeError,
                             "Entry(): complex_dtypes: expected %s, got %R",
-                            real_func == Py_None ? "None (there is no real_func)"
+                            real_func == Py_None ? "None or a set of dtype objects"
                                                  : "a set of dtype objects",
                             complex_dtypes);
     }
@@ -570,7 +573,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     e->func = Py_NewRef(func);
     e->array_type = Py_NewRef(array_type);
     e->real_func = real_func == Py_None ? NULL : Py_NewRef(real_func);
-    e->complex_dtypes = real_func == Py_None ? NULL : Py_NewRef(complex_dtypes);
+    e->complex_dtypes = complex_dtypes == Py_None ? NULL : Py_NewRef(complex_dtypes);
     return (PyObject *)e;
 }
 
@@ -607,7 +610,7 @@ entry_dealloc(EntryObject *e)
 static PyObject *
 entry_repr(EntryObject *e)
 {
-    if (e->real_func == NULL) {
+    if (e->complex_dtypes == NULL) {
         return PyUnicode_FromFormat("Entry(func=%R, array_type=%R)", e->func,
                                     e->array_type);
     }
@@ -623,9 +626,10 @@ static PyMemberDef entry_members[] = {
     {"array_type", T_OBJECT, offsetof(EntryObject, array_type), READONLY,
      "The type of the framework's arrays: results of it are wrapped as they are."},
     {"real_func", T_OBJECT, offsetof(EntryObject, real_func), READONLY,
-     "UNARY, BINARY, CALL: the function for dtypes not in complex_dtypes, or None."},
+     "UNARY, BINARY, CALL: the function for dtypes not in complex_dtypes, or None "
+     "(with complex_dtypes: the slow path for them)."},
     {"complex_dtypes", T_OBJECT, offsetof(EntryObject, complex_dtypes), READONLY,
-     "The dtype objects that need func where real_func is set, or None."},
+     "The dtype objects that need func, or None (func for every dtype)."},
     {NULL},
 };
 
@@ -1287,11 +1291,11 @@ needs_fix(EntryObject *e, PyObject *dtype)
 
 /* The function row e calls for x: func, or real_func where func is a fix that x's
  * dtype does not need (borrowed); NULL, no error set, where x's dtype cannot be
- * read: the slow path decides. */
+ * read or there is no real_func for it: the slow path decides. */
 static PyObject *
 row_function(EntryObject *e, TensorObject *x)
 {
-    if (e->real_func == NULL) {
+    if (e->complex_dtypes == NULL) {
         return e->func;
     }
     int fixed = needs_fix(e, native_dtype(x));

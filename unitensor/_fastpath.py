@@ -18,7 +18,9 @@ immutable C structs):
   that only some dtypes (of its first array) need (complex inputs:
   ``_backends/_fixes.py``'s ``real_path``; integer inputs of floating-point
   functions and means: ``_float_loops.py``; bool inputs of arithmetic and
-  counts: ``_bool_loops.py``);
+  counts: ``_bool_loops.py``), and ``complex_dtypes`` alone where ``func``
+  runs for those dtypes only (a ``real_path`` of None: the others take the
+  general path, as torch's ``imag`` of a real array, which it makes read-only);
 - ``view``: no table; the framework name (views read the Tensor's own cache and
   the target adapter's ``ROUTES``).
 
@@ -107,11 +109,11 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
         if same is not None:
             func = float_loops.rule(backend, name,
                                     bool_loops.rule(backend, name, same))
-    real_func = (getattr(func, "real_path", None)
-                 if kind in ("unary", "binary", "call", "scalar") else None)
-    if real_func is not None:  # only some dtypes need func's fix
-        table.setdefault(backend, Entry(func, backend.ARRAY, real_func,
-                                        func.complex_dtypes))
+    dtypes = (getattr(func, "complex_dtypes", None)
+              if kind in ("unary", "binary", "call", "scalar") else None)
+    if dtypes is not None:  # only some dtypes need func's fix (a real_path of
+        # None: the other dtypes are the general path's)
+        table.setdefault(backend, Entry(func, backend.ARRAY, func.real_path, dtypes))
     else:
         table.setdefault(backend, Entry(func, backend.ARRAY))
 

@@ -347,7 +347,8 @@ def ties(name: str, x: Tensor, result: Any, backend: Adapter) -> bool:
     ``result``, its own arrays) is made a view of x's base by :func:`derive`:
     where the owner's own result is not already numpy's view. On an immutable
     owner, and from a view (its array may be its own: torch's flip), every
-    view function; on torch, its flip (a copy) and its writable read-only views.
+    view function; on torch, its flip (a copy), its writable read-only views
+    and its writable imag of a real array.
     """
     if name in FUNCTIONS or name in READ_ONLY or name in PARTS:
         if backend.IMMUTABLE or x._view is not None:
@@ -357,6 +358,8 @@ def ties(name: str, x: Tensor, result: Any, backend: Adapter) -> bool:
         if name in READ_ONLY:
             items = result if type(result) in (tuple, list) else (result,)
             return not all(backend.readonly(item) for item in items)
+        if name == "imag" and x.dtype.kind != "complex floating":
+            return not backend.readonly(result)  # numpy's read-only zeros
     return False
 
 

@@ -204,6 +204,26 @@ def test_unary_fast_path_calls_the_real_path_for_dtypes_that_are_not_complex():
     assert len(slow.calls) == 2
 
 
+def test_a_row_with_dtypes_and_no_real_path_leaves_the_other_dtypes_to_python():
+    """complex_dtypes without real_func: func for those dtypes, the slow path for
+    the others (torch's imag of a real array, which the general path makes
+    read-only as numpy's)."""
+    called = []
+
+    def complex_only(a):
+        called.append("func")
+        return np.imag(a)
+    slow = Recorder()
+    row = Entry(complex_only, np.ndarray, None, frozenset({np.dtype("complex128")}))
+    assert row.real_func is None
+    assert row.complex_dtypes == {np.dtype("complex128")}
+    f = _fast.FastPath("unary", slow, {NUMPY: row})
+    f(ut.asarray(np.arange(3.0) + 1j))
+    assert f(ut.asarray(np.arange(3.0))) == "slow"
+    assert called == ["func"]
+    assert len(slow.calls) == 1
+
+
 def _spy(called, name, func, *args, **kwargs):
     called.append(name)
     return func(*args, **kwargs)
@@ -689,8 +709,8 @@ def test_entry_has_named_read_only_fields():
     ((3, np.ndarray), "Entry\\(\\): func: expected a callable, got 3"),
     ((np.add, "ndarray"), "array_type: expected a type, got 'ndarray'"),
     ((np.add, np.ndarray, 3, frozenset()), "real_func: expected None or a callable"),
-    ((np.add, np.ndarray, None, frozenset()), "complex_dtypes: expected None \\(there "
-                                              "is no real_func\\)"),
+    ((np.add, np.ndarray, None, ["a list"]), "complex_dtypes: expected None or a "
+                                             "set of dtype objects"),
     ((np.add, np.ndarray, np.cos), "complex_dtypes: expected a set of dtype objects, "
                                    "got None"),
 ])

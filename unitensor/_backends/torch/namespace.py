@@ -206,10 +206,11 @@ def adapt(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     return _widening(func, name)
 
 
-# No array arguments, or their own fix for unsigned types (_unsigned_accumulation).
+# No array arguments, or their own fix for unsigned types (_unsigned_accumulation;
+# imag's: zeros of any dtype, and its fast path's dtypes, _imag).
 _NOT_WIDENED = {"arange", "empty", "eye", "full", "linspace", "ones", "zeros",
                 "fft.fftfreq", "fft.rfftfreq", "sum", "prod", "cumulative_sum",
-                "cumulative_prod", "linalg.trace"}
+                "cumulative_prod", "linalg.trace", "imag"}
 # Functions whose integer results are indices or counts, never the input's dtype;
 # for unique_*, only the first result (the values) keeps the input's dtype.
 _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
@@ -323,9 +324,14 @@ def _concrete(x: torch.Tensor) -> bool:
 def _imag(x: torch.Tensor, /) -> torch.Tensor:
     """The imaginary part of a real array is zeros of its dtype (numpy's and
     jax's answer; torch refused: "imag is not implemented for tensors with
-    non-complex dtypes").
+    non-complex dtypes"), which the general path makes read-only, as numpy's
+    (_views.ties): the C fast path takes complex arrays only.
     """
     return torch.imag(x) if x.is_complex() else torch.zeros_like(x)
+
+
+_imag.complex_dtypes = frozenset({torch.complex64, torch.complex128})  # type: ignore[attr-defined]
+_imag.real_path = None  # type: ignore[attr-defined]
 
 
 def _int64_indices(take: Callable[..., Any]) -> Callable[..., Any]:
