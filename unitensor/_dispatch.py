@@ -1566,9 +1566,10 @@ def _check_result(x: Tensor, result: Tensor, func: str) -> None:
 
 def _check_writable(x: Tensor, func: str) -> None:
     """Refuse a write into read-only memory (an immutable owner rebinds instead)
-    and into numpy's read-only views (``broadcast_to``'s, on every owner).
+    and into numpy's read-only views (``broadcast_to``'s, on every owner: a
+    mutable owner's ``readonly`` says so too).
     """
-    if (not x._backend.IMMUTABLE and x.readonly) or _views.read_only(x):
+    if _views.read_only(x) if x._backend.IMMUTABLE else x.readonly:
         raise arg_error(ValueError, func, "self", "an array whose memory can be "
                         "written", "read-only memory")
 
