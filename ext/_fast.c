@@ -2315,7 +2315,7 @@ same_kind(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *torch_hook = NULL, *torch_kinds = NULL, *torch_view = NULL;
 #define MAX_TORCH_ARGS 8
 
-/* Tensor.__torch_function__(cls, func, types, args=(), kwargs=None): for a torch
+/* Tensor.__torch_function__(func, types, args=(), kwargs=None): for a torch
  * function that only reads, called with positional arguments (no keyword
  * arguments, no lists of Tensors), func on each Tensor's torch view, as the
  * Python hook (_native.torch_function) computes it; anything else is the Python
@@ -2329,14 +2329,14 @@ torch_function(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                         "torch_function(): set_torch_function() was not called");
         return NULL;
     }
-    PyObject *fargs = nargs > 3 ? args[3] : NULL, *fkwargs = nargs > 4 ? args[4] : NULL;
-    if (nargs < 4 || nargs > 5 || !PyTuple_CheckExact(fargs) ||
+    PyObject *fargs = nargs > 2 ? args[2] : NULL, *fkwargs = nargs > 3 ? args[3] : NULL;
+    if (nargs < 3 || nargs > 4 || !PyTuple_CheckExact(fargs) ||
         PyTuple_GET_SIZE(fargs) > MAX_TORCH_ARGS ||
         (fkwargs != NULL && fkwargs != Py_None &&
          !(PyDict_CheckExact(fkwargs) && PyDict_GET_SIZE(fkwargs) == 0))) {
         return PyObject_Vectorcall(torch_hook, args, nargs, NULL);
     }
-    PyObject *func = args[1];
+    PyObject *func = args[0];
     PyObject *kind = PyDict_GetItemWithError(torch_kinds, func);
     if (kind != zero) { /* not known to only read (or unhashable): Python's */
         PyErr_Clear();
@@ -2628,8 +2628,9 @@ static PyMethodDef module_methods[] = {
      "set_unfold(hook)\nhook(link) sets the steps and layout of a Link taken in "
      "C, from its key, when first read."},
     {"torch_function", (PyCFunction)(void (*)(void))torch_function, METH_FASTCALL,
-     "torch_function(cls, func, types, args=(), kwargs=None)\nTensor's "
-     "__torch_function__: a reading torch function of positional arguments on "
+     "torch_function(func, types, args=(), kwargs=None)\nTensor's "
+     "__torch_function__ (a plain function, no classmethod): a reading torch "
+     "function of positional arguments on "
      "each Tensor's torch view, in C; the rest through the Python hook."},
     {"set_torch_function", (PyCFunction)(void (*)(void))set_torch_function,
      METH_FASTCALL,

@@ -339,7 +339,7 @@ def test_torch_functions_of_positional_arguments_take_the_c_hook():
     calls = []
 
     def counted(*args):
-        calls.append(getattr(args[1], "__name__", args[1]))
+        calls.append(getattr(args[0], "__name__", args[0]))
         return _native.torch_function(*args)
     for func in (torch.sin, torch.add, torch.maximum, torch.reshape):
         _native._kinds.pop(func, None)  # unseen (other tests may have taught them)

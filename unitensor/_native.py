@@ -69,8 +69,7 @@ def _learn(func: Any) -> int:
     return kind
 
 
-def torch_function(cls: type, func: Any, types: Any, args: Any = (),
-                   kwargs: Any = None) -> Any:
+def torch_function(func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
     """``Tensor.__torch_function__``: ``func`` on each Tensor's torch view."""
     # (the common call, a reading function of positional arguments, is kept
     # short: torch's own dispatch to this hook already costs ~1.6 µs)
