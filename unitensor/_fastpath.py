@@ -113,7 +113,8 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
               if kind in ("unary", "binary", "call", "scalar") else None)
     if dtypes is not None:  # only some dtypes need func's fix (a real_path of
         # None: the other dtypes are the general path's)
-        table.setdefault(backend, Entry(func, backend.ARRAY, func.real_path, dtypes))
+        table.setdefault(backend, Entry(func, backend.ARRAY,
+                                        getattr(func, "real_path", None), dtypes))
     else:
         table.setdefault(backend, Entry(func, backend.ARRAY))
 
