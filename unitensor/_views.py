@@ -46,7 +46,7 @@ import operator
 import threading
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _fast
 from ._errors import arg_error
@@ -192,10 +192,8 @@ Layout = Callable[[], Any]  # a view's layout, made when first asked (Link.shape
 
 def _known_shape(x: Tensor) -> tuple[int, ...] | None:
     """``x``'s sizes, or None where one is unknown (dask's)."""
-    known = x.shape
-    if any(n is None for n in known):
-        return None
-    return tuple(int(n or 0) for n in known)
+    known = x.shape  # (the adapters' shape: a tuple of ints, None where unknown)
+    return None if None in known else cast("tuple[int, ...]", known)
 
 
 def _layout(x: Tensor) -> Layout | None:
