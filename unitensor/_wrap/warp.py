@@ -50,7 +50,7 @@ import warp as wp
 import warp._src.context as wp_context
 
 from .. import _convert, _core
-from .._backends.warp.interop import NATIVE_DTYPES, TO_WARP
+from .._backends.warp.interop import ITEMSIZES, NATIVE_DTYPES, TO_WARP
 from .._backends.warp.interop import alias as _alias
 from .._backends.warp.interop import view as _view
 from .._device import CPU_READABLE
@@ -209,7 +209,7 @@ def _seed(y: wp.array, ct: Any) -> None:
     elif (type(g) is wp.array and type(ct) is wp.array and g.device is _CPU
           and ct.device is _CPU and g.dtype is ct.dtype and g.shape == ct.shape
           and g.is_contiguous and ct.is_contiguous and g.size):
-        ctypes.memmove(g.ptr, ct.ptr, g.size * _ITEMSIZE[g.dtype])
+        ctypes.memmove(g.ptr, ct.ptr, g.size * ITEMSIZES[g.dtype])
     else:
         g.assign(ct)
 
@@ -391,7 +391,7 @@ def write(buffer: Any, src: Any) -> None:
     """
     if src.device.is_cpu:
         fill = getattr(buffer, "fill", None)
-        item = _ITEMSIZE.get(src.dtype)
+        item = ITEMSIZES.get(src.dtype)
         if (fill is not None and type(src) is wp.array and src.is_contiguous
                 and src.size and item is not None):
             fill(src.ptr, src.size * item)  # (~3 µs less than numpy's views)
@@ -510,7 +510,6 @@ _HOST = {k: d.dlpack[:2] for k, d in NATIVE_DTYPES.items() if d.name != "bfloat1
 # ... and its DLPack dtype, as a Buffer names it (the hand-overs)
 _DLPACK = {k: d.dlpack for k, d in NATIVE_DTYPES.items() if d.name != "bfloat16"}
 _HELD = frozenset(_DLPACK.values())
-_ITEMSIZE = {k: d.itemsize for k, d in NATIVE_DTYPES.items()}
 _CPU = wp.get_device("cpu")
 
 

@@ -368,7 +368,7 @@ def _componentwise(name: str) -> Callable[..., Any]:
                    or type(v) is complex for v in (x1, x2)):
             return native(x1, x2)
         (r1, i1), (r2, i2) = _parts(x1), _parts(x2)
-        return torch.complex(native(r1, r2), native(i1, i2))
+        return complex_of(native(r1, r2), native(i1, i2))
     return complex_only(fixed, native, _COMPLEX)
 
 

@@ -95,12 +95,12 @@ def _made_like(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...],
     array = _new(wp.array)
     if len(shape) == 1:  # (the common case inline: ~0.5 µs less a view)
         size = shape[0]
-        contiguous = strides[0] == _SIZES[dtype]
+        contiguous = strides[0] == ITEMSIZES[dtype]
     else:
         size = 1
         for n in shape:
             size *= n
-        contiguous = _contiguous(shape, strides, _SIZES[dtype])
+        contiguous = _contiguous(shape, strides, ITEMSIZES[dtype])
     array.__dict__.update(_ATTRIBUTES, dtype=dtype, ndim=len(shape), size=size,
                           capacity=capacity, shape=shape, strides=strides, ptr=ptr,
                           device=device, is_contiguous=contiguous)
@@ -139,7 +139,8 @@ _ATTRIBUTES = {k: v for k, v in _public_view(
     1, (1,), (4,), wp.float32, 4, wp.get_device("cpu")).__dict__.items()
     if k not in ("dtype", "ndim", "size", "capacity", "shape", "strides", "ptr",
                  "device", "is_contiguous")}
-_SIZES = {k: wp.types.type_size_in_bytes(k) for k in NATIVE_DTYPES}
+# each scalar dtype's size in bytes (a view's contiguity; the bridge's copies)
+ITEMSIZES = {k: wp.types.type_size_in_bytes(k) for k in NATIVE_DTYPES}
 _view = _checked_maker()
 _CPU = wp.get_device("cpu")
 
