@@ -61,6 +61,8 @@
 #include <numpy/arrayobject.h>
 
 #define MAX_NDIM 64
+/* Dimensions a Buffer holds inline; more take one allocation of their own. */
+#define INLINE_NDIM 6
 #define MAX_ALIGNMENT 4096
 #define DEFAULT_ALIGNMENT 64
 
@@ -184,13 +186,22 @@ typedef struct Buffer {
     int version_minor;
     PyObject *stream;   /* the CUDA array interface's stream, else None */
     PyObject *producer; /* CUDA: whose work a consumer's stream waits for, or None */
-    int64_t shape[MAX_NDIM];
-    int64_t strides[MAX_NDIM];         /* in elements */
-    Py_ssize_t view_shape[MAX_NDIM];   /* for the buffer protocol (rule 4) */
-    Py_ssize_t view_strides[MAX_NDIM]; /* in bytes */
+    /* ndim entries each, set by buffer_set_ndim(): in `dims` below, or for more
+     * than INLINE_NDIM dimensions in one PyMem block that shape points to. */
+    int64_t *shape;
+    int64_t *strides;         /* in elements */
+    Py_ssize_t *view_shape;   /* for the buffer protocol (rule 4) */
+    Py_ssize_t *view_strides; /* in bytes */
     PyObject *weakreflist;
     struct Buffer *live_prev, *live_next; /* rule 7 */
+    int64_t dims[4 * INLINE_NDIM];
 } Buffer;
+
+/* A Buffer fits Python's small-object allocator (requests of 512 bytes at most,
+ * the GC's header included): made and freed there in a tenth of what malloc
+ * takes for the 2 KB that 64 inline dimensions would need. */
+_Static_assert(sizeof(Buffer) + 16 <= 512, "a Buffer fits pymalloc's small blocks");
+_Static_assert(sizeof(Py_ssize_t) == sizeof(int64_t), "view arrays share dims");
 
 /* One export: the managed tensor handed to one consumer (rule 3). */
 typedef struct {
@@ -720,6 +731,10 @@ buffer_new(Source source)
     b->data = NULL;
     b->byte_offset = 0;
     b->ndim = 0;
+    b->shape = b->dims;
+    b->strides = b->dims + INLINE_NDIM;
+    b->view_shape = (Py_ssize_t *)(b->dims + 2 * INLINE_NDIM);
+    b->view_strides = (Py_ssize_t *)(b->dims + 3 * INLINE_NDIM);
     b->dtype = (DLDataType){kDLFloat, 64, 1};
     b->device = (DLDevice){kDLCPU, 0};
     b->readonly = false;
@@ -738,6 +753,27 @@ buffer_new(Source source)
     stats.buffers_alive++;
     PyObject_GC_Track(b);
     return b;
+}
+
+/* Give b room for ndim dimensions (0 <= ndim <= MAX_NDIM, checked by the
+ * caller) and set its ndim; -1 with a MemoryError. Called once per Buffer,
+ * before any dimension is written. */
+static int
+buffer_set_ndim(Buffer *b, int ndim)
+{
+    if (ndim > INLINE_NDIM) {
+        int64_t *dims = PyMem_Malloc(4 * sizeof(int64_t) * (size_t)ndim);
+        if (dims == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->shape = dims;
+        b->strides = dims + ndim;
+        b->view_shape = (Py_ssize_t *)(dims + 2 * ndim);
+        b->view_strides = (Py_ssize_t *)(dims + 3 * ndim);
+    }
+    b->ndim = ndim;
+    return 0;
 }
 
 /* Rule 1: gives back whatever source the Buffer owns; from dealloc only. */
@@ -811,6 +847,9 @@ buffer_dealloc(Buffer *b)
     Py_CLEAR(b->stream);
     Py_CLEAR(b->producer);
     stats.buffers_alive--;
+    if (b->shape != b->dims) {
+        PyMem_Free(b->shape);
+    }
     PyObject_GC_Del(b);
 }
 
@@ -856,7 +895,9 @@ load_dltensor(Buffer *b, const DLTensor *t, const char *func)
                   "NULL shape with ndim=%d", (int)t->ndim);
         return -1;
     }
-    b->ndim = t->ndim;
+    if (buffer_set_ndim(b, t->ndim) < 0) {
+        return -1;
+    }
     b->dtype = t->dtype;
     b->device = t->device;
     /* CPU memory is one device, id 0. JAX's virtual CPU devices
@@ -1167,16 +1208,17 @@ import_interface(PyObject *obj, Source source, DLDevice device,
     if (parse_data(data, &pointer, &readonly, func) < 0) {
         goto done;
     }
-    int ndim = int_tuple(shape, b->shape, func, "shape");
-    if (ndim < 0) {
+    int64_t dims[MAX_NDIM];
+    int ndim = int_tuple(shape, dims, func, "shape");
+    if (ndim < 0 || buffer_set_ndim(b, ndim) < 0) {
         goto done;
     }
-    b->ndim = ndim;
+    memcpy(b->shape, dims, sizeof(int64_t) * (size_t)ndim);
     if (strides == NULL || strides == Py_None) {
         compact_strides(b, b->strides);
     }
     else {
-        int n = int_tuple(strides, b->strides, func, "strides");
+        int n = int_tuple(strides, dims, func, "strides");
         if (n >= 0 && n != ndim) {
             arg_error(PyExc_BufferError, func, "strides", "one stride per dimension",
                       "%R for shape %R", strides, shape);
@@ -1184,6 +1226,7 @@ import_interface(PyObject *obj, Source source, DLDevice device,
         if (n != ndim) {
             goto done;
         }
+        memcpy(b->strides, dims, sizeof(int64_t) * (size_t)ndim);
         int64_t itemsize = itemsize_of(b);
         for (int i = 0; i < ndim; i++) {
             if (b->shape[i] <= 1) {
@@ -1363,7 +1406,9 @@ from_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         }
         goto done;
     }
-    b->ndim = v->ndim;
+    if (buffer_set_ndim(b, v->ndim) < 0) {
+        goto done;
+    }
     for (int i = 0; i < v->ndim; i++) {
         b->shape[i] = v->shape != NULL ? v->shape[i] : v->len / v->itemsize;
     }
@@ -1425,7 +1470,9 @@ owned_buffer(int ndim, const int64_t *shape, DLDataType dtype, size_t alignment,
     if (b == NULL) {
         goto done;
     }
-    b->ndim = ndim;
+    if (buffer_set_ndim(b, ndim) < 0) {
+        goto done;
+    }
     b->dtype = dtype;
     memcpy(b->shape, shape, sizeof(int64_t) * (size_t)ndim);
     compact_strides(b, b->strides);

@@ -11,6 +11,7 @@ import array
 import ctypes
 import datetime
 import gc
+import math
 import random
 import re
 import sys
@@ -1340,3 +1341,34 @@ def test_exposed_tells_whether_a_live_buffer_spans_a_range():
     assert not _core.exposed(start, a.nbytes)  # dead Buffers are off the list
     with pytest.raises(TypeError):
         _core.exposed(start)
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 6, 7, 12, 64])
+@pytest.mark.parametrize("route", [
+    "capsule", "array_interface", "buffer", "empty", "copy"])
+def test_every_rank_round_trips_through_every_importer(route, ndim):
+    """A Buffer keeps up to a few dimensions inline and more in a block of
+    their own: each importer writes every dimension, and each reader gets them
+    back, on both sides of that limit."""
+    shape = tuple(2 if i < 3 else 1 for i in range(ndim))
+    # strided where there is an axis: every other row of a larger array
+    whole = np.arange(2 * math.prod(shape), dtype=np.float64)
+    data = whole.reshape((2 * shape[0], *shape[1:]))[::2] if ndim else whole[0, ...]
+    if route == "capsule":
+        buf = _core.from_capsule(data.__dlpack__())
+    elif route == "array_interface":
+        buf = _core.from_array_interface(data)
+    elif route == "buffer":
+        buf = _core.from_buffer(data)
+    elif route == "empty":
+        buf = _core.empty(shape, 2, 64)
+        np.from_dlpack(buf)[...] = data
+    else:
+        buf = _core.from_capsule(data.__dlpack__()).copy()
+    assert buf.ndim == ndim
+    assert buf.shape == shape
+    out = np.from_dlpack(buf)
+    np.testing.assert_array_equal(out, data)
+    assert np.asarray(memoryview(buf)).shape == shape
+    np.testing.assert_array_equal(np.asarray(memoryview(buf)), data)
+    assert buf.__array_interface__["shape"] == shape
