@@ -1163,7 +1163,18 @@ array_dtype(TypeEntryObject *seen, PyObject *obj)
     if (seen->dtype_method == NULL) {
         return attribute(obj, str_dtype);
     }
-    PyObject *code = PyObject_VectorcallMethod(seen->dtype_method, &obj, 1, NULL);
+    /* The type's own method called with obj as self: binding it first (what
+     * a method call does, TensorFlow's class having a __getattr__) would cost
+     * two thirds of this. Anything else there, or in obj's own dict, is
+     * called as Python calls it. */
+    PyObject *method = _PyType_Lookup(Py_TYPE(obj), seen->dtype_method); /* borrowed */
+    PyObject **dict = _PyObject_GetDictPtr(obj);
+    PyObject *code =
+        method != NULL && Py_IS_TYPE(method, &PyMethodDescr_Type) &&
+                (dict == NULL || *dict == NULL ||
+                 PyDict_GetItemWithError(*dict, seen->dtype_method) == NULL)
+            ? PyObject_Vectorcall(method, &obj, 1, NULL)
+            : PyObject_VectorcallMethod(seen->dtype_method, &obj, 1, NULL);
     if (code == NULL) {
         return NULL;
     }
