@@ -2136,29 +2136,54 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return hand_over_recorded(api, b, table);
 }
 
-/* exchange_lend(export, array_type, lent, obj): the route from an immutable
- * framework (jax, TensorFlow) to one without read-only arrays (torch), in one
- * call: obj's memory as its adapter exports it (export(obj), a read-only
- * Buffer), handed to array_type's framework through its exchange import and
- * recorded in `lent` (exchange_export's record). None where it does not apply
- * and the general path decides: the export or the import refused (an
- * Exception), memory off the CPU, a negative stride. */
+/* Whether unitensor's AliasWarning (read-only memory handed to a framework
+ * that cannot mark it so) was given in this process: it is given once.
+ * unitensor._errors.warn_read_only_alias reads and sets it; exchange_lend reads
+ * it, so that a hand-over calls no Python once it was given. */
+static bool alias_warned = false;
+
+static PyObject *
+get_alias_warned(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    return PyBool_FromLong(alias_warned);
+}
+
+static PyObject *
+set_alias_warned(PyObject *module, PyObject *flag)
+{
+    int value = PyObject_IsTrue(flag);
+    if (value < 0) {
+        return NULL;
+    }
+    alias_warned = value;
+    Py_RETURN_NONE;
+}
+
+/* exchange_lend(export, array_type, lent, warn, obj): the route from an
+ * immutable framework (jax, TensorFlow) to one without read-only arrays
+ * (torch), in one call: obj's memory as its adapter exports it (export(obj), a
+ * read-only Buffer), handed to array_type's framework through its exchange
+ * import and recorded in `lent` (exchange_export's record); warn() is called
+ * after a hand-over while the alias warning was not given. None where it does
+ * not apply and the general path decides: the export or the import refused (an
+ * Exception), memory off the CPU, a negative stride. warn()'s exception (the
+ * warning raised as an error) is raised, and the array is dropped. */
 static PyObject *
 exchange_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char func[] = "exchange_lend";
-    if (nargs != 4 || !PyCallable_Check(args[0]) || !PyType_Check(args[1]) ||
-        !PyDict_CheckExact(args[2])) {
+    if (nargs != 5 || !PyCallable_Check(args[0]) || !PyType_Check(args[1]) ||
+        !PyDict_CheckExact(args[2]) || !PyCallable_Check(args[3])) {
         return arg_error(PyExc_TypeError, func, "args",
-                         "(export, array_type, lent, obj): a callable, an array "
-                         "type, a dict, an array",
+                         "(export, array_type, lent, warn, obj): a callable, an "
+                         "array type, a dict, a callable, an array",
                          "%zd arguments", nargs);
     }
     const DLPackExchangeAPI *api = exchange_api((PyTypeObject *)args[1], func, "type");
     if (api == NULL) {
         return NULL;
     }
-    PyObject *exported = PyObject_CallOneArg(args[0], args[3]);
+    PyObject *exported = PyObject_CallOneArg(args[0], args[4]);
     if (exported == NULL) {
         return none_for_exceptions();
     }
@@ -2175,6 +2200,13 @@ exchange_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         array = hand_over_recorded(api, b, args[2]);
         if (array == NULL) {
             array = none_for_exceptions();
+        }
+        else if (!alias_warned) {
+            PyObject *warned = PyObject_CallNoArgs(args[3]);
+            Py_XDECREF(warned);
+            if (warned == NULL) {
+                Py_CLEAR(array);
+            }
         }
     }
     else {
@@ -3529,9 +3561,14 @@ static PyMethodDef module_methods[] = {
      "memory only with lent, a dict: its address counted there (table[address]) "
      "until the framework frees the array's memory."},
     {"exchange_lend", (PyCFunction)(void (*)(void))exchange_lend, METH_FASTCALL,
-     "exchange_lend(export, array_type, lent, obj)\nobj's memory, as export(obj) "
-     "gives it read-only, as an array of array_type's framework through its exchange "
-     "API, recorded in lent; None where that does not apply."},
+     "exchange_lend(export, array_type, lent, warn, obj)\nobj's memory, as "
+     "export(obj) gives it read-only, as an array of array_type's framework through "
+     "its exchange API, recorded in lent, warn() called while the alias warning was "
+     "not given; None where that does not apply."},
+    {"alias_warned", (PyCFunction)get_alias_warned, METH_NOARGS,
+     "alias_warned()\nWhether the AliasWarning was given in this process."},
+    {"set_alias_warned", (PyCFunction)set_alias_warned, METH_O,
+     "set_alias_warned(flag)\nRecord whether the AliasWarning was given."},
     {"immutable_export", (PyCFunction)(void (*)(void))immutable_export, METH_FASTCALL,
      "immutable_export(capsule_of, obj)\nimmutable_from_capsule(capsule_of(obj))."},
     {"immutable_from_capsule", (PyCFunction)immutable_from_capsule, METH_O,

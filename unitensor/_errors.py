@@ -15,6 +15,8 @@ import warnings
 from types import FrameType
 from typing import TypeVar
 
+from . import _core
+
 _E = TypeVar("_E", bound=Exception)
 
 # The exception types the standard (and numpy) raise for bad input; every error
@@ -105,13 +107,11 @@ def _package(frame: FrameType) -> str:
     return name.partition(".")[0] if isinstance(name, str) else ""
 
 
-_alias_warned = False
-
-
 def warn_read_only_alias(func: str, framework: str) -> None:
-    """Warn with :class:`AliasWarning`, the first time in the process only."""
-    global _alias_warned
-    if _alias_warned:
+    """Warn with :class:`AliasWarning`, the first time in the process only
+    (the flag is the C extension's: its hand-overs call this while it is not set).
+    """
+    if _core.alias_warned():
         return
     warnings.warn(f"{func}(): read-only memory handed to {framework}, which cannot "
                   "mark it read-only: the view aliases it (as from_dlpack does), and "
@@ -121,7 +121,7 @@ def warn_read_only_alias(func: str, framework: str) -> None:
     # Marked once given: a warning raised as an error (a filter) is raised again
     # by the next such conversion, also where a fast path's retry repeats this
     # one, and never lost.
-    _alias_warned = True
+    _core.set_alias_warned(True)
 
 
 def describe(obj: object) -> str:

@@ -398,11 +398,23 @@ def _immutable_arrays(source):
     return tf.reshape(tf.range(12.0), (3, 4)), lambda n: tf.range(float(n))
 
 
+def _quiet() -> None:
+    """A hand-over's warn() that gives no warning."""
+
+
+@pytest.fixture
+def alias_unwarned():
+    """The process's alias warning not given yet, and as it was afterwards."""
+    given = _core.alias_warned()
+    _core.set_alias_warned(False)
+    yield
+    _core.set_alias_warned(given)
+
+
 @requires_exchange
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])
 def test_torch_takes_immutable_memory_by_its_route_warned_and_known_read_only(
-        monkeypatch, source):
-    from unitensor import _errors
+        alias_unwarned, source):
     a, arange = _immutable_arrays(source)
     ut.asarray(a).numpy()  # the source's adapter loaded, as a Tensor's would be
     route = TORCH.ROUTES[source]
@@ -411,7 +423,7 @@ def test_torch_takes_immutable_memory_by_its_route_warned_and_known_read_only(
     assert t.data_ptr() == _address(a)  # TF's own memory, no Buffer in between
     assert ut.asarray(t).readonly  # remembered as lent: read-only when it comes back
     x = ut.asarray(a)
-    monkeypatch.setattr(_errors, "_alias_warned", False)
+    _core.set_alias_warned(False)
     with pytest.warns(ut.AliasWarning, match="read-only memory handed to torch"):
         v = x.torch()
     assert v is x.torch()  # cached, as a view is
@@ -419,7 +431,7 @@ def test_torch_takes_immutable_memory_by_its_route_warned_and_known_read_only(
     np.testing.assert_array_equal(v.numpy(), np.asarray(a))
     # an operand only read takes the general path: no warning, nothing cached
     y = ut.asarray(arange(3))
-    monkeypatch.setattr(_errors, "_alias_warned", False)
+    _core.set_alias_warned(False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ut.add(ut.asarray(torch.ones(3)), y).numpy().tolist() == [1.0, 2.0, 3.0]
@@ -429,12 +441,10 @@ def test_torch_takes_immutable_memory_by_its_route_warned_and_known_read_only(
 @requires_exchange
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])
 def test_the_alias_warning_as_an_error_is_raised_by_every_such_hand_over(
-        monkeypatch, source):
+        alias_unwarned, source):
     """A fast path retries a route that raised on the general path, which takes
     the route again: the warning, raised as an error, must not be lost there."""
-    from unitensor import _errors
     a, _ = _immutable_arrays(source)
-    monkeypatch.setattr(_errors, "_alias_warned", False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for _ in range(2):
@@ -442,7 +452,7 @@ def test_the_alias_warning_as_an_error_is_raised_by_every_such_hand_over(
                 ut.asarray(a).torch()
     with pytest.warns(ut.AliasWarning):
         ut.asarray(a).torch()
-    assert _errors._alias_warned
+    assert _core.alias_warned()
 
 
 @pytest.mark.parametrize("source", ["tensorflow", "jax"])
@@ -553,7 +563,7 @@ def test_exchange_lend_hands_an_immutable_export_to_torch_recorded():
 
     def export(x):
         return _core.immutable_from_capsule(x.__dlpack__(max_version=(1, 0)))
-    t = _core.exchange_lend(export, torch.Tensor, table, a)
+    t = _core.exchange_lend(export, torch.Tensor, table, _quiet, a)
     assert t.data_ptr() == a.ctypes.data  # the same memory, not a copy
     assert table == {a.ctypes.data: 1}
     del t
@@ -567,27 +577,65 @@ def test_exchange_lend_leaves_what_it_cannot_lend_to_the_general_path():
 
     def refused(x):
         raise ValueError("a tracer has no memory")
-    assert _core.exchange_lend(refused, torch.Tensor, {}, np.zeros(3)) is None
+    assert _core.exchange_lend(refused, torch.Tensor, {}, _quiet, np.zeros(3)) is None
 
     def interrupted(x):
         raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):  # not an Exception: it goes on up
-        _core.exchange_lend(interrupted, torch.Tensor, {}, np.zeros(3))
+        _core.exchange_lend(interrupted, torch.Tensor, {}, _quiet, np.zeros(3))
     # writable memory is not an immutable framework's: not lent
-    assert _core.exchange_lend(NUMPY.export, torch.Tensor, {}, np.zeros(3)) is None
+    writable = np.zeros(3)
+    assert _core.exchange_lend(NUMPY.export, torch.Tensor, {}, _quiet, writable) is None
     backwards = np.arange(4.0)[::-1]
     backwards.flags.writeable = False
     table: dict = {}
-    assert _core.exchange_lend(NUMPY.export, torch.Tensor, table, backwards) is None
+    assert _core.exchange_lend(NUMPY.export, torch.Tensor, table, _quiet,
+                                backwards) is None
     assert table == {}
     gc.collect()
     assert _core.stats()["exported_alive"] == alive
     with pytest.raises(TypeError, match="export: expected a function returning a "
                        "Buffer"):
-        _core.exchange_lend(lambda x: x, torch.Tensor, {}, np.zeros(3))
+        _core.exchange_lend(lambda x: x, torch.Tensor, {}, _quiet, np.zeros(3))
     with pytest.raises(TypeError, match=r"args: expected \(export, array_type, "
-                       r"lent, obj\)"):
-        _core.exchange_lend(NUMPY.export, torch.Tensor, [], np.zeros(3))
+                       r"lent, warn, obj\)"):
+        _core.exchange_lend(NUMPY.export, torch.Tensor, [], _quiet, np.zeros(3))
+    with pytest.raises(TypeError, match=r"args: expected \(export, array_type, "
+                       r"lent, warn, obj\)"):
+        _core.exchange_lend(NUMPY.export, torch.Tensor, {}, np.zeros(3))
+
+
+@requires_exchange
+def test_exchange_lend_warns_until_the_warning_was_given(alias_unwarned):
+    """The hand-over calls warn() while the process has not given the alias
+    warning; a warn() that raises (a filter making it an error) drops the array
+    it would have handed out, and nothing of it stays lent."""
+    a = np.arange(6.0)
+    a.flags.writeable = False
+    table: dict = {}
+    calls = []
+
+    def export(x):
+        return _core.immutable_from_capsule(x.__dlpack__(max_version=(1, 0)))
+
+    def refuse():
+        calls.append("refused")
+        raise ut.AliasWarning("as an error")
+    alive = _core.stats()["exported_alive"]
+    with pytest.raises(ut.AliasWarning, match="as an error"):
+        _core.exchange_lend(export, torch.Tensor, table, refuse, a)
+    gc.collect()
+    assert table == {}
+    assert _core.stats()["exported_alive"] == alive
+    t = _core.exchange_lend(export, torch.Tensor, table,
+                            lambda: calls.append("warned"), a)
+    assert t.data_ptr() == a.ctypes.data
+    assert calls == ["refused", "warned"]  # not given yet: warn() is called each time
+    _core.set_alias_warned(True)
+    u = _core.exchange_lend(export, torch.Tensor, table, refuse, a)
+    assert u.data_ptr() == a.ctypes.data
+    assert calls == ["refused", "warned"]
+    assert table == {a.ctypes.data: 2}
 
 
 def test_immutable_from_capsule_marks_the_buffer_read_only():

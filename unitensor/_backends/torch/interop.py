@@ -142,16 +142,18 @@ def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
     export or the import is refused, for memory off the CPU (CUDA stream order
     is the general path's) and for torch without the exchange API: the general
     path decides. A hand-over only (``lends_read_only``): an operand only read
-    takes the general path, which neither warns nor caches such an alias.
+    takes the general path, which neither warns nor caches such an alias. Its
+    first call (``source`` is loaded then: ``x`` is one of its Tensors' arrays)
+    puts the one C call itself in ROUTES, bound to the adapter's export: no
+    Python frame after (the export, its checks, the hand-over, the record, and
+    the warning while it was not given).
     """
     def route(x: Any) -> torch.Tensor | None:
-        # (one C call: the export, its checks, the hand-over and the record;
-        # any refusal of the export or of torch's import is None)
-        t = _core.exchange_lend(_loaded[source].export, torch.Tensor,
-                                _LENT_READ_ONLY, x)
-        if t is not None:
-            warn_read_only_alias("torch", "torch")
-        return t
+        direct = ROUTES[source] = functools.partial(
+            _core.exchange_lend, _loaded[source].export, torch.Tensor, _LENT_READ_ONLY,
+            functools.partial(warn_read_only_alias, "torch", "torch"))
+        direct.lends_read_only = True  # type: ignore[attr-defined]
+        return direct(x)
     route.lends_read_only = True  # type: ignore[attr-defined]
     return route
 
