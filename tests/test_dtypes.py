@@ -147,6 +147,36 @@ def test_a_python_scalar_of_a_higher_kind_is_the_default_dtype_of_its_kind(owner
         i += 0.5
 
 
+def test_a_python_bool_beside_a_numeric_array_is_the_int_it_equals(owner):
+    # float32_x + True: numpy, torch, jax and dask gave float32 x + 1;
+    # TensorFlow and array_api_strict refused the bool (the standard leaves it
+    # open); one rule, numpy's: a weak 1 or 0 (docs/namespace.md)
+    def program(o):
+        f = _on(o, [0.5, 1.0, 2.5], np.float32)
+        i = _on(o, [1, 2, 3], np.int8)
+        c = _on(o, [1 + 1j, 2, 0], np.complex64)
+        b = _on(o, [True, False, True], np.bool_)
+        out = [f + True, True + f, i * False, c - True, ut.maximum(i, True),
+               f == True, i > False, ut.where(b, f, True),  # noqa: E712
+               ut.bitwise_and(i, True), ut.add(b, True), ut.pow(i, True)]
+        g = ut.asarray(f, copy=True)
+        g += True  # keeps float32
+        j = ut.asarray(i, copy=True)
+        j -= False
+        return [*out, g, j]
+
+    want = program("numpy")
+    for _ in range(2):  # the second time by the fast paths learned the first
+        got = program(owner)
+        assert [t.dtype for t in got] == [t.dtype for t in want] == [
+            ut.float32, ut.float32, ut.int8, ut.complex64, ut.int8, ut.bool, ut.bool,
+            ut.float32, ut.int8, ut.bool, ut.int8, ut.float32, ut.int8]
+        assert [t.owner for t in got] == [owner] * len(got)
+        assert [_values(t) for t in got] == [_values(t) for t in want]
+    assert ut.result_type(ut.float32, True) is ut.float32
+    assert ut.result_type(_on(owner, [1], np.int16), False) is ut.int16
+
+
 def test_numpy_scalars_in_scalar_parameters_are_the_python_scalars_they_hold(owner):
     # where's operands as the operators read them (np.float64 is a Python float);
     # clip's bounds, full's fill_value, arange's and linspace's bounds take any

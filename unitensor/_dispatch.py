@@ -455,6 +455,7 @@ def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
             return args
     found: list[tuple[int, int | None, Tensor]] = []  # (position, index, tensor)
     scalar = -1  # the highest kind of a Python scalar among the operands
+    bools = False  # whether a Python bool is one of them
     for position in positions:
         if position >= len(args):
             continue
@@ -466,12 +467,15 @@ def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
                 rank = _SCALAR_RANK.get(type(item))
                 if rank is not None:
                     scalar = max(scalar, rank)
+                    bools = bools or rank == 0
                     continue
                 if _native_backend(item) is None:
                     continue
                 item = _convert.asarray(item)
             found.append((position, i if in_sequence else None, item))
     ranks = {_rank(t) for _, _, t in found}  # (no dtype read: the common case)
+    if bools and ranks and max(ranks) > 0:
+        args = _bools_as_ints(args, positions)
     if ranks and scalar > max(ranks) and max(ranks) < 2 and not (
             scalar >= 2 and name.startswith("bitwise_")):  # bitwise: no floats
         target = _default_dtype(backend, found[0][2], _DEFAULT_KIND[scalar])
@@ -492,6 +496,27 @@ def _one_kind(name: str, args: tuple[Any, ...], positions: tuple[int, ...],
                 items = list(new[position])
                 items[index] = cast
                 new[position] = type(args[position])(items)
+    return tuple(new)
+
+
+def _bools_as_ints(args: tuple[Any, ...],
+                   positions: tuple[int, ...]) -> tuple[Any, ...]:
+    """``args`` with each Python bool operand at ``positions`` as the int it
+    equals. Beside an array of a higher kind, which the standard leaves open,
+    numpy takes ``True`` as the weak scalar 1 (``float32_x + True`` is float32
+    ``x + 1``); TensorFlow and array_api_strict refuse a bool there, and every
+    owner takes the int.
+    """
+    new = list(args)
+    for position in positions:
+        if position >= len(args):
+            continue
+        value = args[position]
+        if type(value) is bool:
+            new[position] = int(value)
+        elif type(value) in (list, tuple) and any(type(v) is bool for v in value):
+            new[position] = type(value)(int(v) if type(v) is bool else v
+                                        for v in value)
     return tuple(new)
 
 

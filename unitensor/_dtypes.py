@@ -145,12 +145,13 @@ def with_scalar(dtype: DType, scalar: bool | int | float | complex,
     """The dtype of an array of ``dtype`` combined with a Python scalar.
 
     The scalar takes the array's dtype where their kinds agree (a complex scalar
-    makes a real floating array complex); TypeError where they do not, and
+    makes a real floating array complex), and a bool takes any (numpy's weak 1
+    or 0; the standard leaves it open); TypeError where they do not, and
     OverflowError for an int outside an integer dtype's range.
     """
     kind = dtype.kind
     if isinstance(scalar, bool):
-        fits = kind == "bool"
+        fits = True
     elif isinstance(scalar, int):
         fits = kind != "bool"
         check_int(dtype, scalar, func, arg)
