@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import os
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -227,6 +228,29 @@ def test_numpy_s_read_only_views_are_read_only_views_on_every_owner(owner, name)
                  [[0, 1, 2], [3, 4, 5]], "linalg.diagonal": [1, 5]}[name]
     np.testing.assert_array_equal(values(v)[0] if v.ndim == 3 else values(v),
                                   reference)
+
+
+@pytest.mark.parametrize("name", list(_READ_ONLY_VIEWS))
+def test_a_read_only_view_of_memory_lent_to_torch_teaches_no_untied_fast_path(name):
+    """torch's read-only view of memory lent to it read-only (numpy's, here)
+    needs no tie: it is read-only already. A fast path learned from it must not
+    then give the views of writable torch tensors untied: their writes reached
+    x (x[0, 0] became 9)."""
+    fresh = ut.asarray(np.arange(6.0).reshape(2, 3))
+    fresh._native.flags.writeable = False
+    with warnings.catch_warnings():  # (aliased: warned once per process)
+        warnings.simplefilter("ignore", ut.AliasWarning)
+        lent = ut.asarray(fresh.torch())
+    assert lent.owner == "torch"
+    assert lent.readonly
+    assert _READ_ONLY_VIEWS[name](lent).readonly
+    x = tensor("torch", np.arange(6.0).reshape(2, 3))
+    for _ in range(2):
+        v = _READ_ONLY_VIEWS[name](x)
+        assert v.readonly
+        with pytest.raises(ValueError, match="read-only memory"):
+            v[0, ...] = 9.0
+    np.testing.assert_array_equal(values(x), np.arange(6.0).reshape(2, 3))
 
 
 @pytest.mark.parametrize("owner", OWNERS)

@@ -426,7 +426,8 @@ def _run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
                                  implementation)
         # x run by its own owner: what a fast path repeats (x1, x2 of two owners
         # too: C takes them where x2's array for x1's owner is cached)
-        learn(name, backend, func)
+        if _views.learnable(name, anchor):
+            learn(name, backend, func)
     return _as_tensors(backend, result, name)
 
 

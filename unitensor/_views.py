@@ -361,6 +361,16 @@ def ties(name: str, x: Tensor, result: Any, backend: Adapter) -> bool:
     return False
 
 
+def learnable(name: str, x: Tensor) -> bool:
+    """Whether a fast path may repeat ``name`` on ``x``'s owner, untied, for
+    every array, having run it on ``x`` without a tie (``ties`` said no). Not
+    where ``x`` being read-only is what made the tie needless (memory lent
+    read-only to torch: its ``broadcast_to`` is read-only already), so that the
+    results of writable arrays stay tied.
+    """
+    return not (x.readonly and (name in READ_ONLY or name in PARTS))
+
+
 def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
            result: Any, backend: Adapter, lookup: Lookup) -> Any:
     """The result of view function ``name`` on ``x`` (args: the native arguments
