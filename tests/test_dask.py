@@ -1434,3 +1434,15 @@ def test_in_place_fixed_operations_on_a_masked_selection_stay_lazy():
     s %= 7.0
     assert s.shape == (None,)
     np.testing.assert_array_equal(np.asarray(s), [0.0, 5.0, 3.0])  # numpy's
+
+
+def test_an_empty_array_of_several_chunks_reshapes_as_numpy_does():
+    # dask's own reshape raised TypeError (reduce() of empty iterable) for an
+    # empty array chunked along an axis: the empty diagonal of a chunked stack
+    chunked = da.zeros((1, 4, 0), chunks=((1,), (2, 2), (0,)))
+    x = ut.asarray(chunked)
+    for shape in ((-1,), (2, 0, 2), (0, 4)):
+        got = ut.reshape(x, shape)
+        assert got.owner == "dask"
+        assert got.shape == np.zeros((1, 4, 0)).reshape(shape).shape
+        assert got.numpy().size == 0

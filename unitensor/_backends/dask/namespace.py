@@ -531,8 +531,13 @@ def _reshape(x: da.Array, /, shape: tuple[int, ...], *,
              copy: bool | None = None) -> da.Array:
     """dask's arrays never change: ``copy`` asks nothing of dask (whether the
     result is a view of ``x`` is _views.py's decision; array-api-compat's
-    ``copy=False`` set a dask array's shape, which dask refuses).
+    ``copy=False`` set a dask array's shape, which dask refuses). An empty array
+    is one chunk first: dask's reshape of an empty array of several chunks
+    along an axis (``diagonal``'s of a chunked array) raised a TypeError of its
+    own (``reduce() of empty iterable``; dask 2026.8) where numpy reshapes it.
     """
+    if 0 in x.shape:  # (known sizes only: NaN is no 0)
+        x = x.rechunk(-1)
     return compat.reshape(x, shape)
 
 
