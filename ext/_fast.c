@@ -525,6 +525,10 @@ typedef struct {
     PyObject *real_func;      /* NULL: func for every dtype, or the slow path */
     PyObject *complex_dtypes; /* a set or frozenset, or NULL: func for every dtype */
     PyObject *last_real;      /* the last dtype found not in complex_dtypes, or NULL */
+    /* UNARY, CALL: tie(x, args, kwargs, result) -> what the call returns, for a
+     * function whose result is a view in numpy (unitensor/_views.py ties it to
+     * x's base); NULL: the result as it is. */
+    PyObject *tie;
 } EntryObject;
 
 static PyTypeObject EntryType;
@@ -532,12 +536,17 @@ static PyTypeObject EntryType;
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *keywords[] = {"func", "array_type", "real_func", "complex_dtypes",
-                               NULL};
+    static char *keywords[] = {"func",           "array_type", "real_func",
+                               "complex_dtypes", "tie",        NULL};
     PyObject *func, *array_type, *real_func = Py_None, *complex_dtypes = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO:Entry", keywords, &func,
-                                     &array_type, &real_func, &complex_dtypes)) {
+    PyObject *tie = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO$O:Entry", keywords, &func,
+                                     &array_type, &real_func, &complex_dtypes, &tie)) {
         return NULL;
+    }
+    if (tie != Py_None && !PyCallable_Check(tie)) {
+        return PyErr_Format(PyExc_TypeError,
+                            "Entry(): tie: expected None or a callable, got %R", tie);
     }
     if (!PyCallable_Check(func)) {
         return PyErr_Format(PyExc_TypeError,
@@ -574,6 +583,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     e->array_type = Py_NewRef(array_type);
     e->real_func = real_func == Py_None ? NULL : Py_NewRef(real_func);
     e->complex_dtypes = complex_dtypes == Py_None ? NULL : Py_NewRef(complex_dtypes);
+    e->tie = tie == Py_None ? NULL : Py_NewRef(tie);
     return (PyObject *)e;
 }
 
@@ -585,6 +595,7 @@ entry_traverse(EntryObject *e, visitproc visit, void *arg)
     Py_VISIT(e->real_func);
     Py_VISIT(e->complex_dtypes);
     Py_VISIT(e->last_real);
+    Py_VISIT(e->tie);
     return 0;
 }
 
@@ -596,6 +607,7 @@ entry_clear(EntryObject *e)
     Py_CLEAR(e->real_func);
     Py_CLEAR(e->complex_dtypes);
     Py_CLEAR(e->last_real);
+    Py_CLEAR(e->tie);
     return 0;
 }
 
@@ -630,6 +642,9 @@ static PyMemberDef entry_members[] = {
      "(with complex_dtypes: the slow path for them)."},
     {"complex_dtypes", T_OBJECT, offsetof(EntryObject, complex_dtypes), READONLY,
      "The dtype objects that need func, or None (func for every dtype)."},
+    {"tie", T_OBJECT, offsetof(EntryObject, tie), READONLY,
+     "UNARY, CALL: tie(x, args, kwargs, result), what makes the result of a view "
+     "function a view of x's base, or None."},
     {NULL},
 };
 
@@ -1317,6 +1332,36 @@ row_function(EntryObject *e, TensorObject *x)
     return fixed ? e->func : e->real_func;
 }
 
+/* The result of a fast call as its row gives it back: the row's tie(x, args,
+ * kwargs, result), for a function whose result is a view in numpy (args: the
+ * positional arguments after x; the keywords after them: n_kept values, named
+ * by names), else result itself. Steals result; NULL passes through. */
+static PyObject *
+tied(EntryObject *seen, TensorObject *x, PyObject *const *args, Py_ssize_t nargs,
+     PyObject *const *names, Py_ssize_t n_kept, PyObject *result)
+{
+    if (result == NULL || seen->tie == NULL) {
+        return result;
+    }
+    PyObject *positional = PyTuple_New(nargs), *keywords = PyDict_New();
+    int failed = positional == NULL || keywords == NULL;
+    for (Py_ssize_t i = 0; !failed && i < nargs; i++) {
+        PyTuple_SET_ITEM(positional, i, Py_NewRef(args[i]));
+    }
+    for (Py_ssize_t i = 0; !failed && i < n_kept; i++) {
+        failed = PyDict_SetItem(keywords, names[i], args[nargs + i]) < 0;
+    }
+    PyObject *out = NULL;
+    if (!failed) {
+        PyObject *call_args[4] = {(PyObject *)x, positional, keywords, result};
+        out = PyObject_Vectorcall(seen->tie, call_args, 4, NULL);
+    }
+    Py_XDECREF(positional);
+    Py_XDECREF(keywords);
+    Py_DECREF(result);
+    return out;
+}
+
 static PyObject *
 fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
@@ -1335,7 +1380,11 @@ fast_unary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     PyObject *result = PyObject_Vectorcall(func, &x->native, 1, NULL);
+    bool ran = result != NULL; /* (else the slow path's result, tied there) */
     result = wrap_result(f, x->backend, result, seen->array_type, args, nargsf, NULL);
+    if (ran) {
+        result = tied(seen, x, NULL, 0, NULL, 0, result);
+    }
     Py_DECREF(seen);
     return result;
 }
@@ -1867,8 +1916,12 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     PyObject *result = PyObject_Vectorcall(func, call_args, (size_t)nargs, names);
     Py_XDECREF(names);
+    bool ran = result != NULL; /* (else the slow path's result, tied there) */
     result =
         wrap_result(f, x->backend, result, seen->array_type, args, nargsf, kwnames);
+    if (ran) {
+        result = tied(seen, x, call_args + 1, nargs - 1, kept_names, n_kept, result);
+    }
     Py_DECREF(seen);
     return result;
 }

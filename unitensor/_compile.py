@@ -108,5 +108,5 @@ def register() -> None:
     _fast.show_get(get)
 
     @substitute_in_graph(_fastpath.learn, skip_signature_check=True)
-    def learn(name: str, backend: Any, func: Any) -> None:
+    def learn(name: str, backend: Any, func: Any, tie: Any = None) -> None:
         return None

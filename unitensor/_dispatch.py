@@ -420,7 +420,10 @@ def _run(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
                                 implementation)
     if anchor is not None and args and args[0] is anchor and backend is anchor._backend:
         if _views.ties(name, anchor, result, backend):
-            # a view in numpy: a view of x's base here too (never a fast path)
+            # a view in numpy: a view of x's base here too (the fast path ties
+            # its result as this does)
+            if anchor._view is None and _views.learnable(name, anchor):
+                learn(name, backend, func, _views.tying(name, backend, implementation))
             return _views.derive(anchor, name, native_args[1:], native_kwargs,
                                  _as_tensors(backend, result, name), backend,
                                  implementation)

@@ -51,13 +51,17 @@ class Aliases:
     @property
     def views(self) -> dict[str, Any]: ...  # framework name -> its zero-copy array
 
+# tie(x, args, kwargs, result): a view function's result tied to x's base
+_Tie: TypeAlias = Callable[[Any, tuple[Any, ...], dict[str, Any], Any], Any]
+
 @final
 class Entry:
     """A row of a UNARY, BINARY, GETITEM or CALL table, for one backend."""
 
     def __new__(cls, func: Callable[..., Any], array_type: type,
                 real_func: Callable[..., Any] | None = None,
-                complex_dtypes: AbstractSet[Any] | None = None) -> Self: ...
+                complex_dtypes: AbstractSet[Any] | None = None, *,
+                tie: _Tie | None = None) -> Self: ...
     @property
     def func(self) -> Callable[..., Any]: ...
     @property
@@ -66,6 +70,8 @@ class Entry:
     def real_func(self) -> Callable[..., Any] | None: ...
     @property
     def complex_dtypes(self) -> AbstractSet[Any] | None: ...
+    @property
+    def tie(self) -> _Tie | None: ...
 
 @final
 class TypeEntry:

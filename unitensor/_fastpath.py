@@ -79,14 +79,17 @@ def configure(tensor_type: type[_fast.TensorBase]) -> None:
 
 
 # -- the hook ---------------------------------------------------------------------
-def learn(name: str, backend: Adapter, func: Any) -> None:
+def learn(name: str, backend: Adapter, func: Any,
+          tie: Callable[..., Any] | None = None) -> None:
     """What the general path decided, for the fast paths standing for ``name``.
 
     Called once the general path has run ``name`` on an array of ``backend`` in
     ``backend`` itself (its owner, computing in its own namespace) with ``func``
     (the adapter's implementation). For ``"asarray"``, ``func`` is the array type
-    asarray wrapped as it is. A row, once there, is never replaced (setdefault:
-    two threads learning at once keep the first).
+    asarray wrapped as it is. ``tie``: for a view function whose result the
+    general path tied to x's base, ``tie(x, args, kwargs, result)``, which the
+    fast path calls on its result as the general path does. A row, once there,
+    is never replaced (setdefault: two threads learning at once keep the first).
     """
     if name == "asarray":
         if func not in _types and backend.wraps_as_is(func):
@@ -114,9 +117,10 @@ def learn(name: str, backend: Adapter, func: Any) -> None:
     if dtypes is not None:  # only some dtypes need func's fix (a real_path of
         # None: the other dtypes are the general path's)
         table.setdefault(backend, Entry(func, backend.ARRAY,
-                                        getattr(func, "real_path", None), dtypes))
+                                        getattr(func, "real_path", None), dtypes,
+                                        tie=tie))
     else:
-        table.setdefault(backend, Entry(func, backend.ARRAY))
+        table.setdefault(backend, Entry(func, backend.ARRAY, tie=tie))
 
 
 # -- building them ------------------------------------------------------------------

@@ -42,6 +42,7 @@ decides), ``copy=True``. ``ut.asarray()`` of a framework's array is a new base.
 
 from __future__ import annotations
 
+import functools
 import operator
 import threading
 import weakref
@@ -361,14 +362,36 @@ def ties(name: str, x: Tensor, result: Any, backend: Adapter) -> bool:
     return False
 
 
-def learnable(name: str, x: Tensor) -> bool:
-    """Whether a fast path may repeat ``name`` on ``x``'s owner, untied, for
-    every array, having run it on ``x`` without a tie (``ties`` said no). Not
-    where ``x`` being read-only is what made the tie needless (memory lent
-    read-only to torch: its ``broadcast_to`` is read-only already), so that the
-    results of writable arrays stay tied.
+@functools.cache
+def tying(name: str, backend: Adapter,
+          lookup: Lookup) -> Callable[[Tensor, tuple[Any, ...], dict[str, Any], Any],
+                                      Any]:
+    """The fast path's ``tie`` for view function ``name`` on ``backend``.
+
+    Its result (Tensors of the owner's arrays) is made views of x's base as the
+    general path makes them (``ties`` asked again: its answer may depend on the
+    call, as torch's ``imag`` does on the dtype).
     """
-    return not (x.readonly and (name in READ_ONLY or name in PARTS))
+    def tie(x: Tensor, args: tuple[Any, ...], kwargs: dict[str, Any],
+            result: Any) -> Any:
+        native = (tuple(t._native for t in result) if type(result) is tuple
+                  else result._native)
+        if not ties(name, x, native, backend):
+            return result
+        return derive(x, name, list(args), kwargs, result, backend, lookup)
+    return tie
+
+
+def learnable(name: str, x: Tensor) -> bool:
+    """Whether a fast path may repeat ``name`` on ``x``'s owner as it ran on ``x``.
+
+    Untied where ``ties`` said no, tied (``tying``) where it said yes. Not
+    where a mutable owner's ``x`` being read-only is what made the tie needless
+    (memory lent read-only to torch: its ``broadcast_to`` is read-only
+    already), so that the results of writable arrays stay tied.
+    """
+    return not ((name in READ_ONLY or name in PARTS) and not x._backend.IMMUTABLE
+                and x.readonly)
 
 
 def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],

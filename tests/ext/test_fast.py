@@ -630,6 +630,41 @@ def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
     assert len(slow.calls) == 5
 
 
+def test_a_row_s_tie_gets_what_the_fast_path_ran_and_gives_back_the_result():
+    """A view function's row carries tie(x, args, kwargs, result) (the general
+    path's tie to x's base): the UNARY and CALL fast paths hand it x, the
+    positional arguments after x, the keywords kept (not the defaults) and the
+    wrapped result, and return what it returns; where the framework raised, the
+    slow path's result is returned untouched (tied there)."""
+    ties = []
+
+    def tie(x, args, kwargs, result):
+        ties.append((x, args, kwargs, type(result)))
+        return ("tied", result)
+    x = ut.asarray(np.arange(6.0))
+    slow = Recorder()
+    call = _fast.FastPath("call", slow, {NUMPY: Entry(np.reshape, np.ndarray, tie=tie)},
+                          keywords={"copy": None}, max_positional=2)
+    kind, result = call(x, (2, 3), copy=None)
+    assert kind == "tied"
+    assert result.shape == (2, 3)
+    kind, _ = call(x, (3, 2), copy=True)
+    assert ties == [(x, ((2, 3),), {}, Tensor), (x, ((3, 2),), {"copy": True}, Tensor)]
+    unary = _fast.FastPath("unary", slow, {NUMPY: Entry(np.real, np.ndarray, tie=tie)})
+    assert unary(x)[0] == "tied"
+    assert ties[-1] == (x, (), {}, Tensor)
+
+    def refuses(a, shape, **kwargs):
+        raise ValueError("the framework refuses")
+    row = Entry(refuses, np.ndarray, tie=tie)
+    refusing = _fast.FastPath("call", slow, {NUMPY: row}, keywords={},
+                              max_positional=2)
+    assert refusing(x, (2, 3)) == "slow"  # retried slowly: no tie of that
+    assert len(ties) == 3
+    with pytest.raises(TypeError, match="tie: expected None or a callable"):
+        Entry(np.real, np.ndarray, tie=1)
+
+
 def test_call_fast_path_leaves_an_array_of_too_few_dimensions_to_python():
     class Dimensionless:  # a native whose ndim cannot be read
         @property
