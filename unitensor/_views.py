@@ -421,8 +421,15 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
     if name == "reshape":
         if bound.get("copy") is True:
             return result
+        shape = bound["shape"]
         try:  # numpy decides, on the strides: a view, or a copy
-            made = _numpy().reshape(layout(), bound["shape"], copy=False)
+            if x._view is None and backend.IMMUTABLE:
+                # a base of an immutable owner is C-contiguous: a view always,
+                # its layout made only when asked (numpy's 3 µs)
+                view = lambda: _numpy().reshape(layout(), shape)  # noqa: E731
+            else:
+                made = _numpy().reshape(layout(), shape, copy=False)
+                view = lambda: made  # noqa: E731
         except (ValueError, TypeError):
             if bound.get("copy") is False:  # (jax and TensorFlow copied)
                 raise arg_error(ValueError, "reshape", "copy", "True or None, since "
@@ -432,7 +439,6 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
             # the owner's reshape may be a view of that array: copied
             return (result if backend.IMMUTABLE or x._view is None
                     else _copied(result, backend))
-        view = lambda: made  # noqa: E731
         reshape = func
         backward = lambda a, c: reshape(c, parent)  # noqa: E731
     elif name == "permute_dims":
