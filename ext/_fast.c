@@ -807,6 +807,7 @@ static PyTypeObject TypeEntryType = {
 typedef struct {
     PyObject_HEAD Py_ssize_t version;
     PyObject *shape;
+    char mutable; /* the base's array is written in place (torch) */
 } BaseObject;
 
 static int
@@ -836,6 +837,9 @@ static PyMemberDef base_members[] = {
      "Moved by each write: a view derived at another version is re-derived."},
     {"shape", T_OBJECT, offsetof(BaseObject, shape), 0,
      "The base's shape (ints), or None where a size is unknown."},
+    {"mutable", T_BOOL, offsetof(BaseObject, mutable), 0,
+     "The base's array is written in place (torch), and its framework's own version "
+     "counter moves too."},
     {NULL},
 };
 
@@ -870,6 +874,23 @@ typedef struct {
 } LinkObject;
 
 static PyTypeObject LinkType;
+
+/* A view of an immutable owner's base that no write has moved since its array
+ * was derived (what _views.refresh would leave as it is): its array is current,
+ * and a fast path whose results are new arrays may read it. (A mutable base's
+ * views need its framework's counter read: Python's.) */
+static inline bool
+is_current_view(PyObject *obj)
+{
+    TensorObject *t = (TensorObject *)obj;
+    if (Py_TYPE(obj) != tensor_type || t->backend == NULL || t->native == NULL ||
+        t->view == NULL || !Py_IS_TYPE(t->view, &LinkType)) {
+        return false;
+    }
+    LinkObject *link = (LinkObject *)t->view;
+    BaseObject *base = (BaseObject *)link->base;
+    return !base->mutable && link->seen == base->version;
+}
 
 static PyObject *
 link_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -1586,11 +1607,13 @@ lent_to_owner(TensorObject *x1, TensorObject *x2, PyObject **other)
 static PyObject *
 fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL || !is_tensor(args[0]) ||
-        forcing()) {
+    /* (an elementwise function of two operands: its result is a new array, so
+     * current views are read as they are) */
+    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL ||
+        !(is_tensor(args[0]) || is_current_view(args[0])) || forcing()) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    if (!is_tensor(args[1])) {
+    if (!(is_tensor(args[1]) || is_current_view(args[1]))) {
         return with_scalar(f, args, nargsf);
     }
     TensorObject *x1 = (TensorObject *)args[0], *x2 = (TensorObject *)args[1];

@@ -230,6 +230,29 @@ def test_numpy_s_read_only_views_are_read_only_views_on_every_owner(owner, name)
                                   reference)
 
 
+@pytest.mark.parametrize("owner", OWNERS)
+def test_elementwise_functions_of_views_read_their_current_values(owner):
+    """``x[1:] - x[:-1]``: views as the operands of an elementwise function,
+    read by C as they are while no write has moved their base (the differences
+    of an immutable owner's slices cost 7.2 µs, native 4.8, on the general
+    path), and re-derived once one has."""
+    x = tensor(owner, np.arange(8.0))
+    ahead, behind = x[1:], x[:-1]
+    for _ in range(2):  # (the second time by the fast path the first taught)
+        np.testing.assert_array_equal(values(ahead - behind), np.ones(7))
+        np.testing.assert_array_equal(values(ut.multiply(ahead, 2.0)),
+                                      2.0 * np.arange(1.0, 8.0))
+        np.testing.assert_array_equal(values(3.0 - behind), 3.0 - np.arange(7.0))
+    x[3] = 100.0  # the base moves: both views are stale until read again
+    expected = np.diff(np.array([0, 1, 2, 100, 4, 5, 6, 7], dtype=float))
+    np.testing.assert_array_equal(values(ahead - behind), expected)
+    np.testing.assert_array_equal(values(ahead - behind), expected)
+    behind[0] = -1.0  # a write through a view moves the base too
+    expected[0] = 2.0
+    np.testing.assert_array_equal(values(ahead - behind), expected)
+    np.testing.assert_array_equal(values(x)[:2], [-1.0, 1.0])
+
+
 @pytest.mark.parametrize("name", list(_READ_ONLY_VIEWS))
 def test_a_read_only_view_of_memory_lent_to_torch_teaches_no_untied_fast_path(name):
     """torch's read-only view of memory lent to it read-only (numpy's, here)
@@ -520,7 +543,9 @@ def _run(owner, ops):
                 handles[op[1]] += op[2]
         except ValueError as exc:
             refused.append((n, "read-only" in str(exc)))
-    return [values(h) for h in handles], refused
+    # each handle read as it is, and as the operand of an elementwise function
+    # (which the binary fast path reads as it is while its base has not moved)
+    return [values(h) for h in handles] + [values(h + h) for h in handles], refused
 
 
 @pytest.mark.parametrize("owner", OWNERS[1:])

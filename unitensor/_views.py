@@ -80,7 +80,7 @@ class Base(_fast.Base):
     unknown (dask's): then its views are left to Python, which ties none.
     """
 
-    __slots__ = ("lock", "mutable", "native", "tensor")
+    __slots__ = ("lock", "native", "tensor")
 
     def __init__(self, native: Any, tensor: Tensor | None, mutable: bool,
                  shape: tuple[int, ...] | None) -> None:

@@ -340,6 +340,31 @@ def test_binary_fast_path_needs_one_backend_and_one_dtype():
     assert len(slow.calls) == 3
 
 
+def test_binary_fast_path_reads_views_no_write_has_moved():
+    """A view of an immutable owner's base is read by the binary fast path as
+    it is while its base's version is the one it was derived at; once a write
+    moved the base, the slow path re-derives it first. A view of a mutable
+    base (torch's flip: a copy) is always Python's (its framework's counter)."""
+    jnp = pytest.importorskip("jax.numpy")
+    jax_backend = _backends.get("jax")
+    slow = Recorder()
+    f = _fast.FastPath("binary", slow, {jax_backend: Entry(jnp.subtract,
+                                                           type(jnp.zeros(1)))})
+    x = ut.asarray(jnp.arange(6.0))
+    ahead, behind = x[1:], x[:-1]
+    assert ahead._view is not None
+    assert f(ahead, behind).numpy().tolist() == [1.0] * 5
+    assert slow.calls == []
+    x[2] = 10.0
+    assert f(ahead, behind) == "slow"
+    assert len(slow.calls) == 1
+    t = ut.asarray(torch.arange(3.0))
+    flipped = ut.flip(t)
+    assert flipped._view is not None
+    g = _fast.FastPath("binary", slow, {TORCH: Entry(torch.sub, torch.Tensor)})
+    assert g(flipped, t) == "slow"
+
+
 def test_namespace_functions_and_operators_are_fast_paths_that_agree_with_python():
     assert ut.add.kind == "binary"
     assert ut.sin.kind == "unary"
