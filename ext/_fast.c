@@ -71,9 +71,10 @@ typedef struct {
     PyObject *weakreflist;
     /* Views of a base whose arrays are immutable (unitensor/_views.py): */
     PyObject *view; /* a view's _views.Link (how it was taken, from which base
-                       record), NULL otherwise: such a Tensor takes no fast path,
-                       and reading its _native first re-derives it where the
-                       base was written since (refresh_view) */
+                       record), NULL otherwise: such a Tensor takes no fast path
+                       but the binary one while current (is_current_view), and
+                       reading its _native first re-derives it where the base
+                       was written since (refresh_view) */
     PyObject *base; /* the _views.Base record of which this Tensor is the base,
                        NULL until a view is taken or it is written: the fast
                        paths never read it */

@@ -15,7 +15,8 @@ functional update of the base per index step of the chain: ``.at[].set`` in
 jax, ``tensor_scatter_nd_update`` in TF, a new graph in dask), the base's
 version moves, and every other view re-derives its array from the base the
 next time it is read (``refresh``, which ext/_fast.c calls before a view's
-``_native`` is read; a view takes no fast path, so nothing reads it stale). A
+``_native`` is read; the only fast path a view takes is the binary one, and only
+while its base has not moved since, so nothing reads it stale). A
 Tensor that is no view reads as before: the base Tensor is kept current at each
 write, and is no view.
 
