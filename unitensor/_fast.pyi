@@ -95,6 +95,7 @@ _Step: TypeAlias = tuple[Callable[[Any], Any], Callable[[Any, Any], Any]]
 class Base:
     version: int  # moved by each write
     shape: tuple[int, ...] | None  # None where a size is unknown
+    mutable: bool  # written in place (torch): its framework's counter moves too
 
 @final
 class Link:
