@@ -320,6 +320,7 @@ def dispatch(quick: bool) -> list[Row]:
                         theirs, f"{framework}'s own",
                         "no hidden copy: the same kernel"))
     rows += mixed(quick)
+    rows += view_functions(quick)
     if "jax" in FRAMEWORKS:
         rows += view_writes(quick)
     if "tensorflow" in FRAMEWORKS:
@@ -353,6 +354,37 @@ def mixed(quick: bool) -> list[Row]:
                 "numpy's own a + a"),
             Row("dispatch", "numpy (16): int32 x * 0.5", ours_int, theirs,
                 "numpy's own a + a", "cast to float64 first (the one rule)")]
+
+
+def view_functions(quick: bool) -> list[Row]:
+    """numpy's views on every owner (16 elements; unitensor/_views.py ties them
+    where the owner's own result is not numpy's view) against the framework's
+    own call: broadcast_to (read-only in numpy), reshape, and slices as the
+    operands of an elementwise function."""
+    rows = []
+    for framework in [f for f in FRAMEWORKS if f in ("numpy", "torch", "jax",
+                                                     "tensorflow")]:
+        native = make(framework, aligned(16))
+        t = ut.asarray(native)
+        if framework == "tensorflow":
+            import tensorflow as tf
+            broadcast, reshape = tf.broadcast_to, tf.reshape
+        else:
+            fw = _ops(framework)
+            broadcast, reshape = fw.broadcast_to, fw.reshape
+        cases = [
+            ("ut.broadcast_to(x, (2, 16))", lambda t=t: ut.broadcast_to(t, (2, 16)),
+             lambda a=native, f=broadcast: f(a, (2, 16))),
+            ("ut.reshape(x, (4, 4))", lambda t=t: ut.reshape(t, (4, 4)),
+             lambda a=native, f=reshape: f(a, (4, 4))),
+            ("x[1:] - x[:-1] (views)", lambda u=t[1:], w=t[:-1]: u - w,
+             lambda u=native[1:], w=native[:-1]: u - w),
+        ]
+        for label, ours, theirs in cases:
+            times = side_by_side([ours, theirs], quick)
+            rows.append(Row("dispatch", f"{framework} (16): {label}", times[0],
+                            times[1], f"{framework}'s own"))
+    return rows
 
 
 def view_writes(quick: bool) -> list[Row]:
