@@ -225,11 +225,15 @@ def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
     promoting = name.split(".")[-1] in _PROMOTING
 
     def run(*args: object, **kw: object) -> object:
-        if len(args) == 2 and not kw:  # x1, x2 (no tuple or list made)
-            x1, x2 = args
-            if (type(x1) is torch.Tensor and type(x2) is torch.Tensor
-                    and x1.dtype not in _LIMITED and x2.dtype not in _LIMITED):
-                return func(x1, x2)
+        if len(args) == 2 and not kw:  # x1, x2 (no tuple or list made), or x
+            x1, x2 = args                 # and a shape, an axis: at once
+            if type(x1) is torch.Tensor and x1.dtype not in _LIMITED:
+                if type(x2) is torch.Tensor:
+                    if x2.dtype not in _LIMITED:
+                        return func(x1, x2)
+                elif x2 is None or type(x2) is int or (type(x2) is tuple and not any(
+                        isinstance(i, torch.Tensor) for i in x2)):
+                    return func(x1, x2)
         arrays = _arrays((*args, *kw.values()))
         if not any(a.dtype in _LIMITED for a in arrays):
             return func(*args, **kw)
