@@ -893,6 +893,13 @@ is_current_view(PyObject *obj)
     return !base->mutable && link->seen == base->version;
 }
 
+/* An operand a fast path whose results are new arrays reads as it is. */
+static inline bool
+is_read_as_is(PyObject *obj)
+{
+    return is_tensor(obj) || is_current_view(obj);
+}
+
 static PyObject *
 link_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
@@ -1610,11 +1617,11 @@ fast_binary(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames
 {
     /* (an elementwise function of two operands: its result is a new array, so
      * current views are read as they are) */
-    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL ||
-        !(is_tensor(args[0]) || is_current_view(args[0])) || forcing()) {
+    if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != NULL || !is_read_as_is(args[0]) ||
+        forcing()) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    if (!(is_tensor(args[1]) || is_current_view(args[1]))) {
+    if (!is_read_as_is(args[1])) {
         return with_scalar(f, args, nargsf);
     }
     TensorObject *x1 = (TensorObject *)args[0], *x2 = (TensorObject *)args[1];
