@@ -66,6 +66,17 @@ AsTensors: TypeAlias = "Callable[[Adapter, Any, str], Any]"
 
 # asarray's table: array type -> TypeEntry.
 _types: dict[type, TypeEntry] = {}
+# Most arrays are of these: the asarray fast path compares an array's dtype with
+# its row's in order.
+_COMMON = ("float32", "float64", "int64", "int32", "bool")
+
+
+def _common_first(backend: Adapter) -> tuple[Any, ...]:
+    """The adapter's native dtypes, the common ones first."""
+    native = backend.NATIVE_DTYPES
+    return tuple(sorted(native, key=lambda dtype: (
+        _COMMON.index(native[dtype].name) if native[dtype].name in _COMMON
+        else len(_COMMON))))
 # function name -> (kind, its table: backend -> Entry), for learn().
 _tables: dict[str, tuple[str, dict[Adapter, Entry]]] = {}
 
@@ -96,7 +107,7 @@ def learn(name: str, backend: Adapter, func: Any,
             method, codes = backend.DTYPE_CODE or (None, None)
             if method is not None and not hasattr(func, method):
                 method = None
-            _types.setdefault(func, TypeEntry(backend, tuple(backend.NATIVE_DTYPES),
+            _types.setdefault(func, TypeEntry(backend, _common_first(backend),
                                               *backend.DENSE_LAYOUT,
                                               dtype_method=method, dtype_codes=codes))
         return
