@@ -96,8 +96,27 @@ static PyObject *loaded_backends = NULL;
 /* The class of the adapters (unitensor/_backends/_adapter.py), whose members live
  * in each adapter's dict: attribute() reads that dict directly. */
 static PyTypeObject *adapter_type = NULL;
+/* Moves on whenever an attribute of an adapter of that class is set or deleted
+ * (adapters_changed(), from its __setattr__ and __delattr__) and at configure():
+ * what a fast path read of an adapter before is stale then. */
+static uint64_t adapters_generation = 1;
 /* _views.refresh(tensor): brings a view's _native up to its base (set_refresh). */
 static PyObject *refresh_view = NULL;
+
+static void tensor_subclass_dealloc(TensorObject *t);
+
+/* unitensor.Tensors freed, kept for the next ones made, as CPython keeps its
+ * tuples and floats: a conversion makes and frees one, and allocating and
+ * freeing an object the GC tracks was a fifth of numpy -> torch. Kept while
+ * tensor_subclass_dealloc is the class's dealloc (so every spare one is of its
+ * size), under the GIL only. */
+#ifdef Py_GIL_DISABLED
+#define SPARE_TENSORS 0
+#else
+#define SPARE_TENSORS 16
+#endif
+static TensorObject *spare_tensors[SPARE_TENSORS + 1];
+static int n_spare_tensors = 0;
 
 static PyObject *
 new_tensor(PyObject *backend, PyObject *native, PyObject *aliases)
@@ -107,9 +126,18 @@ new_tensor(PyObject *backend, PyObject *native, PyObject *aliases)
                         "unitensor._fast: configure() was not called");
         return NULL;
     }
-    TensorObject *t = (TensorObject *)tensor_type->tp_alloc(tensor_type, 0);
-    if (t == NULL) {
-        return NULL;
+    TensorObject *t;
+    if (n_spare_tensors > 0) {
+        t = spare_tensors[--n_spare_tensors];
+        memset((char *)t + sizeof(PyObject), 0, sizeof *t - sizeof(PyObject));
+        PyObject_Init((PyObject *)t, tensor_type); /* (holds the class, as tp_alloc) */
+        PyObject_GC_Track(t);
+    }
+    else {
+        t = (TensorObject *)tensor_type->tp_alloc(tensor_type, 0);
+        if (t == NULL) {
+            return NULL;
+        }
     }
     t->backend = Py_NewRef(backend);
     t->native = Py_NewRef(native);
@@ -154,6 +182,29 @@ tensor_dealloc(TensorObject *t)
     }
     tensor_clear(t);
     Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+/* unitensor.Tensor's dealloc, in place of the one Python gives every class
+ * statement (subtype_dealloc: finalizers, a __dict__ and slots this class has
+ * none of, and tracking the object for the GC again only for tensor_dealloc to
+ * untrack it); configure() sets it where the class adds nothing to TensorBase.
+ * An instance of a class made at run time holds a reference to its class. */
+static void
+tensor_subclass_dealloc(TensorObject *t)
+{
+    PyTypeObject *type = Py_TYPE(t);
+    PyObject_GC_UnTrack(t);
+    if (t->weakreflist != NULL) {
+        PyObject_ClearWeakRefs((PyObject *)t);
+    }
+    tensor_clear(t);
+    if (type == tensor_type && n_spare_tensors < SPARE_TENSORS) {
+        spare_tensors[n_spare_tensors++] = t; /* (clear ran no code after this) */
+    }
+    else {
+        type->tp_free((PyObject *)t);
+    }
+    Py_DECREF(type);
 }
 
 /* TensorBase's tp_new is object's (set in PyInit__fast), so that
@@ -1138,6 +1189,13 @@ typedef struct {
     PyObject *copies;  /* GETITEM: {backend: Entry} of the owners whose x[i, j] of
                           as many ints as axes is a 0-d view (torch), where numpy's
                           is a scalar, a copy: the function copying it; NULL: none */
+    /* VIEW: the route taken last, so that the next conversion from the same
+     * owner reads no attribute and one dict: the owner's adapter (`source`) and
+     * its NAME, the target's adapter and its ROUTES dict (mutated in place, so
+     * never stale itself). Read while `generation` is adapters_generation and
+     * the registry still holds that target adapter; all NULL until then. */
+    PyObject *source, *source_name, *target, *routes;
+    uint64_t generation;
     PyObject *dict;
     vectorcallfunc vectorcall;
 } FastPath;
@@ -1957,29 +2015,64 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     return result;
 }
 
-/* t's memory as the `target` framework's array by that framework's own route
- * (its adapter's ROUTES[source](native), e.g. torch.from_numpy), cached in t's
- * Aliases as the Python path caches it; NULL without an error where there is
- * none (the adapter is not loaded yet, has no route from source, or the route
- * returned None). */
+/* The route f takes from t's owner to its framework: ROUTES[source] of the
+ * target adapter (a new reference), NULL without an error where there is none
+ * (the adapter is not loaded yet or has no route from that owner), or t's own
+ * native (`*same` set) where t's owner is that framework. Through f's cache of
+ * the last route's reads where it holds. */
 static PyObject *
-framework_route(TensorObject *t, PyObject *source, PyObject *target)
+view_route(FastPath *f, TensorObject *t, bool *same)
 {
-    PyObject *adapter = PyDict_GetItemWithError(loaded_backends, target);
-    if (adapter == NULL) {
-        return NULL;
+    PyObject *target = PyDict_GetItemWithError(loaded_backends, f->table);
+    PyObject *name, *routes;
+    if (target != NULL && target == f->target && t->backend == f->source &&
+        f->generation == adapters_generation) {
+        name = Py_NewRef(f->source_name); /* (never f->table's: not cached) */
+        routes = Py_NewRef(f->routes);
     }
-    PyObject *routes = attribute(adapter, str_routes);
-    if (routes == NULL) {
-        return NULL;
+    else {
+        name = attribute(t->backend, str_name);
+        if (name == NULL || !PyUnicode_CheckExact(name)) {
+            PyErr_Clear();
+            Py_XDECREF(name);
+            return NULL;
+        }
+        if (same_str(name, f->table)) {
+            Py_DECREF(name);
+            *same = true;
+            return Py_NewRef(t->native);
+        }
+        routes = target == NULL ? NULL : attribute(target, str_routes);
+        if (routes == NULL) {
+            Py_DECREF(name);
+            return NULL;
+        }
+        /* Cached where every read above was of an adapter's own dict: nothing
+         * else changes them without adapters_changed() hearing of it. */
+        if (Py_TYPE(t->backend) == adapter_type && Py_TYPE(target) == adapter_type &&
+            PyDict_CheckExact(routes)) {
+            Py_XSETREF(f->source, Py_NewRef(t->backend));
+            Py_XSETREF(f->target, Py_NewRef(target));
+            Py_XSETREF(f->routes, Py_NewRef(routes));
+            Py_XSETREF(f->source_name, Py_NewRef(name));
+            f->generation = adapters_generation;
+        }
     }
     PyObject *route =
-        PyDict_Check(routes) ? PyDict_GetItemWithError(routes, source) : NULL;
+        PyDict_Check(routes) ? PyDict_GetItemWithError(routes, name) : NULL;
     Py_XINCREF(route); /* the call may change ROUTES */
     Py_DECREF(routes);
-    if (route == NULL) {
-        return NULL;
-    }
+    Py_DECREF(name);
+    return route;
+}
+
+/* t's memory as the `target` framework's array by that framework's own route
+ * (its adapter's ROUTES[source](native), e.g. torch.from_numpy), cached in t's
+ * Aliases as the Python path caches it; NULL without an error where the route
+ * returned None. Steals the route. */
+static PyObject *
+framework_route(TensorObject *t, PyObject *route, PyObject *target)
+{
     PyObject *view = PyObject_Vectorcall(route, &t->native, 1, NULL);
     Py_DECREF(route);
     if (view == NULL || view == Py_None) {
@@ -2038,18 +2131,12 @@ fast_view(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         ((AliasesObject *)t->aliases)->ordered) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *name = attribute(t->backend, str_name);
-    if (name == NULL || !PyUnicode_CheckExact(name)) {
-        PyErr_Clear();
-        Py_XDECREF(name);
-        return call_slow(f, args, nargsf, kwnames);
+    bool same = false;
+    PyObject *route = view_route(f, t, &same);
+    if (same) {
+        return route;
     }
-    if (same_str(name, f->table)) {
-        Py_DECREF(name);
-        return Py_NewRef(t->native);
-    }
-    PyObject *view = framework_route(t, name, f->table);
-    Py_DECREF(name);
+    PyObject *view = route == NULL ? NULL : framework_route(t, route, f->table);
     if (view == NULL && (PyErr_Occurred() == NULL || retry_slowly())) {
         return call_slow(f, args, nargsf, kwnames);
     }
@@ -2167,6 +2254,10 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->finish);
     Py_VISIT(f->views);
     Py_VISIT(f->copies);
+    Py_VISIT(f->source);
+    Py_VISIT(f->source_name);
+    Py_VISIT(f->target);
+    Py_VISIT(f->routes);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -2185,6 +2276,10 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->finish);
     Py_CLEAR(f->views);
     Py_CLEAR(f->copies);
+    Py_CLEAR(f->source);
+    Py_CLEAR(f->source_name);
+    Py_CLEAR(f->target);
+    Py_CLEAR(f->routes);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -2327,13 +2422,34 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                             "its own way",
                             adapters);
     }
+    if ((PyObject *)tensor_type != args[0]) { /* the spare ones are the old class's */
+        while (n_spare_tensors > 0) {
+            PyObject_GC_Del(spare_tensors[--n_spare_tensors]);
+        }
+    }
     Py_XSETREF(tensor_type, (PyTypeObject *)Py_NewRef(args[0]));
     if (tensor_type->tp_getattr == NULL) { /* (a class statement leaves it out) */
         tensor_type->tp_getattr = tensor_getattr;
         PyType_Modified(tensor_type);
     }
+    if (tensor_type->tp_base == &TensorBaseType &&
+        (tensor_type->tp_flags & Py_TPFLAGS_HEAPTYPE) &&
+        tensor_type->tp_basicsize == TensorBaseType.tp_basicsize &&
+        tensor_type->tp_itemsize == 0 && tensor_type->tp_dictoffset == 0 &&
+        tensor_type->tp_weaklistoffset == TensorBaseType.tp_weaklistoffset &&
+        tensor_type->tp_finalize == NULL && tensor_type->tp_del == NULL) {
+        tensor_type->tp_dealloc = (destructor)tensor_subclass_dealloc;
+    }
     Py_XSETREF(loaded_backends, Py_NewRef(args[1]));
     Py_XSETREF(adapter_type, (PyTypeObject *)Py_NewRef(adapters));
+    adapters_generation++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+adapters_changed(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    adapters_generation++;
     Py_RETURN_NONE;
 }
 
@@ -2713,6 +2829,9 @@ static PyMethodDef module_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "configure(Tensor, loaded)\nRegister unitensor.Tensor and the loaded adapters "
      "(framework name -> adapter module)."},
+    {"adapters_changed", adapters_changed, METH_NOARGS,
+     "adapters_changed()\nSay that an adapter's attribute was set or deleted: "
+     "the view fast paths read their routes afresh."},
     {"set_refresh", set_refresh, METH_O,
      "set_refresh(hook)\nhook(tensor), called before a view's _native is read "
      "(a Tensor whose _view is set), brings it up to its base."},

@@ -169,6 +169,7 @@ class FastPath:
 # and _backends._loaded (framework name -> adapter; the view path reads ROUTES).
 def configure(tensor_type: type[TensorBase], loaded: dict[str, Adapter],
               adapter_type: type, /) -> None: ...
+def adapters_changed() -> None: ...  # an adapter's attribute set or deleted
 def set_refresh(hook: Callable[[Tensor], None], /) -> None: ...  # views (_views)
 # Whether two Tensors' dtypes are of one kind by ranks[(backend, native dtype)]
 # (_dispatch._NATIVE_RANK); None where either pair is not in it.

@@ -77,6 +77,45 @@ def test_tensor_storage_is_readable_writable_and_weakly_referenceable():
         _make(NUMPY, a).anything = 1  # no __dict__: the storage is fixed
 
 
+def test_tensors_freed_and_made_again_start_empty_and_hold_their_class():
+    """Freed Tensors are kept for the next ones made: each comes back with no
+    field of the one before (no view, dtype, record, base), weak references to the
+    old one are cleared, and the class's reference count ends where it began."""
+    a, b = np.arange(3.0), np.arange(4, dtype=np.int32)
+    before = sys.getrefcount(Tensor), sys.getrefcount(a)
+    for _ in range(3):
+        x = ut.asarray(a)
+        x.torch()  # the first view, kept in the Tensor
+        x[0:2]  # a base record
+        ref = weakref.ref(x)
+        del x
+        assert ref() is None
+        y = ut.asarray(b)
+        assert y.dtype == ut.int32
+        assert y._native is b
+        assert {id(r) for r in gc.get_referents(y)} <= {
+            id(Tensor), id(NUMPY), id(b), id(b.dtype)}  # nothing of x's
+        assert y.torch().dtype == torch.int32
+        del y
+    for _ in range(1000):
+        ut.asarray(a).torch()
+        object.__new__(Tensor)  # an empty one, as Dynamo makes them
+    gc.collect()
+    assert (sys.getrefcount(Tensor), sys.getrefcount(a)) == before
+
+
+def test_a_subclass_of_tensor_is_freed_through_its_own_class():
+    class Sub(Tensor):
+        __slots__ = ()
+    before = sys.getrefcount(Sub)
+    for _ in range(100):
+        made = object.__new__(Sub)
+        ref = weakref.ref(made)
+        del made
+        assert ref() is None
+    assert sys.getrefcount(Sub) == before
+
+
 def test_a_cycle_through_a_tensor_is_collected():
     t = ut.asarray(torch.arange(4.0))
     t.numpy()  # an Aliases record with a view cache
@@ -568,6 +607,38 @@ def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatc
     monkeypatch.setattr(NUMPY, "NAME", "absent")  # no route from this owner
     assert view(ut.asarray(np.arange(2.0))) == "slow"
     assert len(slow.calls) == 3
+
+
+def test_view_fast_path_sees_every_change_to_the_routes_it_read(monkeypatch):
+    """The view fast path keeps the adapters and the ROUTES dict of its last
+    conversion: a route added or replaced in that dict, an adapter's attribute set
+    (its NAME, its ROUTES rebound) and another adapter in the registry are each
+    seen by the next conversion."""
+    from unitensor._backends import _adapter
+
+    def tagged(tag):
+        return lambda native: tag
+    a = np.arange(3.0)
+    assert ut.asarray(a).torch().shape == (3,)  # the route read and kept
+    monkeypatch.setitem(TORCH.ROUTES, "numpy", tagged("in place"))
+    assert ut.asarray(a).torch() == "in place"
+    monkeypatch.setattr(TORCH, "ROUTES", {"numpy": tagged("rebound")})
+    assert ut.asarray(a).torch() == "rebound"
+    monkeypatch.setattr(TORCH, "ROUTES", {"numpy": tagged("rebound"),
+                                          "renamed": tagged("renamed")})
+    assert ut.asarray(a).torch() == "rebound"
+    monkeypatch.setattr(NUMPY, "NAME", "renamed")
+    assert ut.asarray(a).torch() == "renamed"
+    monkeypatch.undo()
+    other = _adapter.Assembled()
+    for name, value in vars(TORCH).items():
+        setattr(other, name, value)
+    other.ROUTES = {"numpy": tagged("another adapter")}
+    assert ut.asarray(a).torch().shape == (3,)
+    monkeypatch.setitem(_backends._loaded, "torch", other)
+    assert ut.asarray(a).torch() == "another adapter"
+    monkeypatch.undo()
+    assert isinstance(ut.asarray(a).torch(), torch.Tensor)
 
 
 def test_view_fast_path_reads_adapters_as_getattr_does(monkeypatch):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
-from .. import _core
+from .. import _core, _fast
 from .._device import Device
 from .._dtypes import DType
 from .._errors import arg_error, describe, standard_type
@@ -445,6 +445,16 @@ class Assembled:
     """An adapter: the members of one framework's modules, as attributes."""
 
     NAME: str  # set by load(), like every other member
+
+    # The view fast path keeps what it read of adapters (NAME, ROUTES) between
+    # conversions: any change to one tells it to read them afresh.
+    def __setattr__(self, name: str, value: object, /) -> None:
+        object.__setattr__(self, name, value)
+        _fast.adapters_changed()
+
+    def __delattr__(self, name: str, /) -> None:
+        object.__delattr__(self, name)
+        _fast.adapters_changed()
 
     def __repr__(self) -> str:
         return f"<unitensor adapter {self.NAME!r}>"
