@@ -422,6 +422,30 @@ def test_no_degrees_of_freedom_and_an_empty_complex_mean_are_nan(framework):
 
 
 @pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_division_and_means_are_numpy_s_on_every_owner(framework):
+    """The standard asks division correctly rounded. XLA divided by a divisor
+    broadcast along any axis as a product with its reciprocal: on the jax owner
+    x / 3.0 was 1 ulp off for a third of the elements, and so was a mean (sum /
+    count) whose sum is exact."""
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):  # (complex: each owner's own algorithm)
+        x = np.linspace(-10, 10, 1001).astype(dtype)
+        rows = np.linspace(-10, 10, 700).astype(dtype).reshape(100, 7)
+        row = (np.arange(1, 8) * 3.1).astype(dtype)
+        divisor = np.asarray(3.0, dtype)
+        xs = [ut.asarray(v).to(framework, copy=True) for v in (x, rows, row, divisor)]
+        sums = [(rng.integers(-1000, 1000, n) / 8).astype(dtype) for n in range(3, 40)]
+        for _ in range(2):  # (the second call through C)
+            for got, expected in ((xs[0] / 3.0, x / dtype(3.0)),
+                                  (ut.divide(xs[0], xs[3]), x / divisor),
+                                  (xs[1] / xs[2], rows / row)):
+                np.testing.assert_array_equal(got.numpy(), expected)
+            for values in sums:
+                mean = ut.mean(ut.asarray(values).to(framework, copy=True))
+                assert float(mean.numpy()) == float(np.mean(values))
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
 def test_complex_sums_are_taken_part_by_part_on_every_owner(framework):
     """torch added x1 + 1 * x2, a complex product that made NaN of a part beside
     an infinite one: 0j + (0+infj) gave nan+infj, in place too."""

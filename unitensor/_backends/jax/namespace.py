@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import math
 import operator
 import re
 from collections.abc import Callable
@@ -129,6 +131,43 @@ def _repeat(x: jax.Array, repeats: Any, /, *, axis: int | None = None) -> jax.Ar
     return jnp.repeat(x, repeats, axis=axis)
 
 
+# XLA divides by a divisor broadcast along any axis (a Python scalar, a 0-d array,
+# a row) as a product with its reciprocal: x / 3.0 was 1 ulp off for a third of
+# float32s and float64s, and so was a mean (its sum / count), where the standard
+# asks division correctly rounded and numpy's answer is. An optimization barrier
+# around the broadcast divisor keeps the division; XLA still fuses the broadcast
+# into the loop, so no array of the divisor is made.
+def _unbroadcast_divisor(divisor: Any, shape: tuple[int, ...]) -> jax.Array:
+    return jax.lax.optimization_barrier(jnp.broadcast_to(divisor, shape))
+
+
+@jax.jit
+def _divide(x1: Any, x2: Any, /) -> jax.Array:
+    shape = jnp.broadcast_shapes(jnp.shape(x1), jnp.shape(x2))
+    return jnp.divide(x1, _unbroadcast_divisor(x2, shape))
+
+
+@functools.partial(jax.jit, static_argnames=("axis", "keepdims"))
+def _mean(x: jax.Array, /, *, axis: int | tuple[int, ...] | None = None,
+          keepdims: bool = False) -> jax.Array:
+    dtype = jax.eval_shape(functools.partial(jnp.mean, axis=axis, keepdims=keepdims),
+                           x).dtype  # jnp.mean's: ints averaged in the default float
+    axes = (range(x.ndim) if axis is None
+            else [a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,))])
+    count = math.prod(x.shape[a] for a in axes)
+    summed = jnp.float32 if dtype in (jnp.float16, jnp.bfloat16) else dtype  # (as jnp)
+    total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=summed)
+
+    def divided(part: jax.Array) -> jax.Array:
+        return jax.lax.div(part, _unbroadcast_divisor(
+            jnp.asarray(count, part.dtype), part.shape))
+    if total.dtype == jnp.complex128:  # numpy multiplies by 1/n there (Smith's
+        return jnp.mean(x, axis=axis, keepdims=keepdims)  # division), as jnp does
+    if total.dtype == jnp.complex64:  # numpy divides each part, in double
+        return jax.lax.complex(divided(total.real), divided(total.imag))
+    return divided(total).astype(dtype)
+
+
 def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     """jnp.permute_dims refuses negative axes, which the standard allows."""
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
@@ -149,6 +188,7 @@ _getitem.real_path = operator.getitem  # type: ignore[attr-defined]
 
 FIXES: dict[str, Callable[..., Any]] = {
     "searchsorted": _searchsorted, "permute_dims": _permute_dims,
+    "divide": _divide, "mean": _mean,
     "all": _truth("all"), "any": _truth("any"),
     "abs": complex_only(_abs, jnp.abs, _COMPLEX),
     "cumulative_prod": _bool_of_complex(_cumulative_prod),
