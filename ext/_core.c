@@ -212,9 +212,10 @@ typedef struct {
     PyObject *owner; /* the Buffer; or, numpy -> exchange (exchange_from_ndarray),
                         the numpy array itself */
     /* Read-only memory lent to a framework that cannot mark it (exchange_export
-     * with `lent`): the table recording it and this export's key in it, which
-     * the deleter removes; NULL otherwise. */
-    PyObject *lent_table, *lent_key;
+     * with `lent`): the LentTable recording it and this export's address in it,
+     * whose count the deleter takes back; NULL otherwise. */
+    PyObject *lent_table;
+    uintptr_t lent_address;
     int64_t dims[]; /* shape, then strides */
 } Export;
 
@@ -1630,28 +1631,202 @@ buffer_copy(Buffer *self, PyObject *args, PyObject *kwargs)
 
 /* -------------------------------------------------------- DLPack export --- */
 
-/* Adds `by` (1 or -1) to table[key], the count of live exports of the memory at
- * address `key` lent read-only; the entry goes at 0. 0, or -1 with an error. */
-static int
-count_lent(PyObject *table, PyObject *key, long by)
+/* ------------------------------------------------------------ LentTable --- */
+
+/* Memory lent read-only to a framework that cannot mark its arrays read-only
+ * (torch): the address the memory starts at -> how many of that framework's
+ * arrays' storages are alive over it, counted when an export is made
+ * (record_lent) and taken back by its deleter (export_free). Open addressing
+ * over machine words, linear probing, deletion by shifting back: counting makes
+ * no Python object (a dict of ints cost ~1,500 instructions a conversion, a
+ * tenth of TensorFlow -> torch). Python reads it as a set of addresses
+ * (`address in table`, len()) and counts() as a dict. */
+typedef struct {
+    PyObject_HEAD uintptr_t *addresses; /* 0: an empty slot */
+    Py_ssize_t *counts;
+    int bits; /* 2**bits slots; 0: none allocated yet */
+    Py_ssize_t filled;
+} LentTable;
+
+static PyTypeObject LentTableType;
+
+static inline size_t
+lent_home(const LentTable *t, uintptr_t address)
 {
-    PyObject *found = PyDict_GetItemWithError(table, key);
-    if (found == NULL && PyErr_Occurred()) {
-        return -1;
-    }
-    long count = found == NULL ? 0 : PyLong_AsLong(found);
-    if (count == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    count += by;
-    if (count <= 0) {
-        return found == NULL ? 0 : PyDict_DelItem(table, key);
-    }
-    PyObject *value = PyLong_FromLong(count);
-    int status = value == NULL ? -1 : PyDict_SetItem(table, key, value);
-    Py_XDECREF(value);
-    return status;
+    /* Fibonacci hashing: addresses are aligned, their low bits alike */
+    return (size_t)(((uint64_t)address * 0x9E3779B97F4A7C15ull) >> (64 - t->bits));
 }
+
+/* The slot of `address`, or the empty one where it would go. */
+static size_t
+lent_slot(const LentTable *t, uintptr_t address)
+{
+    size_t mask = ((size_t)1 << t->bits) - 1, i = lent_home(t, address);
+    while (t->addresses[i] != 0 && t->addresses[i] != address) {
+        i = (i + 1) & mask;
+    }
+    return i;
+}
+
+/* Room for one more address (at most half the slots filled); -1 with
+ * MemoryError. */
+static int
+lent_reserve(LentTable *t)
+{
+    if (t->bits > 0 && 2 * (t->filled + 1) <= ((Py_ssize_t)1 << t->bits)) {
+        return 0;
+    }
+    LentTable grown = {.bits = t->bits > 0 ? t->bits + 1 : 4, .filled = t->filled};
+    grown.addresses = PyMem_Calloc((size_t)1 << grown.bits, sizeof(uintptr_t));
+    grown.counts = PyMem_Calloc((size_t)1 << grown.bits, sizeof(Py_ssize_t));
+    if (grown.addresses == NULL || grown.counts == NULL) {
+        PyMem_Free(grown.addresses);
+        PyMem_Free(grown.counts);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; t->bits > 0 && i < ((size_t)1 << t->bits); i++) {
+        if (t->addresses[i] != 0) {
+            size_t j = lent_slot(&grown, t->addresses[i]);
+            grown.addresses[j] = t->addresses[i];
+            grown.counts[j] = t->counts[i];
+        }
+    }
+    PyMem_Free(t->addresses);
+    PyMem_Free(t->counts);
+    t->addresses = grown.addresses;
+    t->counts = grown.counts;
+    t->bits = grown.bits;
+    return 0;
+}
+
+/* One more export alive over the memory at `address`. 0, or -1 with an error. */
+static int
+lent_add(LentTable *t, uintptr_t address)
+{
+    if (lent_reserve(t) < 0) {
+        return -1;
+    }
+    size_t i = lent_slot(t, address);
+    if (t->addresses[i] == 0) {
+        t->addresses[i] = address;
+        t->filled++;
+    }
+    t->counts[i]++;
+    return 0;
+}
+
+/* One export fewer over the memory at `address`; its slot emptied at 0, the
+ * addresses after it in its run shifted back so that no search stops short. */
+static void
+lent_remove(LentTable *t, uintptr_t address)
+{
+    if (t->bits == 0) {
+        return;
+    }
+    size_t mask = ((size_t)1 << t->bits) - 1, i = lent_slot(t, address);
+    if (t->addresses[i] != address || --t->counts[i] > 0) {
+        return;
+    }
+    for (size_t j = (i + 1) & mask; t->addresses[j] != 0; j = (j + 1) & mask) {
+        size_t home = lent_home(t, t->addresses[j]);
+        /* stays where its home lies cyclically in (i, j] */
+        bool stays = i < j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            t->addresses[i] = t->addresses[j];
+            t->counts[i] = t->counts[j];
+            i = j;
+        }
+    }
+    t->addresses[i] = 0;
+    t->counts[i] = 0;
+    t->filled--;
+}
+
+static PyObject *
+lent_table_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (PyTuple_GET_SIZE(args) != 0 ||
+        (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "LentTable() takes no arguments");
+        return NULL;
+    }
+    return type->tp_alloc(type, 0); /* zeroed: no slots yet */
+}
+
+static void
+lent_table_dealloc(LentTable *t)
+{
+    PyMem_Free(t->addresses);
+    PyMem_Free(t->counts);
+    Py_TYPE(t)->tp_free((PyObject *)t);
+}
+
+static Py_ssize_t
+lent_table_length(LentTable *t)
+{
+    return t->filled;
+}
+
+static int
+lent_table_contains(LentTable *t, PyObject *key)
+{
+    uintptr_t address = (uintptr_t)PyLong_AsVoidPtr(key);
+    if (address == 0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError) &&
+            !PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            return -1;
+        }
+        PyErr_Clear(); /* not an address: not in the table */
+        return 0;
+    }
+    return address != 0 && t->bits > 0 &&
+           t->addresses[lent_slot(t, address)] == address;
+}
+
+static PyObject *
+lent_table_counts(LentTable *t, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *counts = PyDict_New();
+    for (size_t i = 0; counts != NULL && t->bits > 0 && i < ((size_t)1 << t->bits);
+         i++) {
+        if (t->addresses[i] == 0) {
+            continue;
+        }
+        PyObject *address = PyLong_FromVoidPtr((void *)t->addresses[i]);
+        PyObject *count = address == NULL ? NULL : PyLong_FromSsize_t(t->counts[i]);
+        if (count == NULL || PyDict_SetItem(counts, address, count) < 0) {
+            Py_CLEAR(counts);
+        }
+        Py_XDECREF(address);
+        Py_XDECREF(count);
+    }
+    return counts;
+}
+
+static PySequenceMethods lent_table_as_sequence = {
+    .sq_length = (lenfunc)lent_table_length,
+    .sq_contains = (objobjproc)lent_table_contains,
+};
+
+static PyMethodDef lent_table_methods[] = {
+    {"counts", (PyCFunction)lent_table_counts, METH_NOARGS,
+     "counts()\nA dict of every address recorded and its count of live exports."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject LentTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._core.LentTable",
+    .tp_basicsize = sizeof(LentTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc =
+        "LentTable()\nThe addresses of memory lent read-only, each with its count "
+        "of live exports (record_lent, export_free).",
+    .tp_new = lent_table_new,
+    .tp_dealloc = (destructor)lent_table_dealloc,
+    .tp_as_sequence = &lent_table_as_sequence,
+    .tp_methods = lent_table_methods,
+};
 
 /* Rule 3: the one place an Export's reference to its Buffer is dropped. */
 static void
@@ -1664,16 +1839,9 @@ export_free(Export *e)
     stats.exported_alive--;
     if (e->lent_table != NULL) {
         /* The framework freed its array's memory record: one export fewer of
-         * that memory. An exception may be propagating where the framework
-         * frees it: kept aside. */
-        PyObject *type, *value, *traceback;
-        PyErr_Fetch(&type, &value, &traceback);
-        if (count_lent(e->lent_table, e->lent_key, -1) < 0) {
-            PyErr_Clear(); /* gone already: the table was cleared */
-        }
-        PyErr_Restore(type, value, traceback);
+         * that memory (nothing here can raise). */
+        lent_remove((LentTable *)e->lent_table, e->lent_address);
         Py_DECREF(e->lent_table);
-        Py_DECREF(e->lent_key);
     }
     Py_DECREF(e->owner);
     free(e);
@@ -1746,7 +1914,8 @@ new_export_of(PyObject *owner, const CapsuleKind *kind, DLTensor tensor, uint64_
     tensor.strides = e->dims + ndim;
     void *managed = export_managed(e, kind, tensor, flags);
     e->owner = Py_NewRef(owner);
-    e->lent_table = e->lent_key = NULL;
+    e->lent_table = NULL;
+    e->lent_address = 0;
     stats.capsules_exported++;
     stats.exported_alive++;
     return managed;
@@ -2043,14 +2212,13 @@ record_lent(DLManagedTensorVersioned *managed, PyObject *table)
     if (data == NULL) {
         return 0;
     }
-    PyObject *key = PyLong_FromVoidPtr(data + managed->dl_tensor.byte_offset);
-    if (key == NULL || count_lent(table, key, 1) < 0) {
-        Py_XDECREF(key);
+    uintptr_t address = (uintptr_t)(data + managed->dl_tensor.byte_offset);
+    if (lent_add((LentTable *)table, address) < 0) {
         return -1;
     }
     Export *e = managed->manager_ctx;
     e->lent_table = Py_NewRef(table);
-    e->lent_key = key;
+    e->lent_address = address;
     return 0;
 }
 
@@ -2112,8 +2280,8 @@ exchange_export(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *table = NULL;
     if (nargs == 3 && args[2] != Py_None) {
-        if (!PyDict_CheckExact(args[2])) {
-            return arg_error(PyExc_TypeError, func, "lent", "None or a dict", "%R",
+        if (!Py_IS_TYPE(args[2], &LentTableType)) {
+            return arg_error(PyExc_TypeError, func, "lent", "None or a LentTable", "%R",
                              args[2]);
         }
         table = args[2];
@@ -2173,10 +2341,10 @@ exchange_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     static const char func[] = "exchange_lend";
     if (nargs != 5 || !PyCallable_Check(args[0]) || !PyType_Check(args[1]) ||
-        !PyDict_CheckExact(args[2]) || !PyCallable_Check(args[3])) {
+        !Py_IS_TYPE(args[2], &LentTableType) || !PyCallable_Check(args[3])) {
         return arg_error(PyExc_TypeError, func, "args",
                          "(export, array_type, lent, warn, obj): a callable, an "
-                         "array type, a dict, a callable, an array",
+                         "array type, a LentTable, a callable, an array",
                          "%zd arguments", nargs);
     }
     const DLPackExchangeAPI *api = exchange_api((PyTypeObject *)args[1], func, "type");
@@ -3640,13 +3808,14 @@ PyMODINIT_FUNC
 PyInit__core(void)
 {
     PyObject *result = NULL, *m = NULL, *version = NULL;
-    if (PyType_Ready(&BufferType) < 0) {
+    if (PyType_Ready(&BufferType) < 0 || PyType_Ready(&LentTableType) < 0) {
         goto done;
     }
     m = PyModule_Create(&module_def);
     version = Py_BuildValue("(ii)", UT_DLPACK_MAJOR, UT_DLPACK_MINOR);
     if (m == NULL || version == NULL ||
         PyModule_AddObjectRef(m, "Buffer", (PyObject *)&BufferType) < 0 ||
+        PyModule_AddObjectRef(m, "LentTable", (PyObject *)&LentTableType) < 0 ||
         PyModule_AddObjectRef(m, "DLPACK_VERSION", version) < 0 ||
         PyModule_AddIntConstant(m, "MAX_NDIM", MAX_NDIM) < 0 ||
         /* what DLPack capsules are (types.CapsuleType from Python 3.13 only) */

@@ -296,7 +296,8 @@ def test_exchange_export_refuses_what_it_cannot_do():
         _core.exchange_export(writable, np.ndarray)
     with pytest.raises(TypeError, match=r"\(a Buffer, an array type\[, lent\]\)"):
         _core.exchange_export(writable)
-    with pytest.raises(TypeError, match=r"lent: expected None or a dict, got \(\{\}"):
+    with pytest.raises(TypeError,
+                       match=r"lent: expected None or a LentTable, got \(\{\}"):
         _core.exchange_export(writable, torch.Tensor, ({}, 3))
     readonly = np.zeros(3)
     readonly.flags.writeable = False
@@ -317,30 +318,33 @@ def test_exchange_export_records_read_only_memory_until_torch_frees_it():
     gc.collect()
     a = np.arange(6.0)
     a.flags.writeable = False
-    table: dict = {}
+    table = _core.LentTable()
     t = _core.exchange_export(NUMPY.export(a), torch.Tensor, table)
     assert t.data_ptr() == a.ctypes.data  # the same memory, not a copy
-    assert table == {t.untyped_storage().data_ptr(): 1}  # the key readonly() reads
+    assert table.counts() == {t.untyped_storage().data_ptr(): 1}  # readonly()'s key
+    assert t.untyped_storage().data_ptr() in table
     again = _core.exchange_export(NUMPY.export(a), torch.Tensor, table)
-    assert table == {a.ctypes.data: 2}  # one count per storage alive over it
+    assert table.counts() == {a.ctypes.data: 2}  # one count per storage alive over it
     view = t[2:4]
     del t
     gc.collect()
-    assert table == {a.ctypes.data: 2}  # a view keeps the storage, and so the count
+    assert table.counts() == {a.ctypes.data: 2}  # a view keeps the storage, its count
     del view
     gc.collect()
-    assert table == {a.ctypes.data: 1}  # the export's deleter took its count back
+    assert table.counts() == {a.ctypes.data: 1}  # the export's deleter took it back
     del again
     gc.collect()
-    assert table == {}
+    assert table.counts() == {}
+    assert len(table) == 0
+    assert a.ctypes.data not in table
 
 
 @requires_exchange
 def test_exchange_export_records_nothing_of_writable_memory():
-    table: dict = {}
+    table = _core.LentTable()
     a = np.arange(3.0)
     t = _core.exchange_export(NUMPY.export(a), torch.Tensor, table)
-    assert table == {}
+    assert table.counts() == {}
     t += 1
     assert a.tolist() == [1.0, 2.0, 3.0]
 
@@ -353,17 +357,40 @@ def test_exchange_export_hands_out_nothing_unrecorded():
     buf = NUMPY.export(a)
     alive = _core.stats()["exported_alive"]
 
-    class Table(dict):  # a dict of another type is refused before anything is made
-        pass
-    with pytest.raises(TypeError, match="lent: expected None or a dict"):
-        _core.exchange_export(buf, torch.Tensor, Table())
+    # a dict (the table's type before) is refused before anything is made
+    with pytest.raises(TypeError, match="lent: expected None or a LentTable"):
+        _core.exchange_export(buf, torch.Tensor, {})
     assert _core.stats()["exported_alive"] == alive
-    table = {a.ctypes.data: "not a count"}
-    with pytest.raises(TypeError):
-        _core.exchange_export(buf, torch.Tensor, table)
+
+
+@requires_exchange
+def test_the_lent_table_counts_many_addresses_freed_in_any_order():
+    """The table is open addressing in C: it grows past its first 16 slots, and an
+    address freed from the middle of a run of collisions leaves every other
+    findable (deletion shifts the run back)."""
     gc.collect()
-    assert table == {a.ctypes.data: "not a count"}
-    assert _core.stats()["exported_alive"] == alive  # freed once, not handed out
+    table = _core.LentTable()
+    arrays = [np.arange(float(n % 7 + 1)) for n in range(300)]
+    for a in arrays:
+        a.flags.writeable = False
+    lent = [_core.exchange_export(NUMPY.export(a), torch.Tensor, table)
+            for a in arrays]
+    assert len(table) == 300
+    assert table.counts() == {a.ctypes.data: 1 for a in arrays}
+    order = np.random.default_rng(0).permutation(300)
+    for done, i in enumerate(order, 1):
+        lent[i] = None
+        if done % 50 == 0:
+            gc.collect()
+            gone = {arrays[j].ctypes.data for j in order[:done]}
+            assert all((a.ctypes.data in table) == (a.ctypes.data not in gone)
+                       for a in arrays)
+            assert len(table) == 300 - done
+    assert table.counts() == {}
+    assert 12 not in table
+    assert "an address" not in table
+    with pytest.raises(TypeError, match="takes no arguments"):
+        _core.LentTable({})
 
 
 @requires_exchange
@@ -559,16 +586,16 @@ def test_exchange_lend_hands_an_immutable_export_to_torch_recorded():
     gc.collect()
     a = np.arange(6.0)
     a.flags.writeable = False
-    table: dict = {}
+    table = _core.LentTable()
 
     def export(x):
         return _core.immutable_from_capsule(x.__dlpack__(max_version=(1, 0)))
     t = _core.exchange_lend(export, torch.Tensor, table, _quiet, a)
     assert t.data_ptr() == a.ctypes.data  # the same memory, not a copy
-    assert table == {a.ctypes.data: 1}
+    assert table.counts() == {a.ctypes.data: 1}
     del t
     gc.collect()
-    assert table == {}
+    assert table.counts() == {}
 
 
 @requires_exchange
@@ -577,32 +604,35 @@ def test_exchange_lend_leaves_what_it_cannot_lend_to_the_general_path():
 
     def refused(x):
         raise ValueError("a tracer has no memory")
-    assert _core.exchange_lend(refused, torch.Tensor, {}, _quiet, np.zeros(3)) is None
+    table = _core.LentTable()
+    assert _core.exchange_lend(refused, torch.Tensor, table, _quiet,
+                               np.zeros(3)) is None
 
     def interrupted(x):
         raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):  # not an Exception: it goes on up
-        _core.exchange_lend(interrupted, torch.Tensor, {}, _quiet, np.zeros(3))
+        _core.exchange_lend(interrupted, torch.Tensor, table, _quiet, np.zeros(3))
     # writable memory is not an immutable framework's: not lent
     writable = np.zeros(3)
-    assert _core.exchange_lend(NUMPY.export, torch.Tensor, {}, _quiet, writable) is None
+    assert _core.exchange_lend(NUMPY.export, torch.Tensor, table, _quiet,
+                               writable) is None
     backwards = np.arange(4.0)[::-1]
     backwards.flags.writeable = False
-    table: dict = {}
     assert _core.exchange_lend(NUMPY.export, torch.Tensor, table, _quiet,
                                 backwards) is None
-    assert table == {}
+    assert table.counts() == {}
     gc.collect()
     assert _core.stats()["exported_alive"] == alive
     with pytest.raises(TypeError, match="export: expected a function returning a "
                        "Buffer"):
-        _core.exchange_lend(lambda x: x, torch.Tensor, {}, _quiet, np.zeros(3))
+        _core.exchange_lend(lambda x: x, torch.Tensor, table, _quiet, np.zeros(3))
+    for lent in ([], {}):
+        with pytest.raises(TypeError, match=r"args: expected \(export, array_type, "
+                           r"lent, warn, obj\)"):
+            _core.exchange_lend(NUMPY.export, torch.Tensor, lent, _quiet, np.zeros(3))
     with pytest.raises(TypeError, match=r"args: expected \(export, array_type, "
                        r"lent, warn, obj\)"):
-        _core.exchange_lend(NUMPY.export, torch.Tensor, [], _quiet, np.zeros(3))
-    with pytest.raises(TypeError, match=r"args: expected \(export, array_type, "
-                       r"lent, warn, obj\)"):
-        _core.exchange_lend(NUMPY.export, torch.Tensor, {}, np.zeros(3))
+        _core.exchange_lend(NUMPY.export, torch.Tensor, table, np.zeros(3))
 
 
 @requires_exchange
@@ -612,7 +642,7 @@ def test_exchange_lend_warns_until_the_warning_was_given(alias_unwarned):
     it would have handed out, and nothing of it stays lent."""
     a = np.arange(6.0)
     a.flags.writeable = False
-    table: dict = {}
+    table = _core.LentTable()
     calls = []
 
     def export(x):
@@ -625,7 +655,7 @@ def test_exchange_lend_warns_until_the_warning_was_given(alias_unwarned):
     with pytest.raises(ut.AliasWarning, match="as an error"):
         _core.exchange_lend(export, torch.Tensor, table, refuse, a)
     gc.collect()
-    assert table == {}
+    assert table.counts() == {}
     assert _core.stats()["exported_alive"] == alive
     t = _core.exchange_lend(export, torch.Tensor, table,
                             lambda: calls.append("warned"), a)
@@ -635,7 +665,7 @@ def test_exchange_lend_warns_until_the_warning_was_given(alias_unwarned):
     u = _core.exchange_lend(export, torch.Tensor, table, refuse, a)
     assert u.data_ptr() == a.ctypes.data
     assert calls == ["refused", "warned"]
-    assert table == {a.ctypes.data: 2}
+    assert table.counts() == {a.ctypes.data: 2}
 
 
 def test_immutable_from_capsule_marks_the_buffer_read_only():

@@ -18,10 +18,11 @@ from .._device import CPU_READABLE
 
 # CPU memory lent read-only to a framework that cannot mark its arrays read-only
 # (torch): the memory's address -> how many of that framework's arrays' storages
-# are alive over it (the C exchange export keeps the count). Torch's adapter
-# answers ``readonly`` from it; a route that must decline such memory (numpy's
-# from torch) asks nothing while it is empty, the common case.
-LENT_READ_ONLY: dict[int, int] = {}
+# are alive over it (the C exchange export keeps the count, in C). Torch's adapter
+# answers ``readonly`` from it (``address in LENT_READ_ONLY``); a route that must
+# decline such memory (numpy's from torch) asks nothing while it is empty, the
+# common case.
+LENT_READ_ONLY = _core.LentTable()
 
 
 def buffer_from_dlpack(obj: Any, func: str = "from_capsule", arg: str = "capsule",

@@ -218,7 +218,7 @@ def alias(buf: _core.Buffer) -> torch.Tensor:
 # memory (torch.from_dlpack): the storage's address -> torch's weak reference to
 # it, which keeps the storage's record allocated (not its memory) until it is
 # dropped, to the same end.
-_LENT_READ_ONLY: dict[int, int] = LENT_READ_ONLY  # (_dlpack.py)
+_LENT_READ_ONLY: _core.LentTable = LENT_READ_ONLY  # (_dlpack.py)
 _LENT_CUDA: dict[int, StorageWeakRef] = {}
 _swept_at = 64  # the CUDA table's size that triggers the next sweep of dead entries
 
@@ -237,10 +237,12 @@ def readonly(x: torch.Tensor) -> bool:
     """Whether ``x``'s memory is memory unitensor lent read-only (its storage,
     which views of ``x`` share): torch itself has no read-only tensors.
     """
+    # Dynamo's fake tensors have no real storage to look up (and reading one, or
+    # the length of the table in C, would break the graph): asked first
+    if torch.compiler.is_compiling():
+        return False
     if not _LENT_READ_ONLY and not _LENT_CUDA:  # nothing lent: the common case
         return False
-    if torch.compiler.is_compiling():  # Dynamo's fake tensors have no real
-        return False  # storage to look up (and reading one would break the graph)
     try:
         storage = x.untyped_storage()
     except (RuntimeError, NotImplementedError):  # sparse, nested: no storage
