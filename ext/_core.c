@@ -715,12 +715,31 @@ finish_layout(Buffer *b, char *data, PyObject *exc, const char *func)
 
 /* ---------------------------------------------------------- Buffer life --- */
 
+/* Buffers freed, kept for the next ones made, as CPython keeps its tuples: an
+ * import from an immutable framework makes and frees one per conversion, and
+ * allocating and freeing an object the GC tracks was ~170 instructions of it.
+ * Under the GIL only. */
+#ifdef Py_GIL_DISABLED
+#define SPARE_BUFFERS 0
+#else
+#define SPARE_BUFFERS 16
+#endif
+static Buffer *spare_buffers[SPARE_BUFFERS + 1];
+static int n_spare_buffers = 0;
+
 static Buffer *
 buffer_new(Source source)
 {
-    Buffer *b = PyObject_GC_New(Buffer, &BufferType);
-    if (b == NULL) {
-        return NULL;
+    Buffer *b;
+    if (n_spare_buffers > 0) { /* every field is set below, as after GC_New */
+        b = spare_buffers[--n_spare_buffers];
+        PyObject_Init((PyObject *)b, &BufferType);
+    }
+    else {
+        b = PyObject_GC_New(Buffer, &BufferType);
+        if (b == NULL) {
+            return NULL;
+        }
     }
     b->source = source;
     b->kind = NULL;
@@ -851,7 +870,12 @@ buffer_dealloc(Buffer *b)
     if (b->shape != b->dims) {
         PyMem_Free(b->shape);
     }
-    PyObject_GC_Del(b);
+    if (n_spare_buffers < SPARE_BUFFERS) {
+        spare_buffers[n_spare_buffers++] = b;
+    }
+    else {
+        PyObject_GC_Del(b);
+    }
 }
 
 /* The memory is still there (rule 6). */

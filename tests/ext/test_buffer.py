@@ -1343,6 +1343,33 @@ def test_exposed_tells_whether_a_live_buffer_spans_a_range():
         _core.exposed(start)
 
 
+def test_buffers_freed_and_made_again_start_as_new_ones():
+    """Freed Buffers are kept for the next ones made: each comes back with
+    nothing of the one before (read-only flag, rank, memory, producer), weak
+    references to the old one are cleared, and the live count and list are
+    right."""
+    alive = _core.stats()["buffers_alive"]
+    frozen = np.arange(24.0).reshape(2, 3, 4)
+    frozen.flags.writeable = False
+    for _ in range(40):
+        old = _core.from_capsule(frozen.__dlpack__(max_version=(1, 0)))
+        old.mark_readonly()
+        ref = weakref.ref(old)
+        del old
+        assert ref() is None
+        fresh = np.arange(5.0)
+        buf = _core.from_array_interface(fresh)
+        assert buf.readonly is False
+        assert (buf.shape, buf.strides, buf.data_ptr) == ((5,), (1,), fresh.ctypes.data)
+        assert (buf.source, buf.base, buf.version) == ("array_interface", fresh, None)
+        assert np.asarray(buf).tolist() == fresh.tolist()
+        assert _core.exposed(fresh.ctypes.data, fresh.nbytes)
+        assert not _core.exposed(frozen.ctypes.data, frozen.nbytes)
+        del buf
+    gc.collect()
+    assert _core.stats()["buffers_alive"] == alive
+
+
 @pytest.mark.parametrize("ndim", [0, 1, 6, 7, 12, 64])
 @pytest.mark.parametrize("route", [
     "capsule", "array_interface", "buffer", "empty", "copy"])
