@@ -842,7 +842,8 @@ GAPS = [
     "one reused), `.torch()` and its cache ~460. The instructions come to 1.05x "
     "`torch.from_numpy`'s, the time to ~1.15x: the Tensor's making and freeing "
     "costs more in time beside torch's tensor than alone (timed alone: 0.03 µs; "
-    "`(ut.asarray(a), route(a))` is 0.07 µs over `route(a)`).",
+    "`(ut.asarray(a), route(a))` is 0.07 µs over `(obj, route(a))` of an "
+    "existing object).",
     "- torch -> numpy asks whether the tensor's memory was lent read-only (a Python "
     "call) only while some memory was (`_dlpack.LENT_READ_ONLY`); its remaining "
     "checks, `is_neg()` and `requires_grad`, cost ~0.1-0.2 µs each through torch's "
