@@ -1458,6 +1458,31 @@ def test_configure_takes_an_adapter_class_whose_members_live_in_each_adapter():
     assert ut.asarray(np.arange(2.0)).torch().tolist() == [0.0, 1.0]
 
 
+def test_configuring_another_tensor_class_frees_the_spare_tensors():
+    """Spare Tensors are of the configured class's size: configuring another class
+    (here one with a slot more) frees them first, so that none is reused at the
+    wrong size (this file runs under ASan too), and its instances are freed by
+    their own class's dealloc."""
+    class Wider(_fast.TensorBase):
+        __slots__ = ("extra",)
+    for _ in range(40):
+        ut.asarray(np.arange(3.0))  # spare Tensors of unitensor.Tensor's size
+    try:
+        _fast.configure(Wider, _backends._loaded, _backends._adapter.Assembled)
+        made = [_fast.make_tensor(NUMPY, np.arange(3.0)) for _ in range(40)]
+        for m in made:
+            assert type(m) is Wider
+            m.extra = [m]  # (the slot past TensorBase's fields, and a cycle)
+        ref = weakref.ref(made[0])
+        del made, m
+        gc.collect()
+        assert ref() is None
+    finally:
+        _fast.configure(Tensor, _backends._loaded, _backends._adapter.Assembled)
+    assert type(ut.asarray(np.arange(3.0))) is Tensor
+    assert ut.asarray(np.arange(2.0)).torch().tolist() == [0.0, 1.0]
+
+
 def test_attributes_named_by_a_c_string_are_the_tensors_own():
     """torch reads ``__torch_function__`` of a Tensor argument through the C API
     by a C string (PyObject_GetAttrString): the Tensor type's tp_getattr answers
