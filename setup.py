@@ -24,7 +24,7 @@ setup(
         Extension(
             "unitensor._core",
             sources=["ext/_core.c"],
-            depends=["ext/dlpack.h"],
+            depends=["ext/dlpack.h", "ext/spare.h"],
             # numpy's C API (ext/_core.c imports it on first use, never at import)
             include_dirs=["ext", numpy.get_include()],
             extra_compile_args=extra_compile_args,
@@ -43,6 +43,8 @@ setup(
         Extension(
             "unitensor._fast",
             sources=["ext/_fast.c"],
+            depends=["ext/spare.h"],
+            include_dirs=["ext"],
             extra_compile_args=extra_compile_args,
             extra_link_args=extra_link_args,
         ),

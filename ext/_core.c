@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "dlpack.h"
+#include "spare.h"
 
 /* numpy's C API is imported on first use (numpy_api()), never at import. */
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
@@ -715,16 +716,9 @@ finish_layout(Buffer *b, char *data, PyObject *exc, const char *func)
 
 /* ---------------------------------------------------------- Buffer life --- */
 
-/* Buffers freed, kept for the next ones made, as CPython keeps its tuples: an
- * import from an immutable framework makes and frees one per conversion, and
- * allocating and freeing an object the GC tracks was ~170 instructions of it.
- * Under the GIL only. */
-#ifdef Py_GIL_DISABLED
-#define SPARE_BUFFERS 0
-#else
-#define SPARE_BUFFERS 16
-#endif
-static Buffer *spare_buffers[SPARE_BUFFERS + 1];
+/* Buffers freed, kept for the next ones made (spare.h): an import from an
+ * immutable framework makes and frees one per conversion. */
+static Buffer *spare_buffers[UT_SPARES + 1];
 static int n_spare_buffers = 0;
 
 static Buffer *
@@ -870,7 +864,7 @@ buffer_dealloc(Buffer *b)
     if (b->shape != b->dims) {
         PyMem_Free(b->shape);
     }
-    if (n_spare_buffers < SPARE_BUFFERS) {
+    if (n_spare_buffers < UT_SPARES) {
         spare_buffers[n_spare_buffers++] = b;
     }
     else {

@@ -52,6 +52,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <structmember.h>
+#include "spare.h"
 
 /* ---------------------------------------------------------- TensorBase --- */
 
@@ -105,17 +106,10 @@ static PyObject *refresh_view = NULL;
 
 static void tensor_subclass_dealloc(TensorObject *t);
 
-/* unitensor.Tensors freed, kept for the next ones made, as CPython keeps its
- * tuples and floats: a conversion makes and frees one, and allocating and
- * freeing an object the GC tracks was a fifth of numpy -> torch. Kept while
- * tensor_subclass_dealloc is the class's dealloc (so every spare one is of its
- * size), under the GIL only. */
-#ifdef Py_GIL_DISABLED
-#define SPARE_TENSORS 0
-#else
-#define SPARE_TENSORS 16
-#endif
-static TensorObject *spare_tensors[SPARE_TENSORS + 1];
+/* unitensor.Tensors freed, kept for the next ones made (spare.h): kept while
+ * tensor_subclass_dealloc is the class's dealloc, so every spare one is of its
+ * size. */
+static TensorObject *spare_tensors[UT_SPARES + 1];
 static int n_spare_tensors = 0;
 
 static PyObject *
@@ -173,14 +167,21 @@ tensor_clear(TensorObject *t)
     return 0;
 }
 
+/* What every dealloc of a Tensor does before its memory goes. */
 static void
-tensor_dealloc(TensorObject *t)
+tensor_release(TensorObject *t)
 {
     PyObject_GC_UnTrack(t);
     if (t->weakreflist != NULL) {
         PyObject_ClearWeakRefs((PyObject *)t);
     }
     tensor_clear(t);
+}
+
+static void
+tensor_dealloc(TensorObject *t)
+{
+    tensor_release(t);
     Py_TYPE(t)->tp_free((PyObject *)t);
 }
 
@@ -193,12 +194,8 @@ static void
 tensor_subclass_dealloc(TensorObject *t)
 {
     PyTypeObject *type = Py_TYPE(t);
-    PyObject_GC_UnTrack(t);
-    if (t->weakreflist != NULL) {
-        PyObject_ClearWeakRefs((PyObject *)t);
-    }
-    tensor_clear(t);
-    if (type == tensor_type && n_spare_tensors < SPARE_TENSORS) {
+    tensor_release(t);
+    if (type == tensor_type && n_spare_tensors < UT_SPARES) {
         spare_tensors[n_spare_tensors++] = t; /* (clear ran no code after this) */
     }
     else {
