@@ -237,3 +237,22 @@ def test_reductions_to_bool_read_complex_numbers_whole():
         assert bool(function(x, dtype=ut.bool)) is True
     for function in (ut.cumulative_prod, ut.cumulative_sum):
         assert function(x, dtype=ut.bool).numpy().tolist() == [True, True, True]
+
+
+@pytest.mark.parametrize("poll_ns", [0, 50_000, 10**9])
+def test_an_export_of_a_result_still_computing_holds_its_values(poll_ns, monkeypatch):
+    # jax's CPU client computes a jitted result on its worker thread and returns
+    # at once: the direct export polls is_ready() for up to _POLL_NS, then
+    # blocks (0: blocks at once; 10**9: polls until the result lands)
+    import jax
+    import jax.numpy as jnp
+    from unitensor._backends.jax import interop as jax_interop
+    monkeypatch.setattr(jax_interop, "_POLL_NS", poll_ns)
+    step = jax.jit(lambda x: jnp.cumsum(jnp.sin(x) * x))
+    for size in (1024, 1_000_000):  # within the default poll, and past it
+        x = jnp.linspace(0.0, 1.0, size, dtype=jnp.float32)
+        expected = np.asarray(step(x))
+        y = step(x)  # dispatched, maybe not computed yet
+        got = ut.asarray(y).numpy()
+        assert got.ctypes.data == y.unsafe_buffer_pointer()  # its own memory
+        np.testing.assert_array_equal(got, expected)
