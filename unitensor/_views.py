@@ -136,17 +136,21 @@ _creating = threading.Lock()  # makes a Tensor's Base once, whichever thread ask
 
 
 def _base_of(x: Tensor) -> Base:
-    """The Base of which ``x`` (no view) is the base, made on first need."""
+    """The Base of which ``x`` (no view) is the base, made on first need. A
+    mutable owner's Tensor keeps its Base while its array is the one the Base
+    holds (its writes are in place; a Tensor given another array gets a new
+    Base, and the old one's views go on viewing the array they were taken of).
+    An immutable owner's base Tensor and its Base move together (``write``).
+    """
     base = x._base
-    if base is None:
+    if base is None or (base.mutable and base.native is not x._native):
         with _creating:
             base = x._base
-            if base is None:
+            if base is None or (base.mutable and base.native is not x._native):
                 backend = x._backend
                 base = Base(x._native, x if backend.IMMUTABLE else None,
                             not backend.IMMUTABLE, _known_shape(x))
-                if backend.IMMUTABLE:  # a mutable operand stays as it is
-                    x._base = base
+                x._base = base
     return base
 
 
@@ -198,40 +202,46 @@ def _known_shape(x: Tensor) -> tuple[int, ...] | None:
     return None if None in known else cast("tuple[int, ...]", known)
 
 
-def _layout(x: Tensor) -> Layout | None:
+def _layout(x: Tensor, shape: tuple[int, ...] | None) -> Layout | None:
     """What makes ``x``'s layout: a numpy array of no memory with ``x``'s strides,
     on which numpy decides whether a reshape is a view (None: unknown sizes).
     Made only when a reshape asks: taking a view costs no numpy call.
+    ``shape``: ``_known_shape(x)``, which the caller has read.
     """
     link = x._view
     if link is not None:
         return link.shaped
-    shape = _known_shape(x)
     if shape is None:
         return None
     # torch's own strides, in elements (an immutable owner's arrays have none)
     stride = None if x._backend.IMMUTABLE else getattr(x._native, "stride", None)
-    return _strided(shape, tuple(8 * s for s in stride()) if callable(stride)
-                    else None)
+    return _strided(shape, stride() if callable(stride) else None)
 
 
 def _strided(shape: tuple[int, ...], strides: tuple[int, ...] | None) -> Layout:
-    """What makes a layout of ``shape`` and ``strides`` (bytes of 8-byte
-    elements; None: C-contiguous, as an immutable owner's arrays are logically).
+    """What makes a layout of ``shape`` and ``strides`` (in elements; None:
+    C-contiguous, as an immutable owner's arrays are logically), worked out
+    only when it is made.
     """
-    if strides is None:
-        strides, step = (), 8
-        for n in reversed(shape):
-            strides = (step, *strides)
-            step *= max(n, 1)
-
     def layout() -> Any:
         # never read: only numpy's view arithmetic runs on it (one element of
-        # memory behind any shape and strides)
+        # memory, 8 bytes, behind any shape and strides)
         np = _numpy()
-        return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, strides,
+        in_bytes = (_compact(shape) if strides is None
+                    else tuple(8 * s for s in strides))
+        return np.lib.stride_tricks.as_strided(np.zeros(1, np.int64), shape, in_bytes,
                                                writeable=False)
     return layout
+
+
+def _compact(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides (bytes of 8-byte elements) of a C-contiguous ``shape``."""
+    strides: tuple[int, ...] = ()
+    step = 8
+    for n in reversed(shape):
+        strides = (step, *strides)
+        step *= max(n, 1)
+    return strides
 
 
 def _tie(x: Tensor, result: Tensor, steps: tuple[Step, ...], layout: Any) -> Tensor:
@@ -293,7 +303,7 @@ def taken(x: Tensor, key: Any, result: Any, backend: Adapter,
         return result  # numpy gives a scalar: a copy
     parts = key if type(key) is tuple else (key,)
     plain = tuple(k for k in parts if k is not None)
-    layout = _layout(x)
+    layout = _layout(x, _known_shape(x))
     if layout is None:
         return result
     steps: tuple[Step, ...] = (_index_step(backend, plain, getitem),)
@@ -401,14 +411,14 @@ def derive(x: Tensor, name: str, args: list[Any], kwargs: dict[str, Any],
     after x, kwargs: the native keywords) as views of ``x``'s base, where
     numpy's would be views; else as it is.
     """
-    layout = _layout(x)
-    if layout is None:
+    parent = _known_shape(x)
+    layout = _layout(x, parent)
+    if layout is None or parent is None:
         return result
     bound = _bind(name, args, kwargs)
     func = lookup(backend, name)
     forward: Callable[[Any], Any] = lambda a: func(a, *args, **kwargs)  # noqa: E731
-    ndim = x.ndim
-    parent = tuple(x.shape)
+    ndim = len(parent)
     if name == "unstack":
         if ndim == 1:
             return result  # numpy's are scalars: copies
@@ -509,7 +519,7 @@ def broadcast(arrays: tuple[Any, ...], results: tuple[Tensor, ...],
     tied = []
     for x, result in zip(arrays, results, strict=True):
         of = x if getattr(x, "_backend", None) is backend else result
-        layout = _layout(of) or _strided(shape, None)
+        layout = _layout(of, _known_shape(of)) or _strided(shape, None)
         tied.append(_tie(of, result, steps if of is x else ((_same, refused),),
                          lambda layout=layout: _numpy().broadcast_to(layout(), shape)))
     return tuple(tied)
