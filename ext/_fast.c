@@ -1172,6 +1172,9 @@ typedef struct {
     PyObject *as_tensors; /* as_tensors(backend, result) for results that are not the
                              backend's array type (scalars, tuples); NULL: slow path */
     PyObject *keywords;   /* CALL: {keyword: default} of the signature */
+    PyObject *named;      /* CALL: {name: position} of the positional parameters a
+                             caller may also name (`axis` of expand_dims); NULL:
+                             none */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
     Py_ssize_t least_ndim;     /* CALL: x of fewer dimensions takes the slow path, whose
                                   rule answers it as numpy does (sort of a 0-d array:
@@ -1956,14 +1959,35 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (seen == NULL) {
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *call_args[MAX_CALL_ARGS], *kept_names[MAX_CALL_ARGS];
-    Py_ssize_t n_kept = 0;
+    /* positional arguments (those given by name in their places), then the
+     * keywords kept (kept_values, moved after the positional ones) */
+    PyObject *call_args[MAX_CALL_ARGS] = {NULL}, *kept_names[MAX_CALL_ARGS];
+    PyObject *kept_values[MAX_CALL_ARGS];
+    Py_ssize_t n_kept = 0, n_positional = nargs;
     call_args[0] = x->native;
     for (Py_ssize_t i = 1; i < nargs; i++) {
         call_args[i] = args[i];
     }
     for (Py_ssize_t i = 0; i < nkw; i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i), *value = args[nargs + i];
+        PyObject *place =
+            f->named == NULL ? NULL : PyDict_GetItemWithError(f->named, name);
+        if (place != NULL) { /* a positional parameter, named */
+            Py_ssize_t at = PyLong_AsSsize_t(place);
+            if (at < nargs || at >= f->max_positional || call_args[at] != NULL) {
+                PyErr_Clear(); /* given twice: Python raises */
+                Py_DECREF(seen);
+                return call_slow(f, args, nargsf, kwnames);
+            }
+            call_args[at] = value;
+            n_positional = at + 1 > n_positional ? at + 1 : n_positional;
+            continue;
+        }
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_DECREF(seen);
+            return call_slow(f, args, nargsf, kwnames);
+        }
         PyObject *fallback = PyDict_GetItemWithError(f->keywords, name);
         if (fallback == NULL) { /* not a keyword of the signature: Python raises */
             PyErr_Clear();
@@ -1979,9 +2003,18 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             return call_slow(f, args, nargsf, kwnames);
         }
         if (!is_default) {
-            call_args[nargs + n_kept] = value;
+            kept_values[n_kept] = value;
             kept_names[n_kept++] = name;
         }
+    }
+    for (Py_ssize_t i = nargs; i < n_positional; i++) {
+        if (call_args[i] == NULL) { /* one before it not given: Python raises */
+            Py_DECREF(seen);
+            return call_slow(f, args, nargsf, kwnames);
+        }
+    }
+    for (Py_ssize_t i = 0; i < n_kept; i++) {
+        call_args[n_positional + i] = kept_values[i];
     }
     PyObject *names = NULL;
     if (n_kept > 0) {
@@ -2000,13 +2033,15 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         Py_DECREF(seen);
         return call_slow(f, args, nargsf, kwnames);
     }
-    PyObject *result = PyObject_Vectorcall(func, call_args, (size_t)nargs, names);
+    PyObject *result =
+        PyObject_Vectorcall(func, call_args, (size_t)n_positional, names);
     Py_XDECREF(names);
     bool ran = result != NULL; /* (else the slow path's result, tied there) */
     result =
         wrap_result(f, x->backend, result, seen->array_type, args, nargsf, kwnames);
     if (ran) {
-        result = tied(seen, x, call_args + 1, nargs - 1, kept_names, n_kept, result);
+        result =
+            tied(seen, x, call_args + 1, n_positional - 1, kept_names, n_kept, result);
     }
     Py_DECREF(seen);
     return result;
@@ -2151,15 +2186,17 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     static char *keywords[] = {"kind",     "slow",       "table",  "as_tensors",
                                "keywords", "scalars",    "finish", "max_positional",
-                               "views",    "least_ndim", "copies", NULL};
+                               "views",    "least_ndim", "copies", "named",
+                               NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
     PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None, *copies = Py_None;
+    PyObject *named = Py_None;
     Py_ssize_t max_positional = 1, least_ndim = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sOO|$OOOOnOnO:FastPath", keywords,
-                                     &kind_name, &slow, &table, &as_tensors,
-                                     &keyword_defaults, &scalars, &finish,
-                                     &max_positional, &views, &least_ndim, &copies)) {
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwargs, "sOO|$OOOOnOnOO:FastPath", keywords, &kind_name, &slow,
+            &table, &as_tensors, &keyword_defaults, &scalars, &finish, &max_positional,
+            &views, &least_ndim, &copies, &named)) {
         return NULL;
     }
     int kind = 0;
@@ -2210,6 +2247,12 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "a dict, got %R",
                             copies);
     }
+    if (named != Py_None && (kind != CALL || !PyDict_CheckExact(named))) {
+        return PyErr_Format(PyExc_TypeError,
+                            "FastPath(): named: expected None, or for a call path a "
+                            "dict of {name: position}, got %R",
+                            named);
+    }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
         return PyErr_Format(PyExc_ValueError,
                             "FastPath(): max_positional: expected 1 to %d, got %zd",
@@ -2232,6 +2275,7 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->as_tensors = as_tensors == Py_None ? NULL : Py_NewRef(as_tensors);
     f->keywords = keyword_defaults == Py_None ? NULL : Py_NewRef(keyword_defaults);
     f->max_positional = max_positional;
+    f->named = named == Py_None ? NULL : Py_NewRef(named);
     f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
     f->finish = scalars == Py_None ? NULL : Py_NewRef(finish);
     f->views = views == Py_None ? NULL : Py_NewRef(views);
@@ -2247,6 +2291,7 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->table);
     Py_VISIT(f->as_tensors);
     Py_VISIT(f->keywords);
+    Py_VISIT(f->named);
     Py_VISIT(f->scalars);
     Py_VISIT(f->finish);
     Py_VISIT(f->views);
@@ -2269,6 +2314,7 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->table);
     Py_CLEAR(f->as_tensors);
     Py_CLEAR(f->keywords);
+    Py_CLEAR(f->named);
     Py_CLEAR(f->scalars);
     Py_CLEAR(f->finish);
     Py_CLEAR(f->views);

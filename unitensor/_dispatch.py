@@ -1736,7 +1736,10 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
     """
     params = [p.strip() for p in row.signature.split(",")]
     positional_only = "/" in params
-    positional, keywords, star = [], [], None
+    positional: list[str] = []
+    keywords: list[tuple[str, str]] = []
+    star: str | None = None
+    named: dict[str, int] = {}  # positional parameters a caller may name: places
     for p in params:
         if p == "/":
             positional_only = False
@@ -1749,6 +1752,8 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         elif default and not positional_only:
             keywords.append((name, default))
         else:
+            if not positional_only and star is None:
+                named[name] = len(positional)
             positional.append(name)
     if row.signature == "x, /" and _takes_array(row):
         func = _fastpath.unary_function(qualified, _unary(qualified), _as_tensors)
@@ -1756,7 +1761,7 @@ def _make_function(row: Function, qualified: str) -> Callable[..., Any]:
         func = _fastpath.binary_function(qualified, _binary(qualified), _as_tensors,
                                          _scalar_result)
     else:
-        func = _generated(row, qualified, positional, keywords, star)
+        func = _generated(row, qualified, positional, keywords, star, named)
     func.__name__ = func.__qualname__ = row.name
     func.__module__ = "unitensor" + ("" if "." not in qualified else
                                      "." + qualified.partition(".")[0])
@@ -1784,9 +1789,11 @@ def {name}({signature}):
 
 
 def _generated(row: Function, qualified: str, positional: list[str],
-               keywords: list[tuple[str, str]], star: str | None) -> Callable[..., Any]:
+               keywords: list[tuple[str, str]], star: str | None,
+               named: dict[str, int]) -> Callable[..., Any]:
     """The function of ``row`` other than the one- and two-array ones: made by one
-    ``exec`` of :data:`_TEMPLATE` (source built from the table only).
+    ``exec`` of :data:`_TEMPLATE` (source built from the table only). ``named``:
+    the positional parameters that may be given by name, by place.
     """
     packed = positional + ([f"*{star}"] if star else [])
     # (== only between values of the default's type: an array given there is
@@ -1853,7 +1860,7 @@ def _generated(row: Function, qualified: str, positional: list[str],
     general.__name__ = general.__qualname__ = row.name
     fast = general if not fast_path else _fastpath.call_function(
         general, qualified, keywords, len(positional) if star is None else None,
-        _as_tensors, LEAST_DIMENSIONS.get(qualified, 0))
+        _as_tensors, LEAST_DIMENSIONS.get(qualified, 0), named)
     if not checks:
         return fast
     scope["_fast"] = fast  # (read by the function at call time)

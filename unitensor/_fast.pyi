@@ -138,7 +138,9 @@ class FastPath:
     # x of fewer dimensions takes the slow path (ValueError on another kind).
     # copies: getitem only, {backend: Entry}: the owners whose x[i, j] of as many
     # ints as axes is a 0-d view, and the function copying it (TypeError on
-    # another kind).
+    # another kind). named: call only, {name: position} of the positional
+    # parameters a caller may give by name, passed on in their places (TypeError
+    # on another kind).
     def __new__(cls, kind: str, slow: Callable[..., Any],
                 table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
                 as_tensors: Callable[[Adapter, Any], Any] | None = None,
@@ -148,7 +150,8 @@ class FastPath:
                 max_positional: int = 1,
                 views: dict[Adapter, Entry] | None = None,
                 least_ndim: int = 0,
-                copies: dict[Adapter, Entry] | None = None) -> Self: ...
+                copies: dict[Adapter, Entry] | None = None,
+                named: dict[str, int] | None = None) -> Self: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
     @property

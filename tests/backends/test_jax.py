@@ -246,6 +246,7 @@ def test_an_export_of_a_result_still_computing_holds_its_values(poll_ns, monkeyp
     # blocks (0: blocks at once; 10**9: polls until the result lands)
     import jax
     import jax.numpy as jnp
+
     from unitensor._backends.jax import interop as jax_interop
     monkeypatch.setattr(jax_interop, "_POLL_NS", poll_ns)
     step = jax.jit(lambda x: jnp.cumsum(jnp.sin(x) * x))
