@@ -9,7 +9,8 @@ Quirks handled here (each measured, see docs/interop.md):
 - JAX arrays are immutable: exports are read-only.
 - On CPU, a computation over ~1,000 flops runs on a worker thread of XLA's
   (asynchronous dispatch), and the export blocks until it is done: the direct
-  export polls ``is_ready()`` for up to ``_POLL_NS`` first (below).
+  export polls ``is_ready()`` for up to ``_POLL_NS`` first (below; measured in
+  docs/wrap.md, "Training loops and XLA's worker thread").
 """
 
 from __future__ import annotations
