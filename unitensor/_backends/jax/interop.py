@@ -120,7 +120,8 @@ def direct_export(x: Any) -> _core.Buffer | None:
             or getattr(x.sharding, "_device", None) is not _cpu()):
         return None
     try:
-        _settle(x)
+        if not x.is_ready():
+            _settle(x)
         return immutable_buffer(_EXPORT(x))
     except (RuntimeError, ValueError, TypeError):
         return None
@@ -136,9 +137,7 @@ _POLL_NS = 50_000
 
 
 def _settle(x: Any) -> None:
-    """Return once ``x`` is computed, or ``_POLL_NS`` have passed."""
-    if x.is_ready():
-        return
+    """Return once ``x`` (not computed when asked) is, or ``_POLL_NS`` have passed."""
     clock = time.perf_counter_ns
     end = clock() + _POLL_NS
     while not x.is_ready() and clock() < end:
