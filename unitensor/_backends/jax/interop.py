@@ -90,7 +90,8 @@ def no_memory(x: jax.Array) -> str | None:
 # read once: jax.core's attributes go through its deprecation __getattr__, and
 # a concrete array (most operands) is no tracer
 _TRACER = jax.core.Tracer
-_ARRAY_IMPL = type(jnp.zeros(()))
+# (jaxlib's ArrayImpl: jax.Array's stubs lack some of its methods, is_ready)
+_ARRAY_IMPL: Any = type(jnp.zeros(()))
 
 
 def autodiff_state(x: jax.Array) -> str | None:
