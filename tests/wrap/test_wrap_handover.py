@@ -92,6 +92,33 @@ def test_what_the_parts_route_cannot_alias_takes_the_general_conversion(general)
         f(torch.ones(4, dtype=torch.float8_e4m3fn))
 
 
+def test_a_torch_caller_of_a_drjit_body_hands_over_without_a_tensor(general):
+    # (through lend, the general path, the call was 1.18x dr.wrap's forward +
+    # backward; by the parts' route 0.98x, benchmarks/wrap.py --rows drjit)
+    dr = pytest.importorskip("drjit")
+
+    def body(x, y):
+        return x * x + y
+
+    f = ut.wrap("torch", "drjit")(body)
+    x = torch.linspace(0.0, 1.0, 16).requires_grad_()
+    y = torch.ones(16)
+    for _ in range(2):
+        x.grad = None
+        out = f(x, y)
+        out.sum().backward()
+        torch.testing.assert_close(out, x * x + y)
+        torch.testing.assert_close(x.grad, 2 * x.detach())
+    # two inputs and a cotangent to Dr.Jit, the output and a gradient to torch
+    assert general == []
+    strided = torch.arange(32.0)[::2]  # Dr.Jit's tensors are compact: a copy
+    with pytest.warns(ut.CopyWarning):
+        torch.testing.assert_close(f(strided, y), strided * strided + y)
+    assert [a is strided for a in general] == [True]
+    assert isinstance(ut.wrap("drjit", "torch")(torch.sin)(
+        dr.llvm.ad.TensorXf([0.5, 1.0])), dr.llvm.ad.TensorXf)
+
+
 def test_a_bridged_torch_call_reads_no_signature(monkeypatch):
     f = ut.wrap("torch", "jax")(jax.jit(lambda a: a * 2))
     a = torch.rand(4, requires_grad=True)

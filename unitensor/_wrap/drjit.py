@@ -32,9 +32,10 @@ import drjit as dr
 import numpy as np
 
 from .. import _convert, _core
-from .._backends.drjit.interop import NATIVE_DTYPES, TENSOR, export
+from .._backends.drjit.interop import NATIVE_DTYPES, TENSOR, copy_reason, export
 from .._backends.drjit.interop import alias as _alias
 from .._backends.numpy.interop import NATIVE_DTYPES as NUMPY_DTYPES
+from .._device import KDL_CPU
 from .._dtypes import DType
 from .._errors import arg_error
 from ._bridge import Call
@@ -59,6 +60,39 @@ def call(c: Call) -> Any:
                         "a bridge: not yet; dr.detach(x) for a plain call)",
                         "an array with gradients enabled")
     return c.plain()
+
+
+# -- hand-overs --------------------------------------------------------------------
+# The bridge hands the common arrays (CPU memory Dr.Jit aliases as it is) over
+# through the adapter's export and alias directly, as torch's and jax's parts do
+# (_bridge._handover): lend's general path, with its Tensor, costs ~3 µs an array
+# more. Anything else takes that path.
+def exported(x: Any, compact: bool) -> _core.Buffer | None:
+    """A Buffer over ``x`` (a Dr.Jit tensor or flat array of the LLVM backend)
+    by the adapter's export, which evaluates a traced array first; None for
+    anything else. Dr.Jit's memory is compact, as ``compact`` may ask.
+    """
+    if not dr.is_jit_v(x) or dr.backend_v(x) != dr.JitBackend.LLVM:
+        return None
+    try:
+        return export(x)
+    except (TypeError, BufferError):  # a nested array, a dtype of no Buffer
+        return None
+
+
+def imported(buf: _core.Buffer, guarded: bool) -> Any:
+    """``buf`` (CPU memory) as a Dr.Jit tensor by the adapter's alias; None
+    where it would need a copy (strided memory) or holds a dtype Dr.Jit has
+    not: lend's general path copies and reports, or refuses.
+    """
+    if buf.device[0] != KDL_CPU:
+        return None
+    try:
+        if copy_reason(buf, guarded) is not None:
+            return None
+    except BufferError:
+        return None
+    return _alias(buf)
 
 
 # -- drjit as the body ---------------------------------------------------------------
