@@ -41,7 +41,9 @@ from tensorflow.python.eager import forwardprop_util, record
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import control_flow_util
 
-from .. import _convert
+from .. import _convert, _core
+from .._backends.tensorflow import interop as _interop
+from .._device import KDL_CPU
 from .._dtypes import DType
 from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, describe
@@ -372,6 +374,35 @@ def write(buffer: Any, src: tf.Tensor) -> None:
 
 def _inexact(x: Any) -> bool:
     return bool(x.dtype.is_floating or x.dtype.is_complex)
+
+
+# -- hand-overs: the parts' own route (Bridge.handed) -----------------------------
+# (as torch's and jax's parts: the adapter's own export and alias, without a
+# Tensor and its cache of views, for eager tensors in CPU memory; anything else,
+# a symbolic tensor or memory TF's kernels cannot take as it is, takes
+# _lend.lend's general path, which decides)
+_EAGER = type(tf.constant(0.0))
+
+
+def exported(x: Any, compact: bool) -> _core.Buffer | None:
+    """A read-only Buffer over ``x``, an eager tensor in CPU memory of a dtype
+    unitensor holds, by the adapter's export (TF's memory is compact); None for
+    anything else.
+    """
+    if type(x) is not _EAGER or x.dtype not in _interop.NATIVE_DTYPES:
+        return None
+    buf = _interop.export(x)
+    return buf if buf.device[0] == KDL_CPU else None
+
+
+def imported(buf: _core.Buffer, guarded: bool) -> tf.Tensor | None:
+    """``buf`` as an eager tensor by the adapter's alias (TF never writes into
+    a tensor: read-only memory is lent as it is); None where TF would need a
+    copy (strided or not 64-byte aligned memory, another device).
+    """
+    if _interop.copy_reason(buf) is not None:
+        return None
+    return _interop.alias(buf)
 
 
 def _refuse_complex(xs: list[Any], what: str) -> None:
