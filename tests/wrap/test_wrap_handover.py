@@ -146,6 +146,22 @@ def test_tensorflow_hands_over_without_a_tensor_both_ways(general):
         pytest.approx(float(np.sin(1.0))), pytest.approx(float(np.sin(2.0)))]
 
 
+def test_a_nested_or_sparse_tensor_is_refused_by_name_not_by_torch(general):
+    # a nested tensor reached the kept views' stamp, whose x.shape raised torch's
+    # "Internal error: NestedTensorImpl doesn't support sizes" (a RuntimeError)
+    f = ut.wrap("torch", "jax")(jax.jit(jnp.sin))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's prototype-stage warning
+        nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+        jagged = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)],
+                                            layout=torch.jagged)
+    for x, kind in ((nested, BufferError), (jagged, TypeError),
+                    (torch.ones(3).to_sparse(), TypeError)):
+        with pytest.raises(kind, match="strided"):
+            f(x)
+    assert len(general) == 3  # each left to the general conversion, which refuses
+
+
 def test_a_bridged_torch_call_reads_no_signature(monkeypatch):
     f = ut.wrap("torch", "jax")(jax.jit(lambda a: a * 2))
     a = torch.rand(4, requires_grad=True)

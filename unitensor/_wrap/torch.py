@@ -230,14 +230,14 @@ def exported(x: Any, compact: bool) -> _core.Buffer | None:
     not compact is copied into one here.
     """
     if (type(x) is not torch.Tensor or not x.is_cpu or x.layout is not torch.strided
-            or x.dtype not in _interop.NATIVE_DTYPES or x.is_conj() or x.is_neg()
-            or _is_wrapped(x)):
+            or x.is_nested or x.dtype not in _interop.NATIVE_DTYPES or x.is_conj()
+            or x.is_neg() or _is_wrapped(x)):
         return None  # (meta and fake tensors are not on the cpu, or subclasses)
     if compact and not x.is_contiguous():
         x = x.contiguous()  # torch's allocator aligns it as any taker needs
-    # an alias of the memory: the Buffer (and a view a bridge keeps, _Views)
-    # holds that, not ``x`` itself, which may die while they live
-    return _interop.export(x.detach())
+    # the memory: the Buffer (and a view a bridge keeps, _Views) holds that,
+    # not ``x`` itself, which may die while they live
+    return _interop.export_plain(x)
 
 
 def stamp(x: Any) -> tuple[Any, ...] | None:
@@ -247,9 +247,11 @@ def stamp(x: Any) -> tuple[Any, ...] | None:
     memory, so an in-place write (an optimizer's step) reaches it as it reaches
     every zero-copy view, and the body's framework only reads it while a call
     runs (its outputs are waited for before they are handed back). None for a
-    tensor the parts' route does not take (an inference tensor).
+    tensor the parts' route does not take (an inference tensor, a nested or
+    sparse one).
     """
-    if type(x) is not torch.Tensor or x.is_inference():
+    if (type(x) is not torch.Tensor or x.is_inference() or x.is_nested
+            or x.layout is not torch.strided):  # (no sizes or strides to read)
         return None
     return (x.data_ptr(), x.dtype, x.shape, x.stride(), x.device)
 

@@ -110,6 +110,22 @@ def export(x: torch.Tensor) -> _core.Buffer:
     return buf
 
 
+def export_plain(x: torch.Tensor) -> _core.Buffer:
+    """:func:`export` of a tensor its caller found plain: of type torch.Tensor,
+    strided, on the CPU, without a lazy conjugate or negation bit. The same
+    Buffer, without asking again (1 µs less; a bridge's hand-over, which has
+    asked), read-only where unitensor lent the memory. The Buffer holds an
+    alias of the memory (``detach()``), not ``x``: torch keeps a tensor's
+    Python object alive while C++ holds the tensor, and a bridge's kept view
+    is dropped when the caller's tensor dies (its weak reference).
+    """
+    x = x.detach()
+    buf = _core.exchange_import(x) if _EXCHANGE else buffer_from_dlpack(x)
+    if readonly(x):
+        buf.mark_readonly()
+    return buf
+
+
 def _from_numpy(x: np.ndarray) -> torch.Tensor | None:
     """``torch.from_numpy``: torch's own zero-copy route, 3x cheaper than DLPack.
 
