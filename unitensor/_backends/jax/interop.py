@@ -131,7 +131,7 @@ def direct_export(x: Any) -> _core.Buffer | None:
 # How long an export polls a CPU result that is not ready yet before it blocks.
 # Blocking sleeps until XLA's worker thread wakes the caller, and where idle
 # cores sleep (a virtual machine) the two wake-ups of a small computation cost
-# ~35 µs more than the computation (measured, docs/wrap.md); polling keeps the
+# ~45 µs more than the computation (measured, docs/wrap.md); polling keeps the
 # caller awake to see the result as it lands. A longer computation then blocks
 # as before, having lost at most this long of one core.
 _POLL_NS = 50_000
