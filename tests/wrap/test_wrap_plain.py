@@ -361,6 +361,21 @@ def test_a_plain_caller_s_body_traced_by_its_framework_is_refused_naming_why():
     np.testing.assert_array_equal(to_tf(ones), [1.0] * 4)  # eagerly: a plain call
 
 
+def test_a_plain_body_given_meta_tensors_is_refused_unless_its_shapes_are_given():
+    # meta tensors send a torch caller's call to its shape pass, which asked the
+    # numpy part for an eval_shape it does not have (an AttributeError)
+    double = ut.wrap("torch", "numpy")(lambda a: a * 2)
+    with pytest.raises(NotImplementedError, match=r"wrap\(\): args: expected arrays "
+                       r"with memory \(a numpy body runs on data only: give its "
+                       r"outputs' shapes as output_shapes="):
+        double(torch.ones(3, device="meta"))
+    shaped = ut.wrap("torch", "numpy", output_shapes=jax.ShapeDtypeStruct(
+        (3,), np.float32))(lambda a: a * 2)
+    out = shaped(torch.ones(3, device="meta"))
+    assert (out.shape, out.device.type, out.dtype) == ((3,), "meta", torch.float32)
+    torch.testing.assert_close(double(torch.ones(3)), torch.full((3,), 2.0))
+
+
 # torch's forward-mode machinery imports modules that call the deprecated
 # torch.jit.script: torch's own warning
 @pytest.mark.filterwarnings(

@@ -474,9 +474,15 @@ class Call:
         key = self.key("shapes", tuple(specs))
         kept = None if key is None else self.bridge.compiled.get(key)
         if kept is None:
+            eval_shape = getattr(self.body(), "eval_shape", None)
+            if eval_shape is None:  # a plain body: it runs on data only
+                raise arg_error(NotImplementedError, "wrap", "args", "arrays with "
+                                f"memory (a {self.bridge.target} body runs on data "
+                                "only: give its outputs' shapes as output_shapes= "
+                                "where a shape pass runs)", "arrays without memory "
+                                "(meta or fake tensors, a tracer's)")
             # (its outputs are dropped: not lent, no copy made or reported)
-            found = self.body().eval_shape(
-                lambda arrays: self.run(arrays, lent=False), specs)
+            found = eval_shape(lambda arrays: self.run(arrays, lent=False), specs)
             kept = (self.out, found)
             if key is not None:
                 self.keep(key, kept)
