@@ -1989,7 +1989,9 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             return call_slow(f, args, nargsf, kwnames);
         }
         PyObject *fallback = PyDict_GetItemWithError(f->keywords, name);
-        if (fallback == NULL) { /* not a keyword of the signature: Python raises */
+        /* not a keyword of the signature, or a flag (a bool default) given
+         * something else: Python raises */
+        if (fallback == NULL || (PyBool_Check(fallback) && !PyBool_Check(value))) {
             PyErr_Clear();
             Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);

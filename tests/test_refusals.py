@@ -444,3 +444,31 @@ def test_scipy_sparse_refused_at_asarray() -> None:
     sparse = pytest.importorskip("scipy.sparse")
     with pytest.raises(TypeError, match=r"^asarray\(\): obj: expected .*csr_matrix"):
         ut.asarray(sparse.eye(3).tocsr())
+
+
+FLAGS = [("sum", False, "keepdims"), ("sort", False, "descending"),
+         ("argsort", False, "stable"), ("cumulative_sum", False, "include_initial"),
+         ("linalg.vector_norm", False, "keepdims"),
+         ("linalg.svd", True, "full_matrices"), ("linalg.cholesky", True, "upper")]
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize(("name", "matrix", "flag"), FLAGS)
+def test_a_flag_takes_a_bool_on_every_owner(owner, name, matrix, flag):
+    """The standard's flags are bools; frameworks read other values each their
+    own way: numpy as true or false, torch refused, and jax handed
+    ``full_matrices=None`` to LAPACK, whose SVD was NaN. Refused on every
+    owner, on the fast path too (the second call); numpy's bool is one."""
+    func = function(name)
+    x = tensor(owner, [[2.0, 1.0], [1.0, 3.0]] if matrix else [3.0, 1.0, 2.0])
+    expected = func(x, **{flag: True})
+    for bad in (None, 1, 1.5, "yes"):
+        for _ in range(2):
+            with pytest.raises(TypeError, match=re.escape(
+                    f"{name}(): {flag}: expected a bool (True or False), got ")):
+                func(x, **{flag: bad})
+    got = func(x, **{flag: np.True_})
+    for a, b in zip(got if isinstance(got, tuple) else (got,),
+                    expected if isinstance(expected, tuple) else (expected,),
+                    strict=True):
+        np.testing.assert_array_equal(np.asarray(a.numpy()), np.asarray(b.numpy()))

@@ -358,6 +358,9 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     scalars = _SCALAR_PARAMETERS.get(name)
     if scalars is not None and (kwargs or scalars[0]):
         _check_no_arrays(name, scalars, args, kwargs)
+    flags = _FLAGS.get(name)
+    if flags is not None and kwargs:
+        _flags(name, flags, kwargs)
     if name in _FILLS:
         args, kwargs = _fill_value_as_scalar(name, args, kwargs)
     elif name in _OPERAND_RULES:
@@ -1047,6 +1050,27 @@ _TAKE_SCALARS = frozenset(name for name, params in _ARRAY_PARAMETERS.items()
                           if any(kind == "array or scalar" for _, _, kind in params))
 _SCALAR_PARAMETERS = {_qualified(row): found for row in FUNCTIONS
                       if any(found := _scalar_parameters(row))}
+# The standard's flags (keepdims, descending, stable, upper, full_matrices, ...,
+# keyword-only, of a default True or False), by function: frameworks read other
+# values each their own way (numpy as true or false, torch refuses, jax hands
+# full_matrices=None to LAPACK: NaNs), so only a bool passes.
+_FLAGS = {_qualified(row): flags for row in FUNCTIONS if (flags := frozenset(
+    name for name, _, default in (p.strip().partition("=")
+                                  for p in row.signature.split(","))
+    if default in ("True", "False")))}
+
+
+def _flags(func: str, flags: frozenset[str], kwargs: dict[str, Any]) -> None:
+    """Refuse a flag that is not a bool (numpy's bool is one: made Python's)."""
+    for name in flags & kwargs.keys():
+        value = kwargs[name]
+        if type(value) is not bool:
+            if type(value).__module__ == "numpy" and type(value).__name__ in (
+                    "bool", "bool_"):
+                kwargs[name] = bool(value)
+                continue
+            raise arg_error(TypeError, func, name, "a bool (True or False)",
+                            describe(value))
 # The functions whose array operands the standard promotes together, and where
 # they are: x1 and x2 of the elementwise and linear algebra functions, where's
 # x1 and x2 (not its condition), concat's and stack's arrays.

@@ -720,10 +720,12 @@ def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
     assert type(f(x, axis=None, keepdims=False)) is Tensor
     assert type(f(x, (0,), axis=0, correction=0.0, keepdims=True)) is Tensor
     assert seen == [((), {}), (((0,),), {"axis": 0, "keepdims": True})]
+    # (a flag, of a bool default, given anything but a bool: Python refuses it)
     for args, kwargs in (((x, 1, 2), {}), ((x,), {"unknown": 1}), ((x, x), {}),
-                         ((x._native,), {}), ((x,), {"axis": [0]})):
+                         ((x._native,), {}), ((x,), {"axis": [0]}),
+                         ((x,), {"keepdims": 1}), ((x,), {"keepdims": None})):
         assert f(*args, **kwargs) == "slow"
-    assert len(slow.calls) == 5
+    assert len(slow.calls) == 7
 
 
 def test_call_fast_path_passes_positional_parameters_given_by_name_in_place():
