@@ -472,3 +472,27 @@ def test_a_flag_takes_a_bool_on_every_owner(owner, name, matrix, flag):
                     expected if isinstance(expected, tuple) else (expected,),
                     strict=True):
         np.testing.assert_array_equal(np.asarray(a.numpy()), np.asarray(b.numpy()))
+
+
+AXIS_CALLS = {
+    "sort": lambda x, a, i: ut.sort(x, axis=a),
+    "argsort": lambda x, a, i: ut.argsort(x, axis=a),
+    "diff": lambda x, a, i: ut.diff(x, axis=a),
+    "take": lambda x, a, i: ut.take(x, i[0, ...], axis=a),
+    "take_along_axis": lambda x, a, i: ut.take_along_axis(x, i, axis=a),
+    "permute_dims": lambda x, a, i: ut.permute_dims(x, (a, 0)),
+}
+
+
+@pytest.mark.parametrize("owner", [*OWNERS, "dask"])
+@pytest.mark.parametrize("name", sorted(AXIS_CALLS))
+def test_an_axis_out_of_range_is_refused_not_wrapped(owner, name):
+    """TensorFlow's sort, argsort, diff, take and take_along_axis, jax's and
+    TensorFlow's permute_dims and dask's sort and take_along_axis read an axis
+    modulo ndim: a sort of a 2-d array along axis 5 sorted along axis 1,
+    silently. numpy refuses it, and so does every owner now."""
+    x = ut.asarray(make(owner, np.arange(6.0, dtype=np.float32).reshape(2, 3)))
+    indices = ut.asarray(make(owner, np.zeros((2, 3), np.int32)))
+    for axis in (2, -3, 7):
+        with pytest.raises(ValueError, match=re.escape(f"{name}(): ")):
+            AXIS_CALLS[name](x, axis, indices)

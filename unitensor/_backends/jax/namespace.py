@@ -169,7 +169,12 @@ def _mean(x: jax.Array, /, *, axis: int | tuple[int, ...] | None = None,
 
 
 def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
-    """jnp.permute_dims refuses negative axes, which the standard allows."""
+    """jnp.permute_dims refuses negative axes, which the standard allows (an
+    axis out of range is refused, not wrapped: -3 of a 2-d array is no axis).
+    """
+    ndim = max(x.ndim, 1)
+    if any(not -ndim <= a < ndim for a in axes):
+        raise ValueError(f"axes {tuple(axes)} are out of range for {x.ndim} dimensions")
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
 
 

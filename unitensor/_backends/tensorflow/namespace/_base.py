@@ -98,6 +98,16 @@ def _axes(axis: Any, ndim: int) -> list[int] | None:
     return [a % ndim if ndim else a for a in items]
 
 
+def _axis(axis: int, ndim: int) -> int:
+    """One axis of ``ndim`` as a non-negative one; ValueError for an axis out of
+    range (``axis % ndim`` alone read 5 of a 2-d array as 1: a sort along
+    another axis, silently).
+    """
+    if not -builtins.max(ndim, 1) <= axis < builtins.max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim if ndim else axis
+
+
 def _fast_path() -> tuple[Any, Any]:
     """TF's C fast path for one op (``TFE_Py_FastPathExecute``, private API: what
     TF's generated op wrappers call first) and its eager context module; Nones

@@ -13,7 +13,7 @@ from typing import Any
 import tensorflow as tf
 
 from ..interop import constant, no_memory
-from ._base import Tensor, _cast
+from ._base import Tensor, _axis, _cast
 from ._numpy_route import through_numpy
 
 
@@ -28,12 +28,12 @@ def take(x: Tensor, indices: Tensor, /, *, axis: int | None = None) -> Tensor:
         if x.ndim != 1:
             raise ValueError("take(): axis=None needs a one-dimensional array")
         axis = 0
-    axis %= x.ndim
+    axis = _axis(axis, x.ndim)
     return tf.gather(x, _normalised(indices, x.shape[axis]), axis=axis)
 
 
 def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
-    axis %= x.ndim
+    axis = _axis(axis, x.ndim)
     indices = _normalised(indices, x.shape[axis])
     xs, ids = tf.experimental.numpy.moveaxis(x, axis, -1), \
         tf.experimental.numpy.moveaxis(indices, axis, -1)

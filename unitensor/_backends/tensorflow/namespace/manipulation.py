@@ -21,7 +21,7 @@ def reshape(x: Tensor, /, shape: Any, *, copy: bool | None = None) -> Tensor:
 
 
 def permute_dims(x: Tensor, /, axes: Any) -> Tensor:
-    return tf.transpose(x, [a % x.ndim if x.ndim else a for a in axes])
+    return tf.transpose(x, _axes(tuple(axes), x.ndim))
 
 
 def expand_dims(x: Tensor, /, axis: Any = 0) -> Tensor:

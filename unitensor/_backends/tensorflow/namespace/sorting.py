@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from ._base import INDEX, Tensor
+from ._base import INDEX, Tensor, _axis
 from .indexing import take_along_axis
 
 
@@ -36,7 +36,7 @@ def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
     if x.ndim == 0:
         return tf.zeros((), INDEX)
     y = _sortable(x)
-    axis %= x.ndim
+    axis = _axis(axis, x.ndim)
     if descending:  # stable: equal elements keep their order
         y = tf.reverse(y, [axis])
         n = tf.shape(x, INDEX)[axis]
@@ -48,6 +48,7 @@ def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
 def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False,
          stable: bool = True) -> Tensor:
     if x.ndim == 0 or x.shape.num_elements() == 0:
+        _axis(axis, x.ndim)  # (refused as for any other array)
         return x
     order = argsort(x, axis=axis, descending=descending)
     return take_along_axis(x, order, axis=axis)

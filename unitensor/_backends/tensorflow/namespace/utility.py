@@ -10,7 +10,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._base import Tensor
+from ._base import Tensor, _axis
 from .manipulation import concat
 from .statistical import _reduce
 
@@ -31,10 +31,10 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
          append: Any = None) -> Tensor:
     if n == 0:
         return x  # as numpy: nothing appended where nothing is differenced
+    axis = _axis(axis, x.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         x = concat(parts, axis=axis)
-    axis %= x.ndim
     head = [slice(None)] * x.ndim
     tail = [slice(None)] * x.ndim
     head[axis], tail[axis] = slice(1, None), slice(None, -1)
