@@ -496,3 +496,21 @@ def test_an_axis_out_of_range_is_refused_not_wrapped(owner, name):
     for axis in (2, -3, 7):
         with pytest.raises(ValueError, match=re.escape(f"{name}(): ")):
             AXIS_CALLS[name](x, axis, indices)
+
+
+@pytest.mark.parametrize("owner", OWNERS)
+def test_a_dtype_literal_is_parsed_on_every_call_not_handed_to_the_framework(owner):
+    """Once ``ones_like``/``prod`` ran on an owner, the C path handed a literal
+    ``dtype=`` to the framework as it was: TensorFlow read ``dtype=5`` as its
+    DataType 5 and ``dtype=True`` as 1 (float32), silently. Parsed as the first
+    call parses it, every time."""
+    x = tensor(owner)
+    ut.ones_like(x)
+    ut.prod(x)  # (both learned by their fast paths)
+    for bad in (True, 5, 0):
+        for _ in range(2):
+            for call in (ut.ones_like, ut.prod):
+                with pytest.raises(TypeError, match=re.escape(
+                        f"{call.__name__}(): dtype: expected a unitensor dtype")):
+                    call(x, dtype=bad)
+    assert ut.ones_like(x, dtype="float32").dtype == ut.float32

@@ -239,7 +239,7 @@ def call_function(python_func: Callable[..., Any], name: str,
     ``python_func``. Where a default is not a literal, ``python_func`` itself.
     """
     try:
-        defaults = {k: _literal(v) for k, v in keywords}
+        defaults = {k: _literal(v) for k, v in keywords if k not in _PARSED}
     except ValueError:
         return python_func
     return _build("call", python_func, _table(name, "call"), keywords=defaults,
@@ -249,6 +249,11 @@ def call_function(python_func: Callable[..., Any], name: str,
 
 
 _CONSTANTS = {"None": None, "True": True, "False": False}
+# Keywords the general path parses (``parse_dtype``, ``parse_device``): a C path
+# would hand their literals to the framework as they are, which reads some as
+# something else (TensorFlow reads dtype=5 as its DataType 5, device=0 as a
+# device). Not keywords of the C path: given, they take the general path.
+_PARSED = frozenset({"dtype", "device"})
 
 
 def _literal(text: str) -> Any:
