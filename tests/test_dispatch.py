@@ -359,6 +359,23 @@ def test_matrix_rank_and_pinv_take_rtol_as_an_array(framework):
             assert inverse.numpy()[0].tolist() == np.diag([1.0, 0.0, 0.0]).tolist()
 
 
+@pytest.mark.parametrize("framework", COMPUTING)
+def test_matrix_rank_s_rtol_is_relative_to_the_largest_singular_value(framework):
+    # jax compared the singular values with rtol itself (rank 2 for rtol=0.6 of
+    # singular values 5 and 2.7, numpy's 1): the test above has a largest
+    # singular value of 1, where the two readings agree
+    a = [[3.0, 1.0, 2.0], [0.5, 4.0, 1.5]]
+    with ut.owner(framework):
+        for x in (ut.asarray(a, dtype=ut.float32),
+                  ut.asarray([a, (10 * np.asarray(a)).tolist()], dtype=ut.float32)):
+            for rtol in (0.3, 0.6, 1.5, ut.asarray(0.6, dtype=ut.float32)):
+                expected = np.linalg.matrix_rank(np.asarray(x.numpy()),
+                                                 rtol=float(rtol))
+                assert x.owner == framework
+                assert ut.linalg.matrix_rank(x, rtol=rtol).numpy().tolist() == (
+                    expected.tolist())
+
+
 # -- item: an operand carrying autodiff state decides the owner -------------------
 def _aligned(values):
     # 64-byte aligned numpy memory: JAX and TF alias it without a CopyWarning

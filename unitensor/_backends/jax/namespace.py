@@ -178,6 +178,19 @@ def _permute_dims(x: jax.Array, /, axes: tuple[int, ...]) -> jax.Array:
     return jnp.permute_dims(x, tuple(a % x.ndim if x.ndim else a for a in axes))
 
 
+def _matrix_rank(x: jax.Array, /, *, rtol: Any = None) -> jax.Array:
+    """jnp.linalg.matrix_rank compares the singular values with ``rtol`` itself,
+    not with ``rtol`` times the largest one, as its docstring, numpy and the
+    standard say (rtol=0.6 of singular values 5.0 and 2.7: rank 2, numpy's 1).
+    """
+    if rtol is None:  # (jax's own default: numpy's)
+        return jnp.linalg.matrix_rank(x)
+    s = jnp.linalg.svdvals(x)
+    tolerance = jnp.max(s, axis=-1, keepdims=True) * jnp.expand_dims(
+        jnp.asarray(rtol, dtype=s.dtype), -1)
+    return jnp.count_nonzero(s > tolerance, axis=-1)
+
+
 def _getitem(x: jax.Array, key: Any) -> jax.Array:
     """jax clamps an index out of bounds (x[6] of 6 elements read x[5]): an
     IndexError, as numpy's, where the index is known (not a tracer).
@@ -215,7 +228,8 @@ FIXES: dict[str, Callable[..., Any]] = {
                                    "inf)", _lost, "x1"),
     "linalg.inv": refuse_failure(jnp.linalg.inv, "linalg.inv", "an invertible "
                                  "matrix (numpy's refusal; jax answered inf)",
-                                 _lost)}
+                                 _lost),
+    "linalg.matrix_rank": _matrix_rank}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, _COMPLEX, np.asarray, jnp.asarray, reference(name))
     for name in COMPLEX_SPECIAL_CASES})
