@@ -514,3 +514,23 @@ def test_a_dtype_literal_is_parsed_on_every_call_not_handed_to_the_framework(own
                         f"{call.__name__}(): dtype: expected a unitensor dtype")):
                     call(x, dtype=bad)
     assert ut.ones_like(x, dtype="float32").dtype == ut.float32
+
+
+@pytest.mark.parametrize("owner", ["numpy", "jax", "tensorflow"])
+def test_the_largest_of_no_value_in_a_norm_is_zero_and_the_smallest_refused(owner):
+    """numpy's norms of empty matrices and vectors: a largest value of none (ord
+    2, 1, inf) is 0, a smallest (-2, -1, -inf) a ValueError. TensorFlow reduced
+    nothing to -inf and inf, silently."""
+    for shape in ((0, 0), (0, 3), (2, 0, 3)):
+        x = ut.asarray(make(owner, np.zeros(shape, np.float32)))
+        for ord in (1, 2, float("inf")):
+            norm = ut.linalg.matrix_norm(x, ord=ord)
+            np.testing.assert_array_equal(np.asarray(norm.numpy()),
+                                          np.zeros(shape[:-2], np.float32))
+        np.testing.assert_array_equal(
+            np.asarray(ut.linalg.vector_norm(x, ord=float("inf")).numpy()), 0.0)
+        for ord in (-2, float("-inf")):
+            with pytest.raises(ValueError):
+                ut.linalg.matrix_norm(x, ord=ord)
+        with pytest.raises(ValueError):
+            ut.linalg.vector_norm(x, ord=float("-inf"))

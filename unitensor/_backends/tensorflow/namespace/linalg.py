@@ -155,15 +155,32 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
     return result
 
 
+def _extreme(op: Any, values: Tensor, axes: Any, keepdims: bool, none: bool
+             ) -> Tensor:
+    """The largest (``op`` reduce_max) or smallest of non-negative ``values``
+    along ``axes``, where ``none`` says that no value is there (a known size of
+    0): numpy's answers, 0 for the largest, a ValueError for the smallest. TF
+    reduces nothing to -inf and inf.
+    """
+    result = op(values, axis=axes, keepdims=keepdims)
+    if not none:
+        return result
+    if op is tf.math.reduce_min:
+        raise ValueError("zero-size array to reduction operation minimum which has "
+                         "no identity")
+    return tf.zeros_like(result)
+
+
 def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
                 ord: Any = 2) -> Tensor:
     magnitude = tf.math.abs(x) if x.dtype.is_complex or x.dtype.is_floating \
         else tf.math.abs(tf.cast(x, DEFAULT_FLOAT))
     axes = _axes(axis, x.ndim)
-    if ord == math.inf:
-        return tf.math.reduce_max(magnitude, axis=axes, keepdims=keepdims)
-    if ord == -math.inf:
-        return tf.math.reduce_min(magnitude, axis=axes, keepdims=keepdims)
+    if ord in (math.inf, -math.inf):
+        op = tf.math.reduce_max if ord == math.inf else tf.math.reduce_min
+        none = magnitude.shape.num_elements() == 0 if axes is None else any(
+            magnitude.shape[a] == 0 for a in axes)
+        return _extreme(op, magnitude, axes, keepdims, none)
     if ord == 0:
         return tf.cast(tf.math.count_nonzero(magnitude, axis=axes, keepdims=keepdims),
                        magnitude.dtype)
@@ -284,14 +301,15 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Te
     elif ord in (1, -1):
         columns = tf.math.reduce_sum(magnitude, axis=-2)
         op = tf.math.reduce_max if ord == 1 else tf.math.reduce_min
-        result = op(columns, axis=-1)
+        result = _extreme(op, columns, [-1], False, columns.shape[-1] == 0)
     elif ord in (math.inf, -math.inf):
         rows = tf.math.reduce_sum(magnitude, axis=-1)
         op = tf.math.reduce_max if ord == math.inf else tf.math.reduce_min
-        result = op(rows, axis=-1)
+        result = _extreme(op, rows, [-1], False, rows.shape[-1] == 0)
     elif ord in (2, -2):
         op = tf.math.reduce_max if ord == 2 else tf.math.reduce_min
-        result = op(svdvals(x), axis=-1)
+        values = svdvals(x)
+        result = _extreme(op, values, [-1], False, values.shape[-1] == 0)
     else:
         raise ValueError(f"linalg.matrix_norm(): ord {ord!r} is not one of 'fro', "
                          "'nuc', 1, -1, 2, -2, inf, -inf")
