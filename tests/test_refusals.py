@@ -530,7 +530,7 @@ def test_the_largest_of_no_value_in_a_norm_is_zero_and_the_smallest_refused(owne
         np.testing.assert_array_equal(
             np.asarray(ut.linalg.vector_norm(x, ord=float("inf")).numpy()), 0.0)
         for ord in (-2, float("-inf")):
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match=r"^linalg\.matrix_norm\(\): "):
                 ut.linalg.matrix_norm(x, ord=ord)
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"^linalg\.vector_norm\(\): "):
             ut.linalg.vector_norm(x, ord=float("-inf"))
