@@ -481,11 +481,17 @@ def test_a_matrix_a_factorization_fails_on_is_refused_on_every_owner(framework):
     def on(value):
         return ut.asarray(np.asarray(value, dtype=np.float64)).to(framework,
                                                                  copy=True)
+    # (and matrix_power of a negative power: jax answered inf)
     for func, matrix in ((ut.linalg.cholesky, [[1.0, 2.0], [2.0, 1.0]]),
                          (ut.linalg.inv, [[1.0, 2.0], [2.0, 4.0]]),
                          (lambda a: ut.linalg.solve(a, on([1.0, 1.0])),
-                          [[1.0, 2.0], [2.0, 4.0]])):
-        with pytest.raises(ValueError, match=r"^linalg\.(cholesky|inv|solve)\(\): "):
+                          [[1.0, 2.0], [2.0, 4.0]]),
+                         (lambda a: ut.linalg.matrix_power(a, -1),
+                          [[1.0, 2.0], [2.0, 4.0]]),
+                         (lambda a: ut.linalg.matrix_power(a, -2), [[0.0, 0.0],
+                                                                    [0.0, 0.0]])):
+        with pytest.raises(ValueError, match=r"^linalg\.(cholesky|inv|solve|"
+                           r"matrix_power)\(\): "):
             ut.asarray(func(on(matrix)).numpy())  # (dask: once computed)
     np.testing.assert_allclose(ut.linalg.cholesky(on([[4.0, 2.0], [2.0, 3.0]])).numpy(),
                                [[2.0, 0.0], [1.0, np.sqrt(2.0)]])

@@ -191,6 +191,19 @@ def _matrix_rank(x: jax.Array, /, *, rtol: Any = None) -> jax.Array:
     return jnp.count_nonzero(s > tolerance, axis=-1)
 
 
+_inverse_power = refuse_failure(
+    jnp.linalg.matrix_power, "linalg.matrix_power", "an invertible matrix for a "
+    "negative power (numpy's refusal; jax answered inf or NaN)", _lost)
+
+
+def _matrix_power(x: jax.Array, n: int, /) -> jax.Array:
+    """A negative power of a singular matrix refused, as jax's inv is (jax
+    answered inf or NaN); other powers as jax computes them.
+    """
+    return (_inverse_power if type(n) is int and n < 0
+            else jnp.linalg.matrix_power)(x, n)
+
+
 def _getitem(x: jax.Array, key: Any) -> jax.Array:
     """jax clamps an index out of bounds (x[6] of 6 elements read x[5]): an
     IndexError, as numpy's, where the index is known (not a tracer).
@@ -229,7 +242,8 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.inv": refuse_failure(jnp.linalg.inv, "linalg.inv", "an invertible "
                                  "matrix (numpy's refusal; jax answered inf)",
                                  _lost),
-    "linalg.matrix_rank": _matrix_rank}
+    "linalg.matrix_rank": _matrix_rank,
+    "linalg.matrix_power": _matrix_power}
 FIXES.update({name: complex_special_cases_fixed(
     jnp, name, _COMPLEX, np.asarray, jnp.asarray, reference(name))
     for name in COMPLEX_SPECIAL_CASES})
