@@ -209,6 +209,8 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False,
     """The singular-value norms (2, -2, 'nuc') from :func:`svdvals` per matrix;
     the others by array-api-compat's dask namespace (sums and maxima, chunked).
     """
+    if _no_element(x):
+        return _of_nothing(np.linalg.matrix_norm, x, keepdims=keepdims, ord=ord)
     if not (isinstance(ord, str) and ord == "nuc") and ord not in (2, -2):
         return _COMPAT.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
     _check("linalg.matrix_norm", "x", x)
@@ -216,6 +218,29 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False,
     result = (s.sum(axis=-1) if ord == "nuc" else
               s.max(axis=-1) if ord == 2 else s.min(axis=-1))
     return result[..., None, None] if keepdims else result
+
+
+def vector_norm(x: da.Array, /, *, axis: Any = None, keepdims: bool = False,
+                ord: Any = 2) -> da.Array:
+    """array-api-compat's; of an array of no element, numpy's (:func:`_of_nothing`)."""
+    if _no_element(x):
+        return _of_nothing(np.linalg.vector_norm, x, axis=axis, keepdims=keepdims,
+                           ord=ord)
+    return _COMPAT.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+
+
+def _no_element(x: da.Array) -> bool:
+    """Whether ``x`` has a size of 0, known (not a size dask knows only later)."""
+    return all(n == n for n in x.shape) and 0 in x.shape
+
+
+def _of_nothing(func: Callable[..., Any], x: da.Array, **kwargs: Any) -> da.Array:
+    """numpy's ``func`` of an array of ``x``'s shape and dtype and no element:
+    its result's shape, dtype and values (a norm's largest of no value is 0)
+    or its refusal (the smallest), where dask's reductions over nothing raise
+    or (array-api-compat's inf norm) give an array of another shape.
+    """
+    return da.from_array(np.asarray(func(np.zeros(x.shape, x.dtype), **kwargs)))
 
 
 _pinv = linalg("pinv", np.linalg.pinv)
@@ -254,6 +279,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "linalg.solve": solve,
     "linalg.matrix_rank": matrix_rank,
     "linalg.matrix_norm": matrix_norm,
+    "linalg.vector_norm": vector_norm,
     "linalg.det": linalg("det", np.linalg.det),
     "linalg.slogdet": linalg("slogdet", np.linalg.slogdet, n_out=2),
     "linalg.eigh": linalg("eigh", np.linalg.eigh, n_out=2),
