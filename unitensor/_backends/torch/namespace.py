@@ -376,6 +376,21 @@ def _componentwise(name: str) -> Callable[..., Any]:
     return complex_only(fixed, native, _COMPLEX)
 
 
+def _vector_norm(x: torch.Tensor, /, *, axis: Any = None, keepdims: bool = False,
+                 ord: Any = 2) -> torch.Tensor:
+    """torch refuses the inf norms over no element ("Expected reduction dim to
+    be specified"), where numpy's largest of no value is 0 (its smallest, a
+    ValueError): numpy's answer, on an array of x's shape.
+    """
+    if x.numel() == 0 and ord in (math.inf, -math.inf) and (
+            x.is_floating_point() or x.is_complex()):
+        shape = np.linalg.vector_norm(np.zeros(x.shape), axis=axis, keepdims=keepdims,
+                                      ord=ord).shape  # (raises where numpy does)
+        return torch.zeros(shape, dtype=x.real.dtype if x.is_complex() else x.dtype,
+                           device=x.device)
+    return compat_linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     name: _unsigned_accumulation(getattr(compat_torch, name))
     for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")}
@@ -398,6 +413,7 @@ FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              # mypy: array-api-compat copies torch.fft's functions in at runtime
              **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]
              var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem,
+             **{"linalg.vector_norm": _vector_norm},
              add=_componentwise("add"), subtract=_componentwise("subtract"))
 FIXES.update({name: complex_special_cases_fixed(
     compat_torch, name, _COMPLEX,
