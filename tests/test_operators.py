@@ -571,3 +571,17 @@ def test_take_of_a_matrix_of_indices_and_diff_of_a_negative_n_are_refused(framew
     with pytest.raises(ValueError, match=r"diff\(\): n: expected a non-negative"):
         ut.diff(x, n=-1)
     assert ut.diff(x, n=0).numpy().tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("framework", [f for f in COMPUTING + LAZY
+                                       if f != "array_api_strict"])  # (no float16)
+def test_a_float16_mean_sums_in_float32_as_numpy_s(framework):
+    """numpy (and jax, torch) sum float16 in float32 for a mean; TensorFlow's and
+    dask's float16 sums overflowed: the mean of 60000, 60000 and 50000 was inf."""
+    values = np.array([[60000, 60000, 50000], [1, 2, 3]], np.float16)
+    x = ut.asarray(values).to(framework, copy=True)
+    for kwargs in ({}, {"axis": 1}, {"axis": 0, "keepdims": True}):
+        got = ut.mean(x, **kwargs)
+        expected = np.mean(values, **kwargs)
+        assert got.dtype == ut.float16
+        np.testing.assert_array_equal(np.asarray(got.numpy()), expected)

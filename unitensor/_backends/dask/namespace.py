@@ -546,6 +546,15 @@ def _reshape(x: da.Array, /, shape: tuple[int, ...], *,
     return compat.reshape(x, shape)
 
 
+def _mean(x: da.Array, /, **kwargs: Any) -> da.Array:
+    """numpy sums float16 in float32 for its mean: dask's float16 sum overflows
+    (the mean of 60000 and 60000 was inf).
+    """
+    if x.dtype == np.float16:
+        return compat.mean(x.astype(np.float32), **kwargs).astype(np.float16)
+    return compat.mean(x, **kwargs)
+
+
 FIXES: dict[str, Callable[..., Any]] = {
     **{f"fft.{name}": _one_chunk_fft(name, name.endswith("n"))
        for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn",
@@ -568,6 +577,7 @@ FIXES: dict[str, Callable[..., Any]] = {
     "unique_counts": _unique_counts,
     "unique_inverse": _unique_inverse,
     "unique_all": _unique_all,
+    "mean": _mean,
     "std": _moment("std"),
     "var": _moment("var"),
     "cumulative_sum": _cumulative("cumulative_sum"),

@@ -105,6 +105,10 @@ def _sequential_prod(x: Tensor, axes: list[int] | None, keepdims: bool) -> Tenso
 
 
 def mean(x: Tensor, /, *, axis: Any = None, keepdims: bool = False) -> Tensor:
+    if x.dtype == tf.float16:  # numpy (and jax) sum float16 in float32: TF's
+        # float16 sum overflows (the mean of 60000 and 60000 was inf)
+        return tf.cast(mean(tf.cast(x, tf.float32), axis=axis, keepdims=keepdims),
+                       tf.float16)
     result = _reduce(tf.math.reduce_mean, x, axis, keepdims)
     if x.dtype.is_complex:  # TF's complex mean of no element is 0, numpy's NaN
         sizes = reduced_sizes(tuple(x.shape), axis)
