@@ -585,3 +585,20 @@ def test_a_float16_mean_sums_in_float32_as_numpy_s(framework):
         expected = np.mean(values, **kwargs)
         assert got.dtype == ut.float16
         np.testing.assert_array_equal(np.asarray(got.numpy()), expected)
+
+
+@pytest.mark.parametrize("framework", COMPUTING + LAZY)
+def test_an_in_place_operator_whose_bool_result_is_int8_is_refused(framework):
+    """``mask // mask``, ``%`` and ``**`` are int8 by the bool rule (numpy's
+    loops), which a bool array cannot keep in place: numpy refused ``**=`` and
+    the other owners wrote bools; every owner refuses all three now, twice."""
+    for op in ("__ifloordiv__", "__imod__", "__ipow__"):
+        for other in (True, "mask"):
+            for _ in range(2):
+                x = ut.asarray(np.array([True, False, True])).to(framework, copy=True)
+                with pytest.raises(TypeError, match=r"keeps the array's dtype bool"):
+                    getattr(x, op)(x if other == "mask" else other)
+                np.testing.assert_array_equal(x.numpy(), [True, False, True])
+    x = ut.asarray(np.array([True, False])).to(framework, copy=True)
+    x += True  # (or: bool by the rule, kept)
+    np.testing.assert_array_equal(x.numpy(), [True, True])

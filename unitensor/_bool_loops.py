@@ -57,6 +57,13 @@ _BINARY = frozenset({"add", "multiply", "maximum", "minimum", "pow", "floor_divi
 NAMES = frozenset(_ELEMENTWISE) | _EXTREMES | _COUNTS | _REFUSED
 
 
+def elementwise_dtype(name: str) -> DType | None:
+    """The dtype of ``name`` of bool arrays (bool, or int8), None where the
+    function has no such rule here.
+    """
+    return _ELEMENTWISE.get(name)
+
+
 def rule(backend: Adapter, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` (``backend``'s ``name``) computing bool inputs as the module says;
     ``func`` itself for other names.

@@ -1526,6 +1526,13 @@ def inplace(x: Tensor, name: str, native_op: Callable[[Any, Any], Any],
                                                                           _NUMBER):
         other = _weak(other)  # np.float64(2.0): the Python float it is
     _check_keeps_dtype_and_shape(x, other, func)
+    if x.dtype is bool_ and _bool_loops.elementwise_dtype(name) not in (None, bool_):
+        # mask //= mask, %=, **=: int8 by the bool rule (numpy's loops), which a
+        # bool array cannot keep (numpy refused **=; the others wrote bools)
+        raise arg_error(TypeError, func, "other", "an operand that keeps the array's "
+                        f"dtype bool ({name} of bools is int8)",
+                        type(other).__name__ if type(other) in _PYTHON_SCALARS
+                        else other.dtype.name)
     if type(other) is Tensor and KIND_RANK[other.dtype.kind] < KIND_RANK[
             x.dtype.kind]:  # float32 += int32: the operand cast first (as binary)
         other = _make(other._backend, other._backend.astype(other._native, x.dtype))
