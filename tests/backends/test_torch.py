@@ -265,3 +265,21 @@ def test_a_mask_of_the_tensor_s_own_empty_sizes_stays_torch_s_and_keeps_autograd
     read = ut.asarray(x)[ut.asarray(torch.zeros((0, 3), dtype=torch.bool))]
     assert read.shape == (0,)
     assert read.torch().grad_fn is not None
+
+
+def test_a_value_of_one_element_and_more_axes_is_written_as_numpy_writes_it():
+    """torch wrote an array of shape (1,) into one element (``x[0] = a``), where
+    numpy refuses a sequence there; and refused a value with leading 1s into a
+    negative-step slice (``x[::-1] = row``), which numpy takes (it drops them).
+    """
+    for make in (np.asarray, torch.from_numpy):
+        x = ut.asarray(make(np.array([1, 2, 3], np.int32)))
+        with pytest.raises(ValueError, match="sequence"):
+            x[0] = ut.asarray(make(np.array([9], np.int32)))
+        y = ut.asarray(make(np.arange(6.0).reshape(2, 3)))
+        with pytest.raises(ValueError, match="sequence"):
+            y[1, 2] = ut.asarray(make(np.array([9.0])))
+        y[..., 1] = ut.asarray(make(np.array([5.0])))  # a 0-d view's slot: fine
+        y[:, ::-1] = ut.asarray(make(np.array([[[7.0, 8.0, 9.0]]])))
+        np.testing.assert_array_equal(y.numpy(), [[9.0, 8.0, 7.0]] * 2)
+        assert x.numpy().tolist() == [1, 2, 3]
