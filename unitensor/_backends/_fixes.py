@@ -31,6 +31,20 @@ def reduced_sizes(shape: Any, axis: Any) -> list[Any] | None:
         return None
 
 
+def norm_of_nothing(name: str, shape: tuple[int, ...], dtype: Any = None,
+                    **kwargs: Any) -> Any:
+    """numpy's ``linalg.<name>`` (``vector_norm``, ``matrix_norm``) of an array
+    of ``shape`` and ``dtype`` (numpy's) with no element: zeros of its result's
+    shape and dtype (a norm's largest of no value is 0), or numpy's ValueError
+    (its smallest: ord -1, -2, -inf). The owners reduce nothing each their own
+    way: TensorFlow to -inf and inf, dask to another shape or a refusal, torch
+    to a refusal.
+    """
+    import numpy as np  # (always installed)
+
+    return getattr(np.linalg, name)(np.zeros(shape, dtype), **kwargs)
+
+
 def refuse_empty_reduction(func: str, shape: tuple[Any, ...], axis: Any) -> None:
     """max, min, argmax, argmin of nothing: refused, as numpy, torch and jax refuse
     it, by the owners that would answer (TensorFlow: -inf) or answer late (dask:

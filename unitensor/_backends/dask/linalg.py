@@ -27,6 +27,7 @@ import dask.array as da
 import numpy as np
 
 from ..._errors import arg_error, refused, standard_type
+from .._fixes import norm_of_nothing
 from .shapes import needs_known_shape, shape_text, unknown
 
 # array-api-compat's dask namespace (untyped for mypy), imported here as in
@@ -209,8 +210,10 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False,
     """The singular-value norms (2, -2, 'nuc') from :func:`svdvals` per matrix;
     the others by array-api-compat's dask namespace (sums and maxima, chunked).
     """
-    if _no_element(x):
-        return _of_nothing(np.linalg.matrix_norm, x, keepdims=keepdims, ord=ord)
+    if _no_element(x):  # (array-api-compat's inf norm of a (0, 0) matrix: shape
+        # (0,); its other norms of nothing refuse)
+        return da.from_array(norm_of_nothing("matrix_norm", x.shape, x.dtype,
+                                             keepdims=keepdims, ord=ord))
     if not (isinstance(ord, str) and ord == "nuc") and ord not in (2, -2):
         return _COMPAT.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
     _check("linalg.matrix_norm", "x", x)
@@ -222,25 +225,18 @@ def matrix_norm(x: da.Array, /, *, keepdims: bool = False,
 
 def vector_norm(x: da.Array, /, *, axis: Any = None, keepdims: bool = False,
                 ord: Any = 2) -> da.Array:
-    """array-api-compat's; of an array of no element, numpy's (:func:`_of_nothing`)."""
+    """array-api-compat's; of an array of no element, numpy's (dask's reductions
+    over nothing refuse).
+    """
     if _no_element(x):
-        return _of_nothing(np.linalg.vector_norm, x, axis=axis, keepdims=keepdims,
-                           ord=ord)
+        return da.from_array(norm_of_nothing("vector_norm", x.shape, x.dtype,
+                                             axis=axis, keepdims=keepdims, ord=ord))
     return _COMPAT.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
 
 
 def _no_element(x: da.Array) -> bool:
     """Whether ``x`` has a size of 0, known (not a size dask knows only later)."""
     return all(n == n for n in x.shape) and 0 in x.shape
-
-
-def _of_nothing(func: Callable[..., Any], x: da.Array, **kwargs: Any) -> da.Array:
-    """numpy's ``func`` of an array of ``x``'s shape and dtype and no element:
-    its result's shape, dtype and values (a norm's largest of no value is 0)
-    or its refusal (the smallest), where dask's reductions over nothing raise
-    or (array-api-compat's inf norm) give an array of another shape.
-    """
-    return da.from_array(np.asarray(func(np.zeros(x.shape, x.dtype), **kwargs)))
 
 
 _pinv = linalg("pinv", np.linalg.pinv)

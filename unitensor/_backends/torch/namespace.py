@@ -33,6 +33,7 @@ from .._fixes import (
     indices_within_bounds,
     items_copied,
     new_array,
+    norm_of_nothing,
     pow_fixed,
     refuse_out_of_bounds,
     remainder_fixed,
@@ -384,8 +385,8 @@ def _vector_norm(x: torch.Tensor, /, *, axis: Any = None, keepdims: bool = False
     """
     if x.numel() == 0 and ord in (math.inf, -math.inf) and (
             x.is_floating_point() or x.is_complex()):
-        shape = np.linalg.vector_norm(np.zeros(x.shape), axis=axis, keepdims=keepdims,
-                                      ord=ord).shape  # (raises where numpy does)
+        shape = norm_of_nothing("vector_norm", tuple(x.shape), axis=axis,
+                                keepdims=keepdims, ord=ord).shape
         return torch.zeros(shape, dtype=x.real.dtype if x.is_complex() else x.dtype,
                            device=x.device)
     return compat_linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)

@@ -16,7 +16,7 @@ import numpy as np
 import tensorflow as tf
 
 from ...._errors import arg_error
-from ..._fixes import outer_of_vectors
+from ..._fixes import norm_of_nothing, outer_of_vectors
 from ._base import DEFAULT_FLOAT, INDEX, Tensor, _axes, _cast, _common
 from ._numpy_route import _in_xla, _not_in_xla
 from .elementwise import _isfinite
@@ -155,32 +155,19 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
     return result
 
 
-def _extreme(op: Any, values: Tensor, axes: Any, keepdims: bool, none: bool
-             ) -> Tensor:
-    """The largest (``op`` reduce_max) or smallest of non-negative ``values``
-    along ``axes``, where ``none`` says that no value is there (a known size of
-    0): numpy's answers, 0 for the largest, a ValueError for the smallest. TF
-    reduces nothing to -inf and inf.
-    """
-    result = op(values, axis=axes, keepdims=keepdims)
-    if not none:
-        return result
-    if op is tf.math.reduce_min:
-        raise ValueError("zero-size array to reduction operation minimum which has "
-                         "no identity")
-    return tf.zeros_like(result)
-
-
 def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
                 ord: Any = 2) -> Tensor:
     magnitude = tf.math.abs(x) if x.dtype.is_complex or x.dtype.is_floating \
         else tf.math.abs(tf.cast(x, DEFAULT_FLOAT))
     axes = _axes(axis, x.ndim)
-    if ord in (math.inf, -math.inf):
-        op = tf.math.reduce_max if ord == math.inf else tf.math.reduce_min
-        none = magnitude.shape.num_elements() == 0 if axes is None else any(
-            magnitude.shape[a] == 0 for a in axes)
-        return _extreme(op, magnitude, axes, keepdims, none)
+    if x.shape.num_elements() == 0:  # (TF's largest of nothing: -inf)
+        return tf.zeros(norm_of_nothing("vector_norm", tuple(x.shape), axis=axis,
+                                        keepdims=keepdims, ord=ord).shape,
+                        magnitude.dtype)
+    if ord == math.inf:
+        return tf.math.reduce_max(magnitude, axis=axes, keepdims=keepdims)
+    if ord == -math.inf:
+        return tf.math.reduce_min(magnitude, axis=axes, keepdims=keepdims)
     if ord == 0:
         return tf.cast(tf.math.count_nonzero(magnitude, axis=axes, keepdims=keepdims),
                        magnitude.dtype)
@@ -291,9 +278,16 @@ def matrix_rank(x: Tensor, /, *, rtol: Any = None) -> Tensor:
     return tf.math.count_nonzero(s > _cutoff(x, s, rtol), axis=-1, dtype=INDEX)
 
 
+_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Tensor:
     x = _floating(x)
     magnitude = tf.math.abs(x)
+    if x.shape.num_elements() == 0 and ord in _ORDS:  # (TF's largest of nothing:
+        return tf.zeros(norm_of_nothing(  # -inf)
+            "matrix_norm", tuple(x.shape), keepdims=keepdims, ord=ord).shape,
+            magnitude.dtype)
     if ord == "fro":
         result = tf.math.sqrt(tf.math.reduce_sum(magnitude * magnitude, axis=(-2, -1)))
     elif ord == "nuc":
@@ -301,15 +295,14 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Te
     elif ord in (1, -1):
         columns = tf.math.reduce_sum(magnitude, axis=-2)
         op = tf.math.reduce_max if ord == 1 else tf.math.reduce_min
-        result = _extreme(op, columns, [-1], False, columns.shape[-1] == 0)
+        result = op(columns, axis=-1)
     elif ord in (math.inf, -math.inf):
         rows = tf.math.reduce_sum(magnitude, axis=-1)
         op = tf.math.reduce_max if ord == math.inf else tf.math.reduce_min
-        result = _extreme(op, rows, [-1], False, rows.shape[-1] == 0)
+        result = op(rows, axis=-1)
     elif ord in (2, -2):
         op = tf.math.reduce_max if ord == 2 else tf.math.reduce_min
-        values = svdvals(x)
-        result = _extreme(op, values, [-1], False, values.shape[-1] == 0)
+        result = op(svdvals(x), axis=-1)
     else:
         raise ValueError(f"linalg.matrix_norm(): ord {ord!r} is not one of 'fro', "
                          "'nuc', 1, -1, 2, -2, inf, -inf")
