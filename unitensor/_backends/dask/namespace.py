@@ -161,8 +161,7 @@ def _take_along_axis(x: da.Array, indices: da.Array, /, *, axis: int = -1) -> da
     """Chunked over the other axes; ``axis`` itself in one chunk (an index may
     point anywhere along it).
     """
-    if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):  # (not wrapped by %)
-        raise ValueError(f"axis {axis} is out of range for {x.ndim} dimensions")
+    _axes("take_along_axis", x, axis)  # (refused, not wrapped by % below)
     axis = axis % x.ndim if x.ndim else axis
     x = x.rechunk({axis: -1})
     indices = indices.rechunk({axis: -1})
@@ -229,11 +228,9 @@ def _sorting(name: str) -> Callable[..., Any]:
     axis, not its size (compat's rechunk needs every size).
     """
     def run(x: da.Array, /, *, axis: int = -1, **kwargs: Any) -> da.Array:
-        if type(axis) is int and not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
-            # (array-api-compat's reads axis % ndim: -3 of a 2-d array as 1)
-            raise ValueError(f"axis {axis} is out of range for {x.ndim} dimensions")
-        if type(axis) is int and -x.ndim <= axis < x.ndim and x.numblocks[
-                axis] > 1 and unknown(x):
+        # (array-api-compat's reads axis % ndim: -3 of a 2-d array as 1)
+        _axes(name, x, axis)
+        if type(axis) is int and x.numblocks[axis] > 1 and unknown(x):
             x = _one_chunk_along(x, axis % x.ndim)
         return getattr(compat, name)(x, axis=axis, **kwargs)
     return run

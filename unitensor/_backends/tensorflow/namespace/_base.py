@@ -92,10 +92,7 @@ def _axes(axis: Any, ndim: int) -> list[int] | None:
     if axis is None:
         return None
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
-    for a in items:
-        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
-            raise ValueError(f"axis {a} is out of range for {ndim} dimensions")
-    return [a % ndim if ndim else a for a in items]
+    return [_axis(a, ndim) for a in items]
 
 
 def _axis(axis: int, ndim: int) -> int:
