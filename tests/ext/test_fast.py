@@ -706,16 +706,24 @@ def test_getitem_fast_path_leaves_other_keys_to_python():
     assert y[::-1].numpy().tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
 
 
-def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
+def recording_call_path(**options):
+    """A call fast path over numpy whose framework function records what it is
+    given (the arguments after x, the keywords), and its slow path's Recorder.
+    """
     seen = []
 
     def record(*args, **kwargs):
         seen.append((args[1:], kwargs))
         return args[0]
     slow = Recorder()
-    f = _fast.FastPath("call", slow, {NUMPY: Entry(record, np.ndarray)},
-                       keywords={"axis": None, "keepdims": False, "correction": 0.0},
-                       max_positional=2)
+    return _fast.FastPath("call", slow, {NUMPY: Entry(record, np.ndarray)},
+                          **options), seen, slow
+
+
+def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
+    f, seen, slow = recording_call_path(
+        keywords={"axis": None, "keepdims": False, "correction": 0.0},
+        max_positional=2)
     x = ut.asarray(np.arange(3.0))
     assert type(f(x, axis=None, keepdims=False)) is Tensor
     assert type(f(x, (0,), axis=0, correction=0.0, keepdims=True)) is Tensor
@@ -732,15 +740,8 @@ def test_call_fast_path_passes_positional_parameters_given_by_name_in_place():
     """``expand_dims(x, axis=0)``: a positional parameter a caller names reaches
     the framework in its place, as the generated function passes it; named twice,
     with a gap before it, or by a name that is not one, Python's binding decides."""
-    seen = []
-
-    def record(*args, **kwargs):
-        seen.append((args[1:], kwargs))
-        return args[0]
-    slow = Recorder()
-    f = _fast.FastPath("call", slow, {NUMPY: Entry(record, np.ndarray)},
-                       keywords={"copy": None}, max_positional=3,
-                       named={"shape": 1, "order": 2})
+    f, seen, slow = recording_call_path(keywords={"copy": None}, max_positional=3,
+                                        named={"shape": 1, "order": 2})
     x = ut.asarray(np.arange(6.0))
     for args, kwargs in (((x, (2, 3)), {}), ((x,), {"shape": (2, 3)}),
                          ((x,), {"copy": True, "shape": (2, 3)}),
