@@ -535,3 +535,21 @@ def test_the_largest_of_no_value_in_a_norm_is_zero_and_the_smallest_refused(owne
                 ut.linalg.matrix_norm(x, ord=ord)
         with pytest.raises(ValueError, match=r"^linalg\.vector_norm\(\): "):
             ut.linalg.vector_norm(x, ord=float("-inf"))
+
+
+@pytest.mark.parametrize("owner", [*OWNERS, "dask"])
+def test_an_array_into_one_element_is_refused_on_every_owner(owner):
+    """numpy refused an int array's x[0] = a (a of shape (1,)) and wrote a bool
+    array's; torch wrote both; the others refused: refused on every owner.
+    Into a 0-d view's slot (x[..., 1]) numpy and torch write it (numpy drops a
+    value's leading 1s; jax, TensorFlow and dask refuse that: left as it is)."""
+    for values in ([1, 2, 3], [True, False, True]):
+        x = ut.asarray(make(owner, np.asarray(values)))
+        one = ut.asarray(make(owner, np.asarray(values[:1])))
+        with pytest.raises(ValueError, match=re.escape(
+                "__setitem__(): value: expected a value that broadcasts to x[key]'s "
+                "shape () (one element), got an array of shape (1,)")):
+            x[1] = one
+        if owner in ("numpy", "torch"):
+            x[..., 1] = one
+            assert np.asarray(x.numpy()).tolist() == [values[0]] * 2 + values[2:]

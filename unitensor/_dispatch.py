@@ -1420,6 +1420,14 @@ def setitem(x: Tensor, key: Any, value: Any, /) -> None:
             if error is None:
                 raise
             raise error from exc
+    shape = getattr(value, "shape", ())
+    if shape and _views.scalar_key(key, x.ndim):
+        # one element given an array (of one element: numpy's int arrays refused
+        # it, its bool arrays and torch's tensors wrote it)
+        raise arg_error(ValueError, "__setitem__", "value", "a value that "
+                        "broadcasts to x[key]'s shape () (one element)",
+                        f"an array of shape {tuple(shape)} (a sequence into one "
+                        "element)")
     native_key = _operand(_list_keys(key, backend), backend, "__setitem__", x)
     native_value = _operand(value, backend, "__setitem__", x)
     nothing = _nothing_selected(x, native_key, backend, "__setitem__")

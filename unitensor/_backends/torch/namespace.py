@@ -618,15 +618,6 @@ def _positive_steps(x: torch.Tensor, key: Any) -> tuple[Any, tuple[int, ...]]:
     return tuple(new_key), tuple(flips)
 
 
-def _one_element(x: torch.Tensor, key: Any) -> bool:
-    """Whether ``x[key]`` is one element to numpy: as many ints as x has axes,
-    and nothing else (with ``...``, numpy's x[..., 1] is a 0-d view, into which
-    a value of shape (1,) broadcasts).
-    """
-    items = key if type(key) is tuple else (key,)
-    return len(items) == x.ndim and all(type(k) is int for k in items)
-
-
 def _is_mask(k: Any) -> bool:
     return isinstance(k, torch.Tensor) and k.dtype == torch.bool
 
@@ -648,17 +639,11 @@ def setitem(x: torch.Tensor, key: Any, value: Any, /) -> torch.Tensor:
         elif isinstance(value, int) and value >= 2 ** (bits - 1):
             value -= 2 ** bits
         target = x.view(_SAME_BITS[x.dtype])
-    if isinstance(value, torch.Tensor) and value.ndim:
-        if _one_element(x, key):  # x[0] = an array of shape (1,): torch wrote its
-            # element; numpy refuses a sequence into one element (into a slice
-            # it drops a value's leading 1s, as torch does)
-            raise ValueError("setting an array element with a sequence: a value of "
-                             f"shape {tuple(value.shape)} into one element")
-        if flips:
-            shape = target[key].shape
-            while value.ndim > len(shape) and value.shape[0] == 1:
-                value = value[0]  # (a value's leading 1s dropped, as numpy's)
-            value = torch.flip(value.broadcast_to(shape), flips)
+    if flips and isinstance(value, torch.Tensor):
+        shape = target[key].shape
+        while value.ndim > len(shape) and value.shape[0] == 1:
+            value = value[0]  # (a value's leading 1s dropped, as numpy's)
+        value = torch.flip(value.broadcast_to(shape), flips)
     try:
         target[key] = value
     except RuntimeError as exc:
