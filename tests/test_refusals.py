@@ -452,7 +452,7 @@ FLAGS = [("sum", False, "keepdims"), ("sort", False, "descending"),
          ("linalg.svd", True, "full_matrices"), ("linalg.cholesky", True, "upper")]
 
 
-@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize("owner", [*OWNERS, "dask"])
 @pytest.mark.parametrize(("name", "matrix", "flag"), FLAGS)
 def test_a_flag_takes_a_bool_on_every_owner(owner, name, matrix, flag):
     """The standard's flags are bools; frameworks read other values each their
@@ -498,7 +498,7 @@ def test_an_axis_out_of_range_is_refused_not_wrapped(owner, name):
             AXIS_CALLS[name](x, axis, indices)
 
 
-@pytest.mark.parametrize("owner", OWNERS)
+@pytest.mark.parametrize("owner", [*OWNERS, "dask"])
 def test_a_dtype_literal_is_parsed_on_every_call_not_handed_to_the_framework(owner):
     """Once ``ones_like``/``prod`` ran on an owner, the C path handed a literal
     ``dtype=`` to the framework as it was: TensorFlow read ``dtype=5`` as its
