@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 import pytest
 import torch
-from frameworks import aligned_empty
+from frameworks import aligned_empty, make
 from owners import COMPUTING, FRAMEWORKS, LAZY
 
 import unitensor as ut
@@ -766,8 +766,8 @@ def test_namespace_functions_take_their_fast_path_with_named_arguments(monkeypat
     calls = ((ut.expand_dims, {"axis": 0}), (ut.permute_dims, {"axes": (1, 0)}),
              (ut.broadcast_to, {"shape": (2, 2, 3)}),
              (ut.reshape, {"shape": (3, 2), "copy": None}))
-    for native in (np.arange(6.0).reshape(2, 3), torch.arange(6.0).reshape(2, 3)):
-        x = ut.asarray(native)
+    for owner in ("numpy", "torch", "jax", "tensorflow", "dask"):
+        x = ut.asarray(make(owner, np.arange(6.0, dtype=np.float32).reshape(2, 3)))
         # (the general path learns each)
         expected = [f(x, **kwargs).numpy() for f, kwargs in calls]
         general: list[tuple] = []
