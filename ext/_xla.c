@@ -316,6 +316,17 @@ lent_expired(Lent *self, void *closure)
 
 static uint64_t fills; /* results written by Lent.fill (tests count them) */
 
+/* The size of the buffer's memory in bytes (it is compact). */
+static long long
+lent_nbytes(const Lent *self)
+{
+    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
+    for (int32_t i = 0; i < self->ndim; i++) {
+        size *= self->dims[i];
+    }
+    return size;
+}
+
 /* The size of the buffer's memory in bytes, or -1 with a BufferError naming
  * `method` where it may not be written now: an argument (XLA's immutable array),
  * or after the call returned. */
@@ -328,11 +339,7 @@ writable_bytes(Lent *self, const char *method)
                                    : "an argument is read-only");
         return -1;
     }
-    long long size = (self->dtype.bits * self->dtype.lanes + 7) / 8;
-    for (int32_t i = 0; i < self->ndim; i++) {
-        size *= self->dims[i];
-    }
-    return size;
+    return lent_nbytes(self);
 }
 
 /* Copy `nbytes` from `address` into a result: the body's output, compact and of
@@ -617,6 +624,111 @@ handler(UtXlaCallFrame *frame)
     return error;
 }
 
+/* ------------------------------------------------------ watched bytes --- */
+/* A body whose framework cannot mark memory read-only (torch) may write into an
+ * argument, XLA's immutable array. Instead of guarding every operation it runs,
+ * the runner may keep a copy of the arguments' bytes (snapshot) and, once the
+ * body returned, put back those it changed (restore), then refuse the call. */
+
+/* Item `i` of the tuple `lents` as a live Lent, or NULL with an exception. */
+static Lent *
+watched_lent(PyObject *lents, Py_ssize_t i, const char *func)
+{
+    PyObject *item = PyTuple_GET_ITEM(lents, i);
+    if (!PyObject_TypeCheck(item, &LentType)) {
+        PyErr_Format(PyExc_TypeError, "%s(): lents: expected a tuple of Lents, got %R",
+                     func, item);
+        return NULL;
+    }
+    Lent *lent = (Lent *)item;
+    if (lent->expired) {
+        PyErr_Format(PyExc_BufferError, "%s(): lents[%zd]: the call has returned", func,
+                     i);
+        return NULL;
+    }
+    return lent;
+}
+
+/* snapshot(lents) -> bytes: the bytes of every Lent in `lents`, one after another. */
+static PyObject *
+xla_snapshot(PyObject *module, PyObject *lents)
+{
+    if (!PyTuple_Check(lents)) {
+        PyErr_Format(PyExc_TypeError,
+                     "snapshot(): lents: expected a tuple of Lents, "
+                     "got %R",
+                     lents);
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(lents);
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Lent *lent = watched_lent(lents, i, "snapshot");
+        if (lent == NULL) {
+            return NULL;
+        }
+        total += lent_nbytes(lent);
+    }
+    PyObject *copy = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (copy == NULL) {
+        return NULL;
+    }
+    char *at = PyBytes_AS_STRING(copy);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Lent *lent = (Lent *)PyTuple_GET_ITEM(lents, i);
+        long long size = lent_nbytes(lent);
+        if (size > 0) {
+            memcpy(at, lent->data, (size_t)size);
+        }
+        at += size;
+    }
+    return copy;
+}
+
+/* restore(lents, snapshot) -> int: every Lent whose bytes differ from its part of
+ * `snapshot` (taken from the same lents) set back to it; the index of the first
+ * one, or -1 where none changed. */
+static PyObject *
+xla_restore(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyTuple_Check(args[0]) || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "restore(): expected (lents: a tuple of "
+                                         "Lents, snapshot: bytes)");
+        return NULL;
+    }
+    PyObject *lents = args[0];
+    Py_ssize_t n = PyTuple_GET_SIZE(lents);
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Lent *lent = watched_lent(lents, i, "restore");
+        if (lent == NULL) {
+            return NULL;
+        }
+        total += lent_nbytes(lent);
+    }
+    if (total != (long long)PyBytes_GET_SIZE(args[1])) {
+        PyErr_Format(PyExc_ValueError,
+                     "restore(): snapshot: expected the %lld bytes snapshot() took of "
+                     "these lents, got %zd",
+                     total, PyBytes_GET_SIZE(args[1]));
+        return NULL;
+    }
+    const char *at = PyBytes_AS_STRING(args[1]);
+    Py_ssize_t first = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Lent *lent = (Lent *)PyTuple_GET_ITEM(lents, i);
+        long long size = lent_nbytes(lent);
+        if (size > 0 && memcmp(lent->data, at, (size_t)size) != 0) {
+            memcpy(lent->data, at, (size_t)size);
+            if (first < 0) {
+                first = i;
+            }
+        }
+        at += size;
+    }
+    return PyLong_FromSsize_t(first);
+}
+
 /* -------------------------------------------------------------- module --- */
 
 static PyObject *
@@ -635,6 +747,11 @@ static PyMethodDef module_methods[] = {
     {"calls", xla_calls, METH_NOARGS,
      "How many bridged calls the handler has run (its execute stage)."},
     {"fills", xla_fills, METH_NOARGS, "How many results Lent.fill has written."},
+    {"snapshot", xla_snapshot, METH_O,
+     "snapshot(lents): the bytes of the arguments lents, one after another."},
+    {"restore", (PyCFunction)(void (*)(void))xla_restore, METH_FASTCALL,
+     "restore(lents, snapshot): set back every argument whose bytes changed since "
+     "snapshot(lents); the index of the first, or -1."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,14 @@ def calls() -> int:
 def fills() -> int:
     """How many results Lent.fill has written."""
 
+def snapshot(lents: tuple[Lent, ...], /) -> bytes:
+    """The bytes of the arguments ``lents``, one after another."""
+
+def restore(lents: tuple[Lent, ...], snapshot: bytes, /) -> int:
+    """Set back every argument whose bytes changed since ``snapshot(lents)``;
+    the index of the first, or -1.
+    """
+
 @final
 class Lent:
     """A buffer XLA lends to a bridged call, for that call only."""

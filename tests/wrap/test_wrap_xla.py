@@ -9,6 +9,8 @@ pure_callback) are chosen in one place, ``jit_route``.
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,7 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 _xla = pytest.importorskip("unitensor._xla", reason="the C extension is not built")
 autodiff = pytest.importorskip("unitensor._wrap.jax")
+torch_part = pytest.importorskip("unitensor._wrap.torch")
 
 
 def _doubled(x):
@@ -146,8 +149,8 @@ def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires():
     kept = {}
     original = autodiff._in_place
 
-    def spy(fn):  # the Lents the handler passes, kept past the call
-        run = original(fn)
+    def spy(fn, *how):  # the Lents the handler passes, kept past the call
+        run = original(fn, *how)
 
         def run_keeping(buffers, outs):
             kept["buffers"] = buffers
@@ -183,8 +186,8 @@ def test_a_lent_argument_gives_its_address_and_refuses_to_be_zeroed():
     seen = {}
     original = autodiff._in_place
 
-    def spy(fn):
-        run = original(fn)
+    def spy(fn, *how):
+        run = original(fn, *how)
 
         def run_looking(buffers, outs):
             seen["address"] = buffers[0].address
@@ -206,17 +209,125 @@ def test_a_lent_argument_gives_its_address_and_refuses_to_be_zeroed():
     assert seen["address"] == seen["view"]
 
 
-def test_a_torch_body_writing_into_its_input_under_jit_is_refused():
+def _add_one(v):
+    v.add_(1.0)
+
+
+def _through_numpy(v):
+    v.numpy()[0] = 7.0
+
+
+def _through_storage(v):
+    v.untyped_storage()[0] = 255
+
+
+def _through_its_address(v):  # no torch function sees it
+    ctypes.memset(v.data_ptr() + 4, 0, 4)  # v[1] = 0
+
+
+def _then_raise(v):
+    v.mul_(3.0)
+    raise KeyError("the body's own error")
+
+
+@pytest.mark.parametrize("write", [_add_one, _through_numpy, _through_storage,
+                                   _through_its_address])
+def test_a_torch_body_writing_into_a_small_input_under_jit_is_undone_and_refused(
+        monkeypatch, write):
+    # arguments of 16 KiB or less in all are watched, not guarded op by op: the
+    # handler's runner copies their bytes, sets back what the body changed,
+    # and refuses the call, however the body wrote (its address included,
+    # which no torch function mode sees)
+    guarded = []
+    read_only = torch_part.read_only
+    monkeypatch.setattr(torch_part, "read_only",
+                        lambda *a: guarded.append(1) or read_only(*a))
+
+    def body(u, v):
+        write(v)
+        return u * v
+
+    spec = jax.ShapeDtypeStruct((4,), jnp.float32)
+    f = jax.jit(ut.wrap("jax", "torch", output_shapes=spec)(body))
+    u, v = jnp.ones(4), jnp.arange(4.0)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=(
+            r"INVALID_ARGUMENT: (.|\n)*ValueError: wrap\(\): func: expected a body "
+            r"that does not write into its inputs \(jax's arrays are immutable\), "
+            r"got a body that wrote into input 1 in place \(found when it returned, "
+            r"and undone")):
+        f(u, v).block_until_ready()
+    np.testing.assert_array_equal(v, [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(u, [1.0] * 4)
+    assert guarded == []  # watched: no torch function mode ran
+    g = jax.jit(ut.wrap("jax", "torch")(lambda a, b: a * b))
+    np.testing.assert_array_equal(g(u, v), [0.0, 1.0, 2.0, 3.0])
+    shape_pass = len(guarded)  # (the shape pass, on zeros, is guarded)
+    np.testing.assert_array_equal(g(u, v + 1), [1.0, 2.0, 3.0, 4.0])
+    assert len(guarded) == shape_pass
+
+
+def test_snapshot_and_restore_refuse_what_they_cannot_watch():
+    seen = {}
+    original = autodiff._in_place
+
+    def spy(fn, *how):
+        run = original(fn, *how)
+
+        def run_looking(buffers, outs):
+            before = _xla.snapshot(buffers)
+            seen["sizes"] = len(before)
+            with pytest.raises(ValueError, match=r"restore\(\): snapshot: expected "
+                               r"the 24 bytes snapshot\(\) took of these lents, got 8"):
+                _xla.restore(buffers, before[:8])
+            with pytest.raises(TypeError, match=r"snapshot\(\): lents: expected a "
+                               r"tuple of Lents"):
+                _xla.snapshot([*buffers])
+            with pytest.raises(TypeError, match=r"snapshot\(\): lents: expected a "
+                               r"tuple of Lents, got 1"):
+                _xla.snapshot((*buffers, 1))
+            seen["restored"] = _xla.restore(buffers, before)
+            seen["buffers"] = buffers
+            return run(buffers, outs)
+        return run_looking
+
+    f = ut.wrap("jax", "torch")(lambda u, v: u[:2] * v)
+    try:
+        autodiff._in_place = spy
+        y = jax.jit(lambda u: f(u, u[:2]))(jnp.ones(4, jnp.float32))
+    finally:
+        autodiff._in_place = original
+    np.testing.assert_array_equal(y, [1.0, 1.0])
+    assert seen["sizes"] == 24
+    assert seen["restored"] == -1
+    with pytest.raises(BufferError, match=r"snapshot\(\): lents\[0\]: the call has "
+                       r"returned"):
+        _xla.snapshot(seen["buffers"])
+
+
+def test_a_watched_body_raising_after_a_write_surfaces_its_own_error():
+    x = jnp.arange(3.0)
+    spec = jax.ShapeDtypeStruct((3,), jnp.float32)
+    with pytest.raises(jax.errors.JaxRuntimeError, match="the body's own error"):
+        jax.jit(ut.wrap("jax", "torch", output_shapes=spec)(_then_raise))(
+            x).block_until_ready()
+    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+
+
+def test_a_torch_body_writing_into_a_large_input_under_jit_is_refused_before():
+    # past 16 KiB the torch function mode guards: the write is refused before
+    # it happens, naming the call that would have made it
+    n = (autodiff._WATCHED_BYTES // 4) + 1
+
     def body(v):
         v.add_(1.0)
         return v * 2
 
-    x = jnp.arange(3.0)
+    x = jnp.arange(float(n), dtype=jnp.float32)
     with pytest.raises(jax.errors.JaxRuntimeError, match=r"INVALID_ARGUMENT: "
                        r"(.|\n)*wrote into one in place \(add_\)"):
         jax.jit(ut.wrap("jax", "torch", output_shapes=jax.ShapeDtypeStruct(
-            (3,), jnp.float32))(body))(x).block_until_ready()
-    np.testing.assert_array_equal(x, [0.0, 1.0, 2.0])
+            (n,), jnp.float32))(body))(x).block_until_ready()
+    np.testing.assert_array_equal(x, np.arange(n, dtype=np.float32))
 
 
 @pytest.mark.parametrize("route", ["buffer_callback", "pure_callback"])

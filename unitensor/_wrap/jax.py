@@ -32,6 +32,7 @@ from .._backends.jax import interop as _interop
 from .._backends.jax.interop import jax_dtype
 from .._dtypes import parse as parse_dtype
 from .._errors import arg_error, conversion_refused, describe
+from . import _parts
 
 if TYPE_CHECKING:
     from ._bridge import Call
@@ -113,8 +114,10 @@ class _Fn:
     def run(self, arrays: list[Any]) -> list[Any]:
         raise NotImplementedError
 
-    def run_copied(self, arrays: list[Any]) -> list[Any]:
-        """``run``, where its outputs will be copied (into XLA's buffers)."""
+    def run_copied(self, arrays: list[Any], guarded: bool = True) -> list[Any]:
+        """``run``, where its outputs will be copied (into XLA's buffers).
+        ``guarded``: see ``Call.run`` (a derived function is always guarded).
+        """
         return self.run(arrays)
 
     def _find_out_avals(self) -> tuple[Any, ...]:
@@ -155,8 +158,8 @@ class _Body(_Fn):
     def run(self, arrays: list[Any]) -> list[Any]:
         return self.root.run(arrays)
 
-    def run_copied(self, arrays: list[Any]) -> list[Any]:
-        return self.root.run(arrays, lent=False)
+    def run_copied(self, arrays: list[Any], guarded: bool = True) -> list[Any]:
+        return self.root.run(arrays, lent=False, guarded=guarded)
 
     def _find_out_avals(self) -> tuple[Any, ...]:
         specs = [(a.shape, parse_dtype(a.dtype, "wrap")) for a in self.in_avals]
@@ -318,11 +321,31 @@ def _lower(*xs: Any, fn: _Fn, route: str) -> Any:
     return buffer_callback(run_in_place, types)(*xs)
 
 
-def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
+# A torch body cannot be given read-only memory: the caller's immutable arrays
+# are guarded while it runs (its part's read_only: a torch function mode, ~1 µs
+# an operation and ~2 µs a call). In unitensor's handler, the arguments of a
+# plain call of at most this many bytes in all are watched instead: their bytes
+# copied before the body runs, and any it changed set back once it returned and
+# the call refused (~0.1 µs at 16 KiB).
+_WATCHED_BYTES = 1 << 14
+
+
+def _watched(fn: _Fn) -> bool:
+    """Whether the runner of ``fn`` in unitensor's handler watches its
+    arguments' bytes instead of guarding them as the body runs.
+    """
+    return (type(fn) is _Body and isinstance(fn.root.body(), _parts.Guarded)
+            and sum(a.size * a.dtype.itemsize for a in fn.in_avals) <= _WATCHED_BYTES)
+
+
+def _in_place(fn: _Fn, watched: bool = False
+              ) -> Callable[[Sequence[Any], Sequence[Any]], None]:
     """``fn`` over XLA's buffers, made once per lowering: ``run(arguments,
     results)`` lends the arguments to the body, runs it, checks its outputs
     against the traced avals and copies them into the results, then refuses a
     body that kept an input (XLA reuses that memory once the call returns).
+    ``watched`` (the handler's Lents only): a body that wrote into an argument
+    is refused once it returned, the argument set back (see _WATCHED_BYTES).
     """
     body = fn.root.body()  # the body framework's part: from_xla, write
     # XLA's buffers are compact and aligned, which any framework aliases: the
@@ -342,6 +365,8 @@ def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
     # what each output must be, as the body gives it: a shape (a tuple, or
     # torch's Size, equal to one) and unitensor's dtype, found once here
     expected = [(a.shape, _same_dtype(a.dtype)) for a in avals]
+    if watched:
+        from .. import _xla  # (built: the handler, which alone passes Lents, is)
 
     def run(buffers: Sequence[Any], outs: Sequence[Any]) -> None:
         if launch is not None:  # (it keeps no array: nothing to check after)
@@ -350,7 +375,16 @@ def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
         xs = [lend(b) for b in buffers]
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
-        ys = fn.run_copied(xs)
+        if watched:
+            before = _xla.snapshot(buffers)
+            try:
+                ys = fn.run_copied(xs, guarded=False)
+            finally:  # (also where the body raised: its exception goes on)
+                written = _xla.restore(buffers, before)
+            if written >= 0:
+                raise _written(fn, written)
+        else:
+            ys = fn.run_copied(xs)
         if len(ys) != len(expected) or not all(
                 y.shape == shape and _same_dtype(_dtype(y)) == dtype
                 for y, (shape, dtype) in zip(ys, expected, strict=True)):
@@ -371,6 +405,15 @@ def _in_place(fn: _Fn) -> Callable[[Sequence[Any], Sequence[Any]], None]:
                             f"a body that kept input {kept[0]}")
 
     return run
+
+
+def _written(fn: _Fn, i: int) -> ValueError:
+    """The refusal of a watched body that wrote into argument ``i``."""
+    return arg_error(ValueError, "wrap", "func", "a body that does not write into "
+                     f"its inputs ({fn.root.bridge.source}'s arrays are immutable)",
+                     f"a body that wrote into input {i} in place (found when it "
+                     "returned, and undone; outside jax.jit the write is refused "
+                     "where it happens)")
 
 
 # -- jax.jit on the CPU: unitensor's own XLA FFI handler -------------------------
@@ -422,7 +465,7 @@ def _lowering(ctx: Any, *args: Any, fn: _Fn) -> Any:
     if route != "ffi":
         return mlir.lower_fun(functools.partial(_lower, route=route),
                               multiple_results=True)(ctx, *args, fn=fn)
-    run = _in_place(fn)
+    run = _in_place(fn, _watched(fn))
     ctx.module_context.add_host_callback(run)  # (held by the executable)
     return jax.ffi.ffi_lowering(_XLA_TARGET)(ctx, *args, runner=np.uint64(id(run)))
 
