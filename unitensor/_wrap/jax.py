@@ -376,11 +376,12 @@ def _in_place(fn: _Fn, watched: bool = False
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
         if watched:
-            before = _xla.snapshot(buffers)
+            lents = tuple(buffers)  # (the handler's tuple itself)
+            before = _xla.snapshot(lents)
             try:
                 ys = fn.run_copied(xs, guarded=False)
             finally:  # (also where the body raised: its exception goes on)
-                written = _xla.restore(buffers, before)
+                written = _xla.restore(lents, before)
             if written >= 0:
                 raise _written(fn, written)
         else:
