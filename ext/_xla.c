@@ -171,6 +171,42 @@ buffer_error(const char *what, PyObject *got)
     return NULL;
 }
 
+/* A new Export of `self`'s memory (rule 3: it holds a reference to self), or
+ * NULL with a MemoryError. An argument's versioned export is marked read-only. */
+static Export *
+export_new(Lent *self, bool versioned)
+{
+    Export *e = calloc(1, sizeof(Export));
+    if (e == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    DLTensor *t =
+        versioned ? &e->managed.versioned.dl_tensor : &e->managed.legacy.dl_tensor;
+    t->data = self->data;
+    t->device = (DLDevice){kDLCPU, 0};
+    t->ndim = self->ndim;
+    t->dtype = self->dtype;
+    t->shape = self->ndim > 0 ? self->dims : NULL;
+    t->strides = self->ndim > 0 ? self->dims + self->ndim : NULL;
+    t->byte_offset = 0;
+    if (versioned) {
+        e->managed.versioned.version =
+            (DLPackVersion){UT_DLPACK_MAJOR, UT_DLPACK_MINOR};
+        e->managed.versioned.manager_ctx = e;
+        e->managed.versioned.deleter = export_deleter_versioned;
+        e->managed.versioned.flags =
+            self->writeable ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY;
+    }
+    else {
+        e->managed.legacy.manager_ctx = e;
+        e->managed.legacy.deleter = export_deleter_legacy;
+    }
+    Py_INCREF(self);
+    e->owner = self;
+    return e;
+}
+
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 static PyObject *
 lent_dlpack(Lent *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -242,33 +278,10 @@ lent_dlpack(Lent *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
                         "XLA's again)");
         return NULL;
     }
-    Export *e = calloc(1, sizeof(Export));
+    Export *e = export_new(self, versioned);
     if (e == NULL) {
-        return PyErr_NoMemory();
+        return NULL;
     }
-    DLTensor *t =
-        versioned ? &e->managed.versioned.dl_tensor : &e->managed.legacy.dl_tensor;
-    t->data = self->data;
-    t->device = (DLDevice){kDLCPU, 0};
-    t->ndim = self->ndim;
-    t->dtype = self->dtype;
-    t->shape = self->ndim > 0 ? self->dims : NULL;
-    t->strides = self->ndim > 0 ? self->dims + self->ndim : NULL;
-    t->byte_offset = 0;
-    if (versioned) {
-        e->managed.versioned.version =
-            (DLPackVersion){UT_DLPACK_MAJOR, UT_DLPACK_MINOR};
-        e->managed.versioned.manager_ctx = e;
-        e->managed.versioned.deleter = export_deleter_versioned;
-        e->managed.versioned.flags =
-            self->writeable ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY;
-    }
-    else {
-        e->managed.legacy.manager_ctx = e;
-        e->managed.legacy.deleter = export_deleter_legacy;
-    }
-    Py_INCREF(self);
-    e->owner = self;
     PyObject *capsule = PyCapsule_New(e, versioned ? CAPSULE_VERSIONED : CAPSULE_LEGACY,
                                       capsule_destructor);
     if (capsule == NULL) {
@@ -314,7 +327,7 @@ lent_expired(Lent *self, void *closure)
     return PyBool_FromLong(self->expired);
 }
 
-static uint64_t fills; /* results written by Lent.fill (tests count them) */
+static uint64_t fills; /* results written in C, Lent.fill or fill() (tests count them) */
 
 /* The size of the buffer's memory in bytes (it is compact). */
 static long long
@@ -632,7 +645,7 @@ handler(UtXlaCallFrame *frame)
 
 /* Item `i` of the tuple `lents` as a live Lent, or NULL with an exception. */
 static Lent *
-watched_lent(PyObject *lents, Py_ssize_t i, const char *func)
+live_lent(PyObject *lents, Py_ssize_t i, const char *func)
 {
     PyObject *item = PyTuple_GET_ITEM(lents, i);
     if (!PyObject_TypeCheck(item, &LentType)) {
@@ -663,7 +676,7 @@ xla_snapshot(PyObject *module, PyObject *lents)
     Py_ssize_t n = PyTuple_GET_SIZE(lents);
     long long total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Lent *lent = watched_lent(lents, i, "snapshot");
+        Lent *lent = live_lent(lents, i, "snapshot");
         if (lent == NULL) {
             return NULL;
         }
@@ -700,7 +713,7 @@ xla_restore(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_ssize_t n = PyTuple_GET_SIZE(lents);
     long long total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Lent *lent = watched_lent(lents, i, "restore");
+        Lent *lent = live_lent(lents, i, "restore");
         if (lent == NULL) {
             return NULL;
         }
@@ -729,6 +742,195 @@ xla_restore(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromSsize_t(first);
 }
 
+/* ------------------------------------------- the body's framework, in C --- */
+/* Where the body's array type publishes a DLPack C exchange API (torch), the
+ * runner lends the arguments (lend), fills the results (fill) and finds an
+ * argument the body kept (held) without a Python call per array. */
+
+/* The exchange table `type` declares itself, or NULL with a TypeError. */
+static const DLPackExchangeAPI *
+declared_api(PyObject *type, const char *func)
+{
+    PyObject *capsule = NULL;
+    if (PyType_Check(type) && ((PyTypeObject *)type)->tp_dict != NULL) {
+        capsule = PyDict_GetItemString(((PyTypeObject *)type)->tp_dict,
+                                       "__dlpack_c_exchange_api__");
+    }
+    const DLPackExchangeAPI *api =
+        capsule == NULL ? NULL : PyCapsule_GetPointer(capsule, UT_EXCHANGE_API_CAPSULE);
+    if (api == NULL || api->header.version.major != UT_DLPACK_MAJOR ||
+        api->managed_tensor_to_py_object_no_sync == NULL ||
+        api->dltensor_from_py_object_no_sync == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError,
+                     "%s(): type: expected an array type declaring a DLPack 1.x C "
+                     "exchange API (__dlpack_c_exchange_api__), got %R",
+                     func, type);
+        return NULL;
+    }
+    return api;
+}
+
+/* lend(lents, type) -> list: an array of `type`'s framework over each argument,
+ * made by its exchange API from an Export (as __dlpack__() would hand it). */
+static PyObject *
+xla_lend(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyTuple_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "lend(): expected (lents: a tuple of Lents, "
+                                         "type: an array type)");
+        return NULL;
+    }
+    const DLPackExchangeAPI *api = declared_api(args[1], "lend");
+    if (api == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(args[0]);
+    PyObject *arrays = PyList_New(n);
+    if (arrays == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Lent *lent = live_lent(args[0], i, "lend");
+        Export *e = lent == NULL ? NULL : export_new(lent, true);
+        if (e == NULL) {
+            Py_DECREF(arrays);
+            return NULL;
+        }
+        /* whether the framework ran the deleter when it fails is not specified:
+         * the Export's reference to its Lent tells */
+        Py_ssize_t holders = Py_REFCNT(lent);
+        void *array = NULL;
+        if (api->managed_tensor_to_py_object_no_sync(&e->managed.versioned, &array) !=
+            0) {
+            if (Py_REFCNT(lent) == holders) {
+                Py_DECREF(lent);
+                free(e);
+            }
+            Py_DECREF(arrays);
+            return NULL;
+        }
+        PyList_SET_ITEM(arrays, i, (PyObject *)array);
+    }
+    return arrays;
+}
+
+/* Whether `t` is compact (row-major, no gaps) and on the CPU. */
+static bool
+compact_on_cpu(const DLTensor *t)
+{
+    if (t->device.device_type != kDLCPU) {
+        return false;
+    }
+    if (t->strides == NULL) {
+        return true;
+    }
+    int64_t expected = 1;
+    for (int32_t i = t->ndim - 1; i >= 0; i--) {
+        if (t->shape[i] != 1 && t->strides[i] != expected) {
+            return false;
+        }
+        expected *= t->shape[i];
+    }
+    return true;
+}
+
+/* fill(outs, ys, type, most) -> bool: each result in `outs` written from the
+ * array in `ys` at its place, where every one is an array of exactly `type` (its
+ * exchange API reads it), compact on the CPU, of its result's dtype and shape and
+ * of fewer than `most` elements: one memcpy each. False, nothing refused, where
+ * one is not (the caller's general path checks and writes them all). */
+static PyObject *
+xla_fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4 || !PyTuple_Check(args[0]) || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "fill(): expected (outs: a tuple of Lents, "
+                                         "ys: a list of arrays, type, most: int)");
+        return NULL;
+    }
+    const DLPackExchangeAPI *api = declared_api(args[2], "fill");
+    long long most = PyLong_AsLongLong(args[3]);
+    if (api == NULL || (most == -1 && PyErr_Occurred())) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(args[0]);
+    if (PyList_GET_SIZE(args[1]) != n) {
+        Py_RETURN_FALSE;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *y = PyList_GET_ITEM(args[1], i);
+        Lent *out = live_lent(args[0], i, "fill");
+        if (out == NULL) {
+            return NULL;
+        }
+        if ((PyObject *)Py_TYPE(y) != args[2] || !out->writeable) {
+            Py_RETURN_FALSE;
+        }
+        DLTensor t;
+        if (api->dltensor_from_py_object_no_sync(y, &t) != 0) {
+            if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+                return NULL;
+            }
+            PyErr_Clear(); /* (one torch will not export: the general path) */
+            Py_RETURN_FALSE;
+        }
+        if (t.ndim != out->ndim || t.dtype.code != out->dtype.code ||
+            t.dtype.bits != out->dtype.bits || t.dtype.lanes != out->dtype.lanes ||
+            !compact_on_cpu(&t)) {
+            Py_RETURN_FALSE;
+        }
+        long long elements = 1;
+        for (int32_t d = 0; d < t.ndim; d++) {
+            if (t.shape[d] != out->dims[d]) {
+                Py_RETURN_FALSE;
+            }
+            elements *= t.shape[d];
+        }
+        if (elements >= most) {
+            Py_RETURN_FALSE;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) { /* all can be written: each one memcpy */
+        Lent *out = (Lent *)PyTuple_GET_ITEM(args[0], i);
+        DLTensor t;
+        if (api->dltensor_from_py_object_no_sync(PyList_GET_ITEM(args[1], i), &t) !=
+            0) {
+            return NULL; /* it just read: unreachable */
+        }
+        long long size = lent_nbytes(out);
+        if (size > 0) {
+            memcpy(out->data, (const char *)t.data + t.byte_offset, (size_t)size);
+        }
+        fills++;
+    }
+    Py_RETURN_TRUE;
+}
+
+/* held(lents) -> int: the index of the first argument something still holds
+ * besides `lents` (an export of it alive: a view of it the body kept, or the Lent
+ * itself), or -1. */
+static PyObject *
+xla_held(PyObject *module, PyObject *lents)
+{
+    if (!PyTuple_Check(lents)) {
+        PyErr_Format(PyExc_TypeError,
+                     "held(): lents: expected a tuple of Lents, got %R", lents);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lents); i++) {
+        if (!PyObject_TypeCheck(PyTuple_GET_ITEM(lents, i), &LentType)) {
+            PyErr_Format(PyExc_TypeError,
+                         "held(): lents: expected a tuple of Lents, got %R",
+                         PyTuple_GET_ITEM(lents, i));
+            return NULL;
+        }
+        if (Py_REFCNT(PyTuple_GET_ITEM(lents, i)) > 1) {
+            return PyLong_FromSsize_t(i);
+        }
+    }
+    return PyLong_FromSsize_t(-1);
+}
+
 /* -------------------------------------------------------------- module --- */
 
 static PyObject *
@@ -749,6 +951,16 @@ static PyMethodDef module_methods[] = {
     {"fills", xla_fills, METH_NOARGS, "How many results Lent.fill has written."},
     {"snapshot", xla_snapshot, METH_O,
      "snapshot(lents): the bytes of the arguments lents, one after another."},
+    {"lend", (PyCFunction)(void (*)(void))xla_lend, METH_FASTCALL,
+     "lend(lents, type): an array of type's framework over each argument, "
+     "through its DLPack C exchange API."},
+    {"fill", (PyCFunction)(void (*)(void))xla_fill, METH_FASTCALL,
+     "fill(outs, ys, type, most): write each result from ys in C where all are "
+     "compact CPU arrays of type, of the results' dtypes and shapes and of fewer "
+     "than most elements; False where not."},
+    {"held", xla_held, METH_O,
+     "held(lents): the index of the first argument still held besides lents, or "
+     "-1."},
     {"restore", (PyCFunction)(void (*)(void))xla_restore, METH_FASTCALL,
      "restore(lents, snapshot): set back every argument whose bytes changed since "
      "snapshot(lents); the index of the first, or -1."},

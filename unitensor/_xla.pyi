@@ -21,6 +21,20 @@ def fills() -> int:
 def snapshot(lents: tuple[Lent, ...], /) -> bytes:
     """The bytes of the arguments ``lents``, one after another."""
 
+def lend(lents: tuple[Lent, ...], type: type, /) -> list[Any]:
+    """An array of ``type``'s framework over each argument, through its DLPack
+    C exchange API.
+    """
+
+def fill(outs: tuple[Lent, ...], ys: list[Any], type: type, most: int, /) -> bool:
+    """Write each result from ``ys`` in C where all are compact CPU arrays of
+    exactly ``type``, of the results' dtypes and shapes and of fewer than
+    ``most`` elements; False (nothing refused) where one is not.
+    """
+
+def held(lents: tuple[Lent, ...], /) -> int:
+    """The index of the first argument still held besides ``lents``, or -1."""
+
 def restore(lents: tuple[Lent, ...], snapshot: bytes, /) -> int:
     """Set back every argument whose bytes changed since ``snapshot(lents)``;
     the index of the first, or -1.

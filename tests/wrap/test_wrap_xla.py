@@ -149,8 +149,8 @@ def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires():
     kept = {}
     original = autodiff._in_place
 
-    def spy(fn, *how):  # the Lents the handler passes, kept past the call
-        run = original(fn, *how)
+    def spy(fn, **how):  # the Lents the handler passes, kept past the call
+        run = original(fn, **how)
 
         def run_keeping(buffers, outs):
             kept["buffers"] = buffers
@@ -182,12 +182,112 @@ def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires():
         buffer.zero()
 
 
+_KEPT = {}
+
+
+@pytest.mark.parametrize(("keep", "kept"), [
+    (lambda v: v[1:], True),  # a view: its memory, not the tensor, is held
+    (lambda v: v.numpy(), True),  # numpy's view
+    (lambda v: v.exp(), False),  # a fresh tensor, whose autograd keeps nothing
+], ids=["a view", "numpy's view", "a fresh result"])
+def test_any_holder_of_an_input_is_found_by_its_export(keep, kept):
+    # the handler counts holders of each argument (its exports alive), not of
+    # the tensor the body got: a view or numpy's alias of it counts too
+    def body(v):
+        _KEPT["held"] = keep(v)
+        return v * 2
+
+    f = jax.jit(ut.wrap("jax", "torch")(body))
+    try:
+        if not kept:
+            np.testing.assert_array_equal(f(jnp.ones(3)), [2.0] * 3)
+            return
+        with pytest.raises(jax.errors.JaxRuntimeError,
+                           match="a body that kept input 0"):
+            f(jnp.ones(3)).block_until_ready()
+    finally:
+        _KEPT.clear()
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: torch.complex(v, v).conj(),  # conjugate bit: torch will not export
+    lambda v: torch.complex(v, v).conj().imag,  # negative bit
+    lambda v: torch.nn.Parameter(v * 2),  # a subclass
+    lambda v: (v * 2).requires_grad_(),
+    lambda v: (v * 2).to(torch.bfloat16),
+    lambda v: v > 1,
+    lambda v: v.sum(),
+    lambda v: v[:0],
+    lambda v: torch.stack([v, v]).t(),  # not compact
+    lambda v: torch.stack([v, v])[:, :1].squeeze(1),  # a view with an offset
+], ids=["conj", "neg", "Parameter", "requires_grad", "bfloat16", "bool", "0-d",
+        "empty", "transposed", "offset view"])
+def test_every_output_is_written_with_its_value_in_c_or_not(make):
+    # the handler fills compact outputs in C (torch's exchange API reads them)
+    # and leaves the others to torch's copy_: the values are the body's either way
+    x = np.arange(1.0, 4.0, dtype=np.float32)
+    expected = make(torch.from_numpy(x.copy())).detach().resolve_conj().resolve_neg()
+    f = jax.jit(ut.wrap("jax", "torch")(make))
+    y = f(jnp.asarray(x))
+    assert y.shape == tuple(expected.shape)
+    np.testing.assert_array_equal(np.asarray(y.astype(jnp.float32)) if y.dtype ==
+                                  jnp.bfloat16 else y,
+                                  expected.float().numpy() if expected.dtype ==
+                                  torch.bfloat16 else expected.numpy())
+
+
+def test_the_handlers_c_helpers_refuse_wrong_arguments():
+    seen = {}
+    original = autodiff._in_place
+
+    def spy(fn, **how):
+        run = original(fn, **how)
+
+        def run_looking(buffers, outs):
+            with pytest.raises(TypeError, match=r"lend\(\): type: expected an array "
+                               r"type declaring a DLPack 1.x C exchange API"):
+                _xla.lend(buffers, int)
+            with pytest.raises(TypeError, match=r"lend\(\): lents: expected a tuple "
+                               r"of Lents, got 1"):
+                _xla.lend((1,), torch.Tensor)
+            with pytest.raises(TypeError, match=r"fill\(\): expected \(outs"):
+                _xla.fill(outs, (), torch.Tensor, 10)
+            with pytest.raises(TypeError, match=r"held\(\): lents: expected a tuple "
+                               r"of Lents, got 1"):
+                _xla.held((1,))
+            # a tensor of another shape, or a subclass: not filled, nothing written
+            assert not _xla.fill(outs, [torch.ones(2)], torch.Tensor, 10)
+            assert not _xla.fill(outs, [torch.nn.Parameter(torch.ones(4))],
+                                 torch.Tensor, 10)
+            assert not _xla.fill(outs, [torch.ones(4)], torch.Tensor, 4)  # (most)
+            seen["lent"] = _xla.lend(buffers, torch.Tensor)
+            seen["held"] = _xla.held(buffers)
+            del seen["lent"]
+            seen["free"] = _xla.held(buffers)
+            seen["buffers"] = buffers
+            return run(buffers, outs)
+        return run_looking
+
+    f = ut.wrap("jax", "torch")(lambda v: v * 2)
+    try:
+        autodiff._in_place = spy
+        y = jax.jit(lambda v: f(v + 1.0))(jnp.ones(4, jnp.float32))
+    finally:
+        autodiff._in_place = original
+    np.testing.assert_array_equal(y, [4.0] * 4)
+    assert seen["held"] == 0
+    assert seen["free"] == -1
+    with pytest.raises(BufferError, match=r"lend\(\): lents\[0\]: the call has "
+                       r"returned"):
+        _xla.lend(seen["buffers"], torch.Tensor)
+
+
 def test_a_lent_argument_gives_its_address_and_refuses_to_be_zeroed():
     seen = {}
     original = autodiff._in_place
 
-    def spy(fn, *how):
-        run = original(fn, *how)
+    def spy(fn, **how):
+        run = original(fn, **how)
 
         def run_looking(buffers, outs):
             seen["address"] = buffers[0].address
@@ -270,8 +370,8 @@ def test_snapshot_and_restore_refuse_what_they_cannot_watch():
     seen = {}
     original = autodiff._in_place
 
-    def spy(fn, *how):
-        run = original(fn, *how)
+    def spy(fn, **how):
+        run = original(fn, **how)
 
         def run_looking(buffers, outs):
             before = _xla.snapshot(buffers)

@@ -316,7 +316,7 @@ def _lower(*xs: Any, fn: _Fn, route: str) -> Any:
     run = _in_place(fn)
 
     def run_in_place(ctx: Any, outs: list[Any], *buffers: Any) -> None:
-        run(buffers, outs)
+        run(buffers, tuple(outs))
 
     return buffer_callback(run_in_place, types)(*xs)
 
@@ -338,14 +338,14 @@ def _watched(fn: _Fn) -> bool:
             and sum(a.size * a.dtype.itemsize for a in fn.in_avals) <= _WATCHED_BYTES)
 
 
-def _in_place(fn: _Fn, watched: bool = False
-              ) -> Callable[[Sequence[Any], Sequence[Any]], None]:
+def _in_place(fn: _Fn, lents: bool = False
+              ) -> Callable[[tuple[Any, ...], tuple[Any, ...]], None]:
     """``fn`` over XLA's buffers, made once per lowering: ``run(arguments,
     results)`` lends the arguments to the body, runs it, checks its outputs
     against the traced avals and copies them into the results, then refuses a
     body that kept an input (XLA reuses that memory once the call returns).
-    ``watched`` (the handler's Lents only): a body that wrote into an argument
-    is refused once it returned, the argument set back (see _WATCHED_BYTES).
+    ``lents``: the buffers are unitensor's handler's (``_xla.Lent``), which
+    it watches (see _WATCHED_BYTES) and whose holders it counts in C.
     """
     body = fn.root.body()  # the body framework's part: from_xla, write
     # XLA's buffers are compact and aligned, which any framework aliases: the
@@ -365,47 +365,93 @@ def _in_place(fn: _Fn, watched: bool = False
     # what each output must be, as the body gives it: a shape (a tuple, or
     # torch's Size, equal to one) and unitensor's dtype, found once here
     expected = [(a.shape, _same_dtype(a.dtype)) for a in avals]
-    if watched:
-        from .. import _xla  # (built: the handler, which alone passes Lents, is)
+    if not lents:
+        return _general(fn, body, lend, launch, avals, expected)
+    from .. import _xla  # (built: the handler, which alone passes Lents, is)
+    watched = _watched(fn)
+    # a part may name an array type whose DLPack C exchange API lends the
+    # arguments and fills the results, the most elements a result filled so
+    # may have (past it, the part's own write is faster), and which of its
+    # arrays that API would read wrong (lazy: their memory is not their value)
+    exchange = getattr(body, "XLA_EXCHANGE", None)
+    kind, most, lazy = exchange if exchange is not None else (None, 0, bool)
 
-    def run(buffers: Sequence[Any], outs: Sequence[Any]) -> None:
+    def run(buffers: tuple[Any, ...], outs: tuple[Any, ...]) -> None:
         if launch is not None:  # (it keeps no array: nothing to check after)
             launch(list(buffers), list(outs))  # (XLA's buffers: it lends them)
             return
-        xs = [lend(b) for b in buffers]
-        # the outputs are let go once written (one may be an input, or hold
-        # one for its gradient): then only the body can still hold an input
+        xs = _xla.lend(buffers, kind) if kind is not None else [
+            lend(b) for b in buffers]
         if watched:
-            lents = tuple(buffers)  # (the handler's tuple itself)
-            before = _xla.snapshot(lents)
+            before = _xla.snapshot(buffers)
             try:
                 ys = fn.run_copied(xs, guarded=False)
             finally:  # (also where the body raised: its exception goes on)
-                written = _xla.restore(lents, before)
+                written = _xla.restore(buffers, before)
             if written >= 0:
                 raise _written(fn, written)
         else:
             ys = fn.run_copied(xs)
-        if len(ys) != len(expected) or not all(
-                y.shape == shape and _same_dtype(_dtype(y)) == dtype
-                for y, (shape, dtype) in zip(ys, expected, strict=True)):
-            _check(avals, [(tuple(y.shape), _dtype(y)) for y in ys])  # raises
-        _write(body, outs, ys)
+        del xs  # (the body's views: their exports hold the Lents, counted below)
+        if kind is None or any(map(lazy, ys)) or not _xla.fill(outs, ys, kind, most):
+            _check_and_write(body, avals, expected, outs, ys)
+        # the outputs are let go once written (one may be an input, or hold
+        # one for its gradient): then only the body can still hold an input
+        del ys
+        kept = _xla.held(buffers)
+        if kept >= 0:  # (rare) garbage cycles may hold them: collected first
+            gc.collect()
+            kept = _xla.held(buffers)
+        if kept >= 0:
+            raise _kept(kept)
+
+    return run
+
+
+def _general(fn: _Fn, body: ModuleType, lend: Callable[[Any], Any],
+             launch: Callable[..., None] | None, avals: tuple[Any, ...],
+             expected: list[tuple[Any, Any]]
+             ) -> Callable[[tuple[Any, ...], tuple[Any, ...]], None]:
+    """:func:`_in_place`'s runner for JAX's own buffers (buffer_callback)."""
+    def run(buffers: tuple[Any, ...], outs: tuple[Any, ...]) -> None:
+        if launch is not None:
+            launch(list(buffers), list(outs))
+            return
+        xs = [lend(b) for b in buffers]
+        ys = fn.run_copied(xs)
+        _check_and_write(body, avals, expected, outs, ys)
         del ys
         kept = body.kept_inputs(xs)
-        if kept:  # (rare) garbage cycles may hold them: collected first
+        if kept:
             gc.collect()
             kept = body.kept_inputs(xs)
         if kept:
-            # the views lose their memory when the call returns: a body that
-            # keeps one reads reused memory later, and writes corrupt it
-            raise arg_error(ValueError, "wrap", "func", "a body that keeps none "
-                            "of its inputs once it returns under jax.jit (they are "
-                            "views of XLA's buffers, which XLA reuses after the "
-                            "call: keep a copy, x.clone())",
-                            f"a body that kept input {kept[0]}")
+            raise _kept(kept[0])
 
     return run
+
+
+def _check_and_write(body: ModuleType, avals: tuple[Any, ...],
+                     expected: list[tuple[Any, Any]], outs: Sequence[Any],
+                     ys: list[Any]) -> None:
+    """The body's outputs ``ys`` checked against the traced ``avals`` (their
+    ``expected`` shapes and dtypes), then copied into XLA's buffers ``outs``.
+    """
+    if len(ys) != len(expected) or not all(
+            y.shape == shape and _same_dtype(_dtype(y)) == dtype
+            for y, (shape, dtype) in zip(ys, expected, strict=True)):
+        _check(avals, [(tuple(y.shape), _dtype(y)) for y in ys])  # raises
+    for out, y in zip(outs, ys, strict=True):
+        body.write(out, y)
+
+
+def _kept(i: int) -> ValueError:
+    # the views lose their memory when the call returns: a body that keeps one
+    # reads reused memory later, and writes corrupt it
+    return arg_error(ValueError, "wrap", "func", "a body that keeps none of its "
+                     "inputs once it returns under jax.jit (they are views of XLA's "
+                     "buffers, which XLA reuses after the call: keep a copy, "
+                     "x.clone())", f"a body that kept input {i}")
 
 
 def _written(fn: _Fn, i: int) -> ValueError:
@@ -466,15 +512,9 @@ def _lowering(ctx: Any, *args: Any, fn: _Fn) -> Any:
     if route != "ffi":
         return mlir.lower_fun(functools.partial(_lower, route=route),
                               multiple_results=True)(ctx, *args, fn=fn)
-    run = _in_place(fn, _watched(fn))
+    run = _in_place(fn, lents=True)
     ctx.module_context.add_host_callback(run)  # (held by the executable)
     return jax.ffi.ffi_lowering(_XLA_TARGET)(ctx, *args, runner=np.uint64(id(run)))
-
-
-def _write(body: ModuleType, outs: Sequence[Any], ys: list[Any]) -> None:
-    """The body's outputs ``ys`` copied into XLA's buffers ``outs``."""
-    for out, y in zip(outs, ys, strict=True):
-        body.write(out, y)
 
 
 def _jvp_rule(primals: tuple[Any, ...], tangents: tuple[Any, ...], *, fn: _Fn

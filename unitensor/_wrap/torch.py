@@ -441,6 +441,22 @@ def write(buffer: Any, src: torch.Tensor) -> None:
     from_xla(buffer).copy_(src)
 
 
+def _lazy(t: torch.Tensor) -> bool:
+    """Whether ``t`` has a conjugate or negative bit, which torch's exchange
+    API does not resolve: its memory alone is not its value (torch 2.13).
+    """
+    return t.is_conj() or t.is_neg()
+
+
+# jax.jit's handler lends XLA's buffers to torch and fills its results from torch
+# tensors through torch's DLPack C exchange API (ext/_xla.c: lend, fill), ~0.5 µs
+# an array less than from_xla and write; a result of _PARALLEL_COPY elements or
+# more, or a lazy one, is left to write; torch 2.12 and older (no exchange API):
+# both to from_xla and write
+XLA_EXCHANGE = ((torch.Tensor, _PARALLEL_COPY, _lazy)
+                if hasattr(torch.Tensor, "__dlpack_c_exchange_api__") else None)
+
+
 def kept_inputs(xs: list[Any]) -> list[int]:
     """Which of ``xs`` (views of XLA's buffers, the list their one holder once
     the body returned) something else holds: the tensor itself (a cache) or its
