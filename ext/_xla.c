@@ -327,7 +327,8 @@ lent_expired(Lent *self, void *closure)
     return PyBool_FromLong(self->expired);
 }
 
-static uint64_t fills; /* results written in C, Lent.fill or fill() (tests count them) */
+static uint64_t
+    fills; /* results written in C, Lent.fill or fill() (tests count them) */
 
 /* The size of the buffer's memory in bytes (it is compact). */
 static long long
