@@ -2,8 +2,8 @@
 
 Builds ext/ with UNITENSOR_SANITIZE=1 (-fsanitize=address,undefined
 -fno-sanitize-recover=all) into a temporary directory, then runs the Buffer,
-conversion, reliability, fast-path, route, numpy and torch adapter tests against
-that build in a subprocess, with gcc's
+conversion, reliability, fast-path, route, numpy and torch adapter tests, and the
+XLA handler's under jax.jit, against that build in subprocesses, with gcc's
 libasan preloaded and PYTHONMALLOC=malloc so that every Python allocation is
 checked too. Leak detection is off: CPython and the frameworks keep allocations
 alive until exit by design; leaks are measured by tests/test_reliability.py.
@@ -48,7 +48,7 @@ def sanitized_package(tmp_path_factory) -> Path:
     package = work / "pkg" / "unitensor"
     shutil.copytree(ROOT / "unitensor", package,
                     ignore=shutil.ignore_patterns("*.so", "__pycache__"))
-    for built in (work / "lib" / "unitensor").glob("*.so"):  # _core and _fast
+    for built in (work / "lib" / "unitensor").glob("*.so"):  # _core, _fast, _xla
         shutil.copy(built, package / built.name)
     return package.parent
 
@@ -73,6 +73,16 @@ def test_core_and_catalogue_are_clean_under_asan_and_ubsan(sanitized_package):
          "ext/test_exchange_provider.py",  # the Tensor's C exchange API, via ctypes
          "backends/test_numpy.py", "backends/test_torch.py",
          "-k", "not p26 and not p32 and not p33 and not jax and not tensorflow"],
+        env=env, capture_output=True, text=True, cwd=ROOT / "tests", timeout=900)
+    report = out.stdout[-4000:] + out.stderr[-4000:]
+    assert "ERROR: AddressSanitizer" not in out.stderr, report
+    assert "runtime error:" not in out.stderr, report
+    assert out.returncode == 0, report
+    # the XLA handler (_xla: Lents, exports, watched bytes, lend/fill/held)
+    # under jax.jit, which runs under ASan in its own process
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "wrap/test_wrap_xla.py"],
         env=env, capture_output=True, text=True, cwd=ROOT / "tests", timeout=900)
     report = out.stdout[-4000:] + out.stderr[-4000:]
     assert "ERROR: AddressSanitizer" not in out.stderr, report
