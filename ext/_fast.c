@@ -1175,6 +1175,12 @@ typedef struct {
     PyObject *named;      /* CALL: {name: position} of the positional parameters a
                              caller may also name (`axis` of expand_dims); NULL:
                              none */
+    /* CALL: {name: (position, -1 keyword-only; whether it takes a tuple)} of the
+     * axis parameters, whose values other than a Python int (or a tuple of them,
+     * where taken) take the slow path (unitensor/_axes.py reads them); NULL: none */
+    PyObject *axes;
+    uint32_t axis_positions;   /* CALL: bit i set where positional parameter i is one */
+    uint32_t tuple_positions;  /* CALL: bit i set where that one takes a tuple too */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
     Py_ssize_t least_ndim;     /* CALL: x of fewer dimensions takes the slow path, whose
                                   rule answers it as numpy does (sort of a 0-d array:
@@ -1928,6 +1934,26 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
 
 #define MAX_CALL_ARGS 16
 
+/* Whether `value`, given for an axis, is one the fast path passes on as it is: a
+ * Python int, or where `tuples`, a tuple of them (unitensor/_axes.py reads any
+ * other, as the slow path). */
+static bool
+plain_axis(PyObject *value, bool tuples)
+{
+    if (PyLong_CheckExact(value)) {
+        return true;
+    }
+    if (!tuples || !PyTuple_CheckExact(value)) {
+        return false;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(value); i++) {
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(value, i))) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* x's array has at least `least` dimensions (its ndim, read where least > 0);
  * false, no error set, where it has fewer or ndim cannot be read. */
 static bool
@@ -1950,7 +1976,9 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return call_slow(f, args, nargsf, kwnames);
     }
     for (Py_ssize_t i = 1; i < nargs + nkw; i++) {
-        if (!is_literal_or_tuple(args[i])) {
+        if (!is_literal_or_tuple(args[i]) ||
+            (i < nargs && i < 32 && (f->axis_positions >> i & 1) &&
+             !plain_axis(args[i], f->tuple_positions >> i & 1))) {
             return call_slow(f, args, nargsf, kwnames);
         }
     }
@@ -1974,7 +2002,9 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             f->named == NULL ? NULL : PyDict_GetItemWithError(f->named, name);
         if (place != NULL) { /* a positional parameter, named */
             Py_ssize_t at = PyLong_AsSsize_t(place);
-            if (at < nargs || at >= f->max_positional || call_args[at] != NULL) {
+            if (at < nargs || at >= f->max_positional || call_args[at] != NULL ||
+                (at < 32 && (f->axis_positions >> at & 1) &&
+                 !plain_axis(value, f->tuple_positions >> at & 1))) {
                 PyErr_Clear(); /* given twice: Python raises */
                 Py_DECREF(seen);
                 return call_slow(f, args, nargsf, kwnames);
@@ -2003,6 +2033,16 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             PyErr_Clear();
             Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
+        }
+        if (!is_default && f->axes != NULL && !PyLong_CheckExact(value)) {
+            /* an axis of another kind: Python reads it */
+            PyObject *axis = PyDict_GetItemWithError(f->axes, name);
+            if (axis != NULL ? !plain_axis(value, PyTuple_GET_ITEM(axis, 1) == Py_True)
+                             : PyErr_Occurred() != NULL) {
+                PyErr_Clear();
+                Py_DECREF(seen);
+                return call_slow(f, args, nargsf, kwnames);
+            }
         }
         if (!is_default) {
             kept_values[n_kept] = value;
@@ -2189,16 +2229,16 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"kind",     "slow",       "table",  "as_tensors",
                                "keywords", "scalars",    "finish", "max_positional",
                                "views",    "least_ndim", "copies", "named",
-                               NULL};
+                               "axes",     NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
     PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None, *copies = Py_None;
-    PyObject *named = Py_None;
+    PyObject *named = Py_None, *axes = Py_None;
     Py_ssize_t max_positional = 1, least_ndim = 0;
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "sOO|$OOOOnOnOO:FastPath", keywords, &kind_name, &slow,
+            args, kwargs, "sOO|$OOOOnOnOOO:FastPath", keywords, &kind_name, &slow,
             &table, &as_tensors, &keyword_defaults, &scalars, &finish, &max_positional,
-            &views, &least_ndim, &copies, &named)) {
+            &views, &least_ndim, &copies, &named, &axes)) {
         return NULL;
     }
     int kind = 0;
@@ -2255,6 +2295,35 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "dict of {name: position}, got %R",
                             named);
     }
+    uint32_t axis_positions = 0, tuple_positions = 0;
+    if (axes != Py_None) {
+        PyObject *name, *axis;
+        Py_ssize_t next = 0;
+        bool bad = kind != CALL || !PyDict_CheckExact(axes);
+        while (!bad && PyDict_Next(axes, &next, &name, &axis)) {
+            bad = !PyUnicode_CheckExact(name) || !PyTuple_CheckExact(axis) ||
+                  PyTuple_GET_SIZE(axis) != 2 ||
+                  !PyLong_Check(PyTuple_GET_ITEM(axis, 0)) ||
+                  !PyBool_Check(PyTuple_GET_ITEM(axis, 1));
+            Py_ssize_t position =
+                bad ? -2 : PyLong_AsSsize_t(PyTuple_GET_ITEM(axis, 0));
+            PyErr_Clear(); /* (an int too large: refused below) */
+            bad = bad || position < -1 || position >= 32;
+            if (!bad && position > 0) {
+                axis_positions |= (uint32_t)1 << position;
+                if (PyTuple_GET_ITEM(axis, 1) == Py_True) {
+                    tuple_positions |= (uint32_t)1 << position;
+                }
+            }
+        }
+        if (bad) {
+            return PyErr_Format(PyExc_TypeError,
+                                "FastPath(): axes: expected None, or for a call path "
+                                "a dict of {name: (position below 32 or -1, whether "
+                                "it takes a tuple)}, got %R",
+                                axes);
+        }
+    }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
         return PyErr_Format(PyExc_ValueError,
                             "FastPath(): max_positional: expected 1 to %d, got %zd",
@@ -2278,6 +2347,9 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->keywords = keyword_defaults == Py_None ? NULL : Py_NewRef(keyword_defaults);
     f->max_positional = max_positional;
     f->named = named == Py_None ? NULL : Py_NewRef(named);
+    f->axes = axes == Py_None ? NULL : Py_NewRef(axes);
+    f->axis_positions = axis_positions;
+    f->tuple_positions = tuple_positions;
     f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
     f->finish = scalars == Py_None ? NULL : Py_NewRef(finish);
     f->views = views == Py_None ? NULL : Py_NewRef(views);
@@ -2294,6 +2366,7 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->as_tensors);
     Py_VISIT(f->keywords);
     Py_VISIT(f->named);
+    Py_VISIT(f->axes);
     Py_VISIT(f->scalars);
     Py_VISIT(f->finish);
     Py_VISIT(f->views);
@@ -2317,6 +2390,7 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->as_tensors);
     Py_CLEAR(f->keywords);
     Py_CLEAR(f->named);
+    Py_CLEAR(f->axes);
     Py_CLEAR(f->scalars);
     Py_CLEAR(f->finish);
     Py_CLEAR(f->views);

@@ -114,6 +114,68 @@ def test_an_axis_of_the_wrong_kind_is_a_type_error(owner):
                           "got 'a' of type 'str'")
 
 
+AXIS_OWNERS = [*OWNERS, "dask"]
+MATRIX = np.arange(12.0).reshape(3, 4)
+
+
+def _on(owner):
+    return ut.asarray(make(owner, MATRIX))
+
+
+# an axis that is an integer (numpy's, a 0-d integer array), or a tuple of them
+# where the standard takes one, read as the Python ints they are, on every owner
+_READ = [
+    ("sum", lambda x: ut.sum(x, axis=np.int64(1))),
+    ("sum of a tuple", lambda x: ut.sum(x, axis=(np.int64(0), 1))),
+    ("argsort", lambda x: ut.argsort(x, axis=np.int32(0))),
+    ("cumulative_sum", lambda x: ut.cumulative_sum(x, axis=np.int64(1))),
+    ("expand_dims, positional", lambda x: ut.expand_dims(x, np.int64(0))),
+    ("permute_dims", lambda x: ut.permute_dims(x, (np.int64(1), 0))),
+    ("vector_norm", lambda x: ut.linalg.vector_norm(x, axis=np.int64(0))),
+    ("fftn's list of axes", lambda x: ut.fft.fftn(ut.astype(x, ut.complex64),
+                                                   axes=[1, 0])),
+]
+# refused on every owner with the standard's TypeError, naming the parameter
+_REFUSED = [
+    ("sum", lambda x: ut.sum(x, axis=True), "axis",
+     "an int, a tuple of ints or None", "True of type 'bool'"),
+    ("max of a list", lambda x: ut.max(x, axis=[0]), "axis",
+     "an int, a tuple of ints or None", "an object of type 'list'"),
+    ("mean of a float", lambda x: ut.mean(x, axis=1.0), "axis",
+     "an int, a tuple of ints or None", "1.0 of type 'float'"),
+    ("argsort of a tuple", lambda x: ut.argsort(x, axis=(0,)), "axis", "an int",
+     "an object of type 'tuple'"),
+    ("flip of a numpy bool", lambda x: ut.flip(x, axis=np.True_), "axis",
+     "an int, a tuple of ints or None", "an object of type 'numpy.bool'"),
+    ("fft.fft of None", lambda x: ut.fft.fft(ut.astype(x, ut.complex64), axis=None),
+     "axis", "an int", "None of type 'NoneType'"),
+    ("squeeze, positional", lambda x: ut.squeeze(x, False), "axis",
+     "an int or a tuple of ints", "False of type 'bool'"),
+    ("permute_dims of an int", lambda x: ut.permute_dims(x, 1), "axes",
+     "a tuple of ints", "1 of type 'int'"),
+]
+
+
+@pytest.mark.parametrize("owner", AXIS_OWNERS)
+@pytest.mark.parametrize(("name", "call"), _READ, ids=[r[0] for r in _READ])
+def test_an_integer_axis_of_any_type_reads_as_numpy_reads_it(owner, name, call):
+    # (dask refused numpy's integers, jax and TensorFlow took bools, torch lists)
+    expected = call(_on("numpy"))
+    np.testing.assert_allclose(np.asarray(call(_on(owner)).numpy()),
+                               np.asarray(expected.numpy()))
+
+
+@pytest.mark.parametrize("owner", AXIS_OWNERS)
+@pytest.mark.parametrize(("name", "call", "param", "accepted", "received"), _REFUSED,
+                         ids=[r[0] for r in _REFUSED])
+def test_an_axis_of_another_kind_is_the_same_type_error_on_every_owner(
+        owner, name, call, param, accepted, received):
+    error = raised(call, _on(owner))
+    assert type(error) is TypeError
+    func = str(error).partition("(")[0]
+    assert str(error) == f"{func}(): {param}: expected {accepted}, got {received}"
+
+
 @pytest.mark.parametrize("owner", OWNERS)
 def test_a_dtype_the_function_refuses_is_a_type_error_with_the_cause(owner):
     # numpy and torch refuse bitwise_and of floats with their own exception types

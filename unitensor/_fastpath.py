@@ -226,7 +226,8 @@ COPIES = " copied"
 def call_function(python_func: Callable[..., Any], name: str,
                   keywords: list[tuple[str, str]], positional: int | None,
                   as_tensors: AsTensors, least_ndim: int = 0,
-                  named: dict[str, int] | None = None) -> Any:
+                  named: dict[str, int] | None = None,
+                  axes: dict[str, tuple[int, bool]] | None = None) -> Any:
     """``python_func`` (a generated function of the namespace) behind the C fast
     path for a Tensor and plain Python arguments (``sum(x, axis=0)``).
 
@@ -236,7 +237,10 @@ def call_function(python_func: Callable[..., Any], name: str,
     positional parameters a caller may also give by name (``expand_dims(x,
     axis=0)``), by position: the C path passes them on in their places, as
     ``python_func`` does. ``least_ndim``: an x of fewer dimensions is left to
-    ``python_func``. Where a default is not a literal, ``python_func`` itself.
+    ``python_func``. ``axes``: the axis parameters (``_axes.fast_path_table``),
+    whose values other than a Python int (or a tuple of them, where taken) are
+    left to ``python_func`` (``_axes`` reads them). Where a default is not a literal,
+    ``python_func`` itself.
     """
     try:
         defaults = {k: _literal(v) for k, v in keywords if k not in _PARSED}
@@ -245,7 +249,7 @@ def call_function(python_func: Callable[..., Any], name: str,
     return _build("call", python_func, _table(name, "call"), keywords=defaults,
                   as_tensors=_as_tensors_for(as_tensors, name),
                   max_positional=MAX_CALL_ARGS if positional is None else positional,
-                  least_ndim=least_ndim, named=named or None)
+                  least_ndim=least_ndim, named=named or None, axes=axes or None)
 
 
 _CONSTANTS = {"None": None, "True": True, "False": False}

@@ -736,6 +736,38 @@ def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
     assert len(slow.calls) == 7
 
 
+def test_call_fast_path_passes_python_int_axes_and_leaves_the_rest_to_python():
+    """An axis parameter (``axes``: name -> (position, takes a tuple)) reaches the
+    framework as it is only as a Python int, or a tuple of them where taken; a
+    numpy integer, a bool, a list, a float take the slow path, which reads them
+    (unitensor/_axes.py), positional, named or keyword-only."""
+    f, seen, slow = recording_call_path(
+        keywords={"axis": None, "stable": True}, max_positional=3,
+        named={"source": 1, "destination": 2},
+        axes={"axis": (-1, True), "source": (1, False), "destination": (2, True)})
+    x = ut.asarray(np.arange(6.0))
+    for args, kwargs in (((x,), {"axis": 0}), ((x,), {"axis": (0, -1)}),
+                         ((x, 0, (1,)), {}), ((x,), {"source": 0, "destination": 1}),
+                         ((x,), {"axis": None})):
+        assert type(f(*args, **kwargs)) is Tensor
+    assert seen == [((), {"axis": 0}), ((), {"axis": (0, -1)}), ((0, (1,)), {}),
+                    ((0, 1), {}), ((), {})]
+    for args, kwargs in (((x,), {"axis": np.int64(0)}), ((x,), {"axis": True}),
+                         ((x,), {"axis": (0, np.int64(1))}), ((x,), {"axis": 1.0}),
+                         ((x, (0,), 1), {}), ((x, True, 1), {}),
+                         ((x,), {"source": np.int32(0), "destination": 1}),
+                         ((x,), {"source": 0, "destination": [1]})):
+        assert f(*args, **kwargs) == "slow"
+    assert len(slow.calls) == 8
+    for axes in ({"axis": 1}, {"axis": (40, True)}, {"axis": (-2, True)},
+                 {"axis": (1, 1)}, {1: (1, True)}, []):
+        with pytest.raises(TypeError, match="axes: expected None, or for a call "
+                           "path a dict of"):
+            _fast.FastPath("call", print, {}, keywords={}, axes=axes)
+    with pytest.raises(TypeError, match="axes: expected None, or for a call path"):
+        _fast.FastPath("unary", print, {}, axes={"axis": (-1, False)})
+
+
 def test_call_fast_path_passes_positional_parameters_given_by_name_in_place():
     """``expand_dims(x, axis=0)``: a positional parameter a caller names reaches
     the framework in its place, as the generated function passes it; named twice,

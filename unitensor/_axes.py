@@ -1,0 +1,127 @@
+"""The one reading of an axis argument, whoever owns the data.
+
+The standard's axes are ints (``axis=-1``), or also None or a tuple of ints where
+its signature says so (``sum(axis=(0, 1))``); fftn's ``axes`` are a sequence of
+ints. The frameworks read everything else each their own way (numpy refuses
+``axis=True`` in ``sum`` and takes it in ``vector_norm``; jax and TensorFlow take
+it; dask refuses ``np.int64(1)``; torch takes a list), so every owner gets what
+numpy's ``operator.index`` reading gives: an integer that is not a bool (a numpy
+integer, a 0-d integer array) as a Python int, a tuple of them where a tuple is
+taken, and a TypeError naming the argument for anything else. The C fast path
+takes a Python int or None as they are and leaves every other value here.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Final
+
+from ._errors import arg_error, describe
+from ._standard import FUNCTIONS
+
+# What an axis parameter takes: an int ("i"), a tuple of ints ("+"), a list or
+# tuple of ints ("*"), and None where its default is None ("?", added below).
+# An int alone unless named here.
+_KINDS: Final = {
+    **dict.fromkeys(("sum", "prod", "max", "min", "mean", "std", "var", "all", "any",
+                     "count_nonzero", "linalg.vector_norm", "flip", "roll",
+                     "squeeze", "expand_dims", "moveaxis"), "i+"),
+    "permute_dims": "+",
+    **dict.fromkeys(("fft.fftn", "fft.ifftn", "fft.rfftn", "fft.irfftn"), "*"),
+    **dict.fromkeys(("fft.fftshift", "fft.ifftshift"), "i*"),
+}
+_NAMES: Final = frozenset({"axis", "axes", "source", "destination"})
+
+
+def _table() -> dict[str, tuple[tuple[str, int | None, str], ...]]:
+    """By function: each axis parameter, its position (None: keyword-only) and
+    what it takes beyond an int.
+    """
+    found = {}
+    for row in FUNCTIONS:
+        name = row.name if row.group not in ("linalg", "fft") else (
+            f"{row.group}.{row.name}")
+        if name == "tensordot":  # (its axes: an int or two sequences of axes)
+            continue
+        params, position, keyword = [], 0, False
+        for part in row.signature.split(","):
+            part = part.strip()
+            if part in ("/", "*"):
+                keyword = keyword or part == "*"
+                continue
+            param, _, default = part.partition("=")
+            if param in _NAMES:
+                kind = _KINDS.get(name, "i")
+                if default == "None":
+                    kind += "?"
+                params.append((param, None if keyword else position, kind))
+            position += 1
+        if params:
+            found[name] = tuple(params)
+    return found
+
+
+AXES: Final = _table()
+
+
+def fast_path_table(func: str) -> dict[str, tuple[int, bool]]:
+    """The axis parameters of ``func`` (its qualified name) as the C fast path
+    takes them: name -> (position, -1 for a keyword-only one; whether a tuple
+    of ints is taken as it is).
+    """
+    return {param: (-1 if position is None else position, "+" in kind)
+            for param, position, kind in AXES.get(func, ())}
+
+
+def checked(func: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+            ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``args`` and ``kwargs`` of a call of ``func`` with each axis read as the
+    standard says: Python ints (and None, tuples of them, where taken), or a
+    TypeError naming the parameter.
+    """
+    for param, position, kind in AXES[func]:
+        if position is not None and position < len(args):
+            value = args[position]
+            fixed = _read(func, param, kind, value)
+            if fixed is not value:
+                args = (*args[:position], fixed, *args[position + 1:])
+        elif param in kwargs:
+            value = kwargs[param]
+            fixed = _read(func, param, kind, value)
+            if fixed is not value:
+                kwargs[param] = fixed
+    return args, kwargs
+
+
+def _read(func: str, param: str, kind: str, value: Any) -> Any:
+    if (type(value) is int and "i" in kind) or (value is None and "?" in kind):
+        return value
+    if (type(value) is tuple and "+" in kind) or (
+            type(value) in (tuple, list) and "*" in kind):
+        items = [_integer(v) for v in value]
+        if None not in items:
+            return tuple(items)
+    elif "i" in kind:
+        found = _integer(value)
+        if found is not None:
+            return found
+    accepted = [text for flag, text in (("i", "an int"), ("+", "a tuple of ints"),
+                                        ("*", "a list or tuple of ints"),
+                                        ("?", "None")) if flag in kind]
+    listed = ", ".join(accepted[:-1]) + " or " if len(accepted) > 1 else ""
+    raise arg_error(TypeError, func, param, listed + accepted[-1], describe(value))
+
+
+def _integer(value: Any) -> int | None:
+    """``value`` as a Python int where it is an integer and not a bool (numpy's
+    reading, ``operator.index``), else None.
+    """
+    if type(value) is int:
+        return value
+    if isinstance(value, bool) or type(value).__name__ in ("bool", "bool_") or (
+            "bool" in str(getattr(value, "dtype", ""))):  # (a 0-d bool array)
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
