@@ -132,6 +132,7 @@ _READ = [
     ("expand_dims, positional", lambda x: ut.expand_dims(x, np.int64(0))),
     ("permute_dims", lambda x: ut.permute_dims(x, (np.int64(1), 0))),
     ("vector_norm", lambda x: ut.linalg.vector_norm(x, axis=np.int64(0))),
+    ("concat flattened", lambda x: ut.concat([x, x], axis=None)),
     ("fftn's list of axes", lambda x: ut.fft.fftn(ut.astype(x, ut.complex64),
                                                    axes=[1, 0])),
 ]

@@ -27,6 +27,7 @@ _KINDS: Final = {
                      "count_nonzero", "linalg.vector_norm", "flip", "roll",
                      "squeeze", "expand_dims", "moveaxis"), "i+"),
     "permute_dims": "+",
+    "concat": "i?",  # (axis=0 by default; None: the arrays flattened)
     **dict.fromkeys(("fft.fftn", "fft.ifftn", "fft.rfftn", "fft.irfftn"), "*"),
     **dict.fromkeys(("fft.fftshift", "fft.ifftshift"), "i*"),
 }
@@ -52,7 +53,7 @@ def _table() -> dict[str, tuple[tuple[str, int | None, str], ...]]:
             param, _, default = part.partition("=")
             if param in _NAMES:
                 kind = _KINDS.get(name, "i")
-                if default == "None":
+                if default == "None" and "?" not in kind:
                     kind += "?"
                 params.append((param, None if keyword else position, kind))
             position += 1
