@@ -131,6 +131,9 @@ _READ = [
     ("cumulative_sum", lambda x: ut.cumulative_sum(x, axis=np.int64(1))),
     ("expand_dims, positional", lambda x: ut.expand_dims(x, np.int64(0))),
     ("permute_dims", lambda x: ut.permute_dims(x, (np.int64(1), 0))),
+    ("permute_dims of a list (scipy's)", lambda x: ut.permute_dims(x, [1, 0])),
+    ("flip of a list", lambda x: ut.flip(x, axis=[np.int64(1)])),
+    ("moveaxis of lists", lambda x: ut.moveaxis(x, [0], [1])),
     ("vector_norm", lambda x: ut.linalg.vector_norm(x, axis=np.int64(0))),
     ("concat flattened", lambda x: ut.concat([x, x], axis=None)),
     ("fftn's list of axes", lambda x: ut.fft.fftn(ut.astype(x, ut.complex64),
@@ -147,13 +150,15 @@ _REFUSED = [
     ("argsort of a tuple", lambda x: ut.argsort(x, axis=(0,)), "axis", "an int",
      "an object of type 'tuple'"),
     ("flip of a numpy bool", lambda x: ut.flip(x, axis=np.True_), "axis",
-     "an int, a tuple of ints or None", "an object of type 'numpy.bool'"),
+     "an int, a list or tuple of ints or None", "an object of type 'numpy.bool'"),
     ("fft.fft of None", lambda x: ut.fft.fft(ut.astype(x, ut.complex64), axis=None),
      "axis", "an int", "None of type 'NoneType'"),
     ("squeeze, positional", lambda x: ut.squeeze(x, False), "axis",
      "an int or a tuple of ints", "False of type 'bool'"),
     ("permute_dims of an int", lambda x: ut.permute_dims(x, 1), "axes",
-     "a tuple of ints", "1 of type 'int'"),
+     "a list or tuple of ints", "1 of type 'int'"),
+    ("squeeze of a list", lambda x: ut.squeeze(x, [0]), "axis",
+     "an int or a tuple of ints", "an object of type 'list'"),
 ]
 
 

@@ -7,8 +7,9 @@ ints. The frameworks read everything else each their own way (numpy refuses
 it; dask refuses ``np.int64(1)``; torch takes a list), so every owner gets what
 numpy's ``operator.index`` reading gives: an integer that is not a bool (a numpy
 integer, a 0-d integer array) as a Python int, a tuple of them where a tuple is
-taken, and a TypeError naming the argument for anything else. The C fast path
-takes a Python int or None as they are and leaves every other value here.
+taken (a list too where numpy's own function takes one), and a TypeError naming
+the argument for anything else. The C fast path passes a Python int (and a tuple
+of them where taken) as it is and leaves every other value here.
 """
 
 from __future__ import annotations
@@ -22,14 +23,16 @@ from ._standard import FUNCTIONS
 # What an axis parameter takes: an int ("i"), a tuple of ints ("+"), a list or
 # tuple of ints ("*"), and None where its default is None ("?", added below).
 # An int alone unless named here.
+# Lists where numpy's own function takes them, which clients pass (scipy's
+# xp_swapaxes: permute_dims(x, a list)); numpy's reductions and squeeze refuse one.
 _KINDS: Final = {
     **dict.fromkeys(("sum", "prod", "max", "min", "mean", "std", "var", "all", "any",
-                     "count_nonzero", "linalg.vector_norm", "flip", "roll",
-                     "squeeze", "expand_dims", "moveaxis"), "i+"),
-    "permute_dims": "+",
+                     "count_nonzero", "linalg.vector_norm", "squeeze"), "i+"),
+    **dict.fromkeys(("flip", "roll", "expand_dims", "moveaxis", "fft.fftshift",
+                     "fft.ifftshift"), "i*"),
+    **dict.fromkeys(("permute_dims", "fft.fftn", "fft.ifftn", "fft.rfftn",
+                     "fft.irfftn"), "*"),
     "concat": "i?",  # (axis=0 by default; None: the arrays flattened)
-    **dict.fromkeys(("fft.fftn", "fft.ifftn", "fft.rfftn", "fft.irfftn"), "*"),
-    **dict.fromkeys(("fft.fftshift", "fft.ifftshift"), "i*"),
 }
 _NAMES: Final = frozenset({"axis", "axes", "source", "destination"})
 
@@ -70,7 +73,7 @@ def fast_path_table(func: str) -> dict[str, tuple[int, bool]]:
     takes them: name -> (position, -1 for a keyword-only one; whether a tuple
     of ints is taken as it is).
     """
-    return {param: (-1 if position is None else position, "+" in kind)
+    return {param: (-1 if position is None else position, "+" in kind or "*" in kind)
             for param, position, kind in AXES.get(func, ())}
 
 
