@@ -1175,12 +1175,14 @@ typedef struct {
     PyObject *named;      /* CALL: {name: position} of the positional parameters a
                              caller may also name (`axis` of expand_dims); NULL:
                              none */
-    /* CALL: {name: (position, -1 keyword-only; whether it takes a tuple)} of the
-     * axis parameters, whose values other than a Python int (or a tuple of them,
-     * where taken) take the slow path (unitensor/_axes.py reads them); NULL: none */
+    /* CALL: {name: (position, -1 keyword-only; whether it takes an int; whether it
+     * takes a tuple)} of the integer parameters (axes, counts, offsets), whose
+     * values other than a Python int or a tuple of them, where taken, take the
+     * slow path (unitensor/_integers.py reads them); NULL: none */
     PyObject *axes;
     uint32_t axis_positions;   /* CALL: bit i set where positional parameter i is one */
-    uint32_t tuple_positions;  /* CALL: bit i set where that one takes a tuple too */
+    uint32_t int_positions;    /* CALL: bit i set where that one takes an int */
+    uint32_t tuple_positions;  /* CALL: bit i set where that one takes a tuple */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
     Py_ssize_t least_ndim;     /* CALL: x of fewer dimensions takes the slow path, whose
                                   rule answers it as numpy does (sort of a 0-d array:
@@ -1934,14 +1936,14 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
 
 #define MAX_CALL_ARGS 16
 
-/* Whether `value`, given for an axis, is one the fast path passes on as it is: a
- * Python int, or where `tuples`, a tuple of them (unitensor/_axes.py reads any
- * other, as the slow path). */
+/* Whether `value`, given for an integer parameter, is one the fast path passes on
+ * as it is: where `ints`, a Python int; where `tuples`, a tuple of them
+ * (unitensor/_integers.py reads any other, as the slow path). */
 static bool
-plain_axis(PyObject *value, bool tuples)
+plain_axis(PyObject *value, bool ints, bool tuples)
 {
     if (PyLong_CheckExact(value)) {
-        return true;
+        return ints;
     }
     if (!tuples || !PyTuple_CheckExact(value)) {
         return false;
@@ -1978,7 +1980,8 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     for (Py_ssize_t i = 1; i < nargs + nkw; i++) {
         if (!is_literal_or_tuple(args[i]) ||
             (i < nargs && i < 32 && (f->axis_positions >> i & 1) &&
-             !plain_axis(args[i], f->tuple_positions >> i & 1))) {
+             !plain_axis(args[i], f->int_positions >> i & 1,
+                         f->tuple_positions >> i & 1))) {
             return call_slow(f, args, nargsf, kwnames);
         }
     }
@@ -2004,7 +2007,8 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             Py_ssize_t at = PyLong_AsSsize_t(place);
             if (at < nargs || at >= f->max_positional || call_args[at] != NULL ||
                 (at < 32 && (f->axis_positions >> at & 1) &&
-                 !plain_axis(value, f->tuple_positions >> at & 1))) {
+                 !plain_axis(value, f->int_positions >> at & 1,
+                             f->tuple_positions >> at & 1))) {
                 PyErr_Clear(); /* given twice: Python raises */
                 Py_DECREF(seen);
                 return call_slow(f, args, nargsf, kwnames);
@@ -2026,6 +2030,19 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
         }
+        if (f->axes != NULL && !(value == Py_None && fallback == Py_None)) {
+            /* an integer parameter given another kind (also one equal to its
+             * default: True for n=1; None where the default is not None):
+             * Python reads it */
+            PyObject *axis = PyDict_GetItemWithError(f->axes, name);
+            if (axis != NULL ? !plain_axis(value, PyTuple_GET_ITEM(axis, 1) == Py_True,
+                                           PyTuple_GET_ITEM(axis, 2) == Py_True)
+                             : PyErr_Occurred() != NULL) {
+                PyErr_Clear();
+                Py_DECREF(seen);
+                return call_slow(f, args, nargsf, kwnames);
+            }
+        }
         int is_default = fallback == Py_None || PyBool_Check(fallback)
                              ? value == fallback
                              : PyObject_RichCompareBool(value, fallback, Py_EQ);
@@ -2033,16 +2050,6 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             PyErr_Clear();
             Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
-        }
-        if (!is_default && f->axes != NULL && !PyLong_CheckExact(value)) {
-            /* an axis of another kind: Python reads it */
-            PyObject *axis = PyDict_GetItemWithError(f->axes, name);
-            if (axis != NULL ? !plain_axis(value, PyTuple_GET_ITEM(axis, 1) == Py_True)
-                             : PyErr_Occurred() != NULL) {
-                PyErr_Clear();
-                Py_DECREF(seen);
-                return call_slow(f, args, nargsf, kwnames);
-            }
         }
         if (!is_default) {
             kept_values[n_kept] = value;
@@ -2295,32 +2302,33 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "dict of {name: position}, got %R",
                             named);
     }
-    uint32_t axis_positions = 0, tuple_positions = 0;
+    uint32_t axis_positions = 0, int_positions = 0, tuple_positions = 0;
     if (axes != Py_None) {
         PyObject *name, *axis;
         Py_ssize_t next = 0;
         bool bad = kind != CALL || !PyDict_CheckExact(axes);
         while (!bad && PyDict_Next(axes, &next, &name, &axis)) {
             bad = !PyUnicode_CheckExact(name) || !PyTuple_CheckExact(axis) ||
-                  PyTuple_GET_SIZE(axis) != 2 ||
+                  PyTuple_GET_SIZE(axis) != 3 ||
                   !PyLong_Check(PyTuple_GET_ITEM(axis, 0)) ||
-                  !PyBool_Check(PyTuple_GET_ITEM(axis, 1));
+                  !PyBool_Check(PyTuple_GET_ITEM(axis, 1)) ||
+                  !PyBool_Check(PyTuple_GET_ITEM(axis, 2));
             Py_ssize_t position =
                 bad ? -2 : PyLong_AsSsize_t(PyTuple_GET_ITEM(axis, 0));
             PyErr_Clear(); /* (an int too large: refused below) */
             bad = bad || position < -1 || position >= 32;
             if (!bad && position > 0) {
-                axis_positions |= (uint32_t)1 << position;
-                if (PyTuple_GET_ITEM(axis, 1) == Py_True) {
-                    tuple_positions |= (uint32_t)1 << position;
-                }
+                uint32_t bit = (uint32_t)1 << position;
+                axis_positions |= bit;
+                int_positions |= PyTuple_GET_ITEM(axis, 1) == Py_True ? bit : 0;
+                tuple_positions |= PyTuple_GET_ITEM(axis, 2) == Py_True ? bit : 0;
             }
         }
         if (bad) {
             return PyErr_Format(PyExc_TypeError,
                                 "FastPath(): axes: expected None, or for a call path "
                                 "a dict of {name: (position below 32 or -1, whether "
-                                "it takes a tuple)}, got %R",
+                                "it takes an int, whether it takes a tuple)}, got %R",
                                 axes);
         }
     }
@@ -2349,6 +2357,7 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->named = named == Py_None ? NULL : Py_NewRef(named);
     f->axes = axes == Py_None ? NULL : Py_NewRef(axes);
     f->axis_positions = axis_positions;
+    f->int_positions = int_positions;
     f->tuple_positions = tuple_positions;
     f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
     f->finish = scalars == Py_None ? NULL : Py_NewRef(finish);

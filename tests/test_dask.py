@@ -392,7 +392,11 @@ def test_fft_along_chunked_axes_rechunks_them_to_one_chunk():
              (ut.fft.rfftn(x, axes=(0,)), np.fft.rfftn(data, axes=(0,))),
              (ut.fft.rfftn(x, s=(6,), axes=(1,)), np.fft.rfftn(data, s=(6,),
                                                                 axes=(1,))),
-             (ut.fft.irfftn(ut.fft.rfftn(x), s=(8, 6), axes=(0, 1)), data)]
+             (ut.fft.irfftn(ut.fft.rfftn(x), s=(8, 6), axes=(0, 1)), data),
+             # s without axes: the last len(s) axes, as numpy (dask's own
+             # took the first: a (2, 6) result where numpy's is (8, 2))
+             (ut.fft.fftn(x, s=(2,)), np.fft.fftn(data, s=(2,), axes=(-1,))),
+             (ut.fft.irfftn(x, s=[4]), np.fft.irfftn(data, s=[4], axes=[-1]))]
     for got, want in cases:
         assert got.owner == "dask"
         np.testing.assert_allclose(got.numpy(), want, atol=1e-12)

@@ -42,7 +42,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import (
-    _axes,
     _backends,
     _bool_loops,
     _config,
@@ -50,6 +49,7 @@ from . import (
     _fast,
     _fastpath,
     _float_loops,
+    _integers,
     _views,
 )
 from ._backends._fixes import nan_past_correction
@@ -362,8 +362,8 @@ def call(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     flags = _FLAGS.get(name)
     if flags is not None and kwargs:
         _flags(name, flags, kwargs)
-    if name in _axes.AXES:
-        args, kwargs = _axes.checked(name, args, kwargs)
+    if name in _integers.PARAMETERS:
+        args, kwargs = _integers.checked(name, args, kwargs)
     if name in _FILLS:
         args, kwargs = _fill_value_as_scalar(name, args, kwargs)
     elif name in _OPERAND_RULES:
@@ -1903,7 +1903,7 @@ def _generated(row: Function, qualified: str, positional: list[str],
     fast = general if not fast_path else _fastpath.call_function(
         general, qualified, keywords, len(positional) if star is None else None,
         _as_tensors, LEAST_DIMENSIONS.get(qualified, 0), named,
-        _axes.fast_path_table(qualified))
+        _integers.fast_path_table(qualified))
     if not checks:
         return fast
     scope["_fast"] = fast  # (read by the function at call time)

@@ -744,7 +744,8 @@ def test_call_fast_path_passes_python_int_axes_and_leaves_the_rest_to_python():
     f, seen, slow = recording_call_path(
         keywords={"axis": None, "stable": True}, max_positional=3,
         named={"source": 1, "destination": 2},
-        axes={"axis": (-1, True), "source": (1, False), "destination": (2, True)})
+        axes={"axis": (-1, True, True), "source": (1, True, False),
+              "destination": (2, True, True), "stable": (-1, False, True)})
     x = ut.asarray(np.arange(6.0))
     for args, kwargs in (((x,), {"axis": 0}), ((x,), {"axis": (0, -1)}),
                          ((x, 0, (1,)), {}), ((x,), {"source": 0, "destination": 1}),
@@ -756,16 +757,18 @@ def test_call_fast_path_passes_python_int_axes_and_leaves_the_rest_to_python():
                          ((x,), {"axis": (0, np.int64(1))}), ((x,), {"axis": 1.0}),
                          ((x, (0,), 1), {}), ((x, True, 1), {}),
                          ((x,), {"source": np.int32(0), "destination": 1}),
-                         ((x,), {"source": 0, "destination": [1]})):
+                         ((x,), {"source": 0, "destination": [1]}),
+                         ((x,), {"stable": 1})):  # (an int where none is taken)
         assert f(*args, **kwargs) == "slow"
-    assert len(slow.calls) == 8
-    for axes in ({"axis": 1}, {"axis": (40, True)}, {"axis": (-2, True)},
-                 {"axis": (1, 1)}, {1: (1, True)}, []):
+    assert len(slow.calls) == 9
+    for axes in ({"axis": 1}, {"axis": (40, True, True)}, {"axis": (-2, True, True)},
+                 {"axis": (1, 1, True)}, {1: (1, True, True)}, [],
+                 {"axis": (1, True)}):
         with pytest.raises(TypeError, match="axes: expected None, or for a call "
                            "path a dict of"):
             _fast.FastPath("call", print, {}, keywords={}, axes=axes)
     with pytest.raises(TypeError, match="axes: expected None, or for a call path"):
-        _fast.FastPath("unary", print, {}, axes={"axis": (-1, False)})
+        _fast.FastPath("unary", print, {}, axes={"axis": (-1, True, False)})
 
 
 def test_call_fast_path_passes_positional_parameters_given_by_name_in_place():

@@ -507,7 +507,8 @@ def _one_chunk_fft(name: str, many: bool) -> Callable[..., Any]:
     any other), so the axes transformed are rechunked to one chunk first, as
     ``take_along_axis`` rechunks its axis; the other axes keep their chunks.
     ``many``: the n-dimensional ones (``axes``; None: the last ``len(s)`` axes
-    where ``s`` is given, else every axis, as the standard says).
+    where ``s`` is given, else every axis, as the standard says: dask's own
+    took the first ``len(s)``, a result of another shape, so they are passed).
     """
     own = getattr(compat.fft, name)
 
@@ -519,6 +520,8 @@ def _one_chunk_fft(name: str, many: bool) -> Callable[..., Any]:
                 s = kwargs.get("s", args[0] if args else None)
                 if axes is None:
                     axes = range(x.ndim) if s is None else range(-len(s), 0)
+                    if s is not None and 0 < len(s) <= x.ndim:
+                        kwargs["axes"] = tuple(axes)
             else:
                 axes = (kwargs.get("axis", -1),)
             try:

@@ -1,15 +1,18 @@
-"""The one reading of an axis argument, whoever owns the data.
+"""The one reading of an integer argument (an axis, a count, an offset), whoever
+owns the data.
 
 The standard's axes are ints (``axis=-1``), or also None or a tuple of ints where
-its signature says so (``sum(axis=(0, 1))``); fftn's ``axes`` are a sequence of
-ints. The frameworks read everything else each their own way (numpy refuses
-``axis=True`` in ``sum`` and takes it in ``vector_norm``; jax and TensorFlow take
-it; dask refuses ``np.int64(1)``; torch takes a list), so every owner gets what
-numpy's ``operator.index`` reading gives: an integer that is not a bool (a numpy
-integer, a 0-d integer array) as a Python int, a tuple of them where a tuple is
-taken (a list too where numpy's own function takes one), and a TypeError naming
-the argument for anything else. The C fast path passes a Python int (and a tuple
-of them where taken) as it is and leaves every other value here.
+its signature says so (``sum(axis=(0, 1))``); fftn's ``axes`` and ``s`` are a
+sequence of ints; ``k``, ``n``, ``offset`` and ``shift`` are ints (``shift`` or a
+tuple). The frameworks read everything else each their own way (numpy refuses
+``axis=True`` in ``sum`` and takes it in ``vector_norm``, takes ``tril(k=1.5)``;
+jax and TensorFlow take ``axis=True``; dask refuses ``np.int64(1)``; torch takes a
+list), so every owner gets what numpy's ``operator.index`` reading gives: an
+integer that is not a bool (a numpy integer, a 0-d integer array) as a Python
+int, a tuple of them where a tuple is taken (a list too where numpy's own function
+takes one), and a TypeError naming the argument for anything else. The C fast
+path passes a Python int (and a tuple of them where taken) as it is and leaves
+every other value here.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, Final
 from ._errors import arg_error, describe
 from ._standard import FUNCTIONS
 
-# What an axis parameter takes: an int ("i"), a tuple of ints ("+"), a list or
+# What an integer parameter takes: an int ("i"), a tuple of ints ("+"), a list or
 # tuple of ints ("*"), and None where its default is None ("?", added below).
 # An int alone unless named here.
 # Lists where numpy's own function takes them, which clients pass (scipy's
@@ -35,11 +38,21 @@ _KINDS: Final = {
     "concat": "i?",  # (axis=0 by default; None: the arrays flattened)
 }
 _NAMES: Final = frozenset({"axis", "axes", "source", "destination"})
+# the other integer parameters, by function: what each takes (an int unless said)
+_OTHERS: Final = {
+    "diff": {"n": "i"}, "tril": {"k": "i"}, "triu": {"k": "i"},
+    "linalg.diagonal": {"offset": "i"}, "linalg.trace": {"offset": "i"},
+    "roll": {"shift": "i*"}, "linalg.matrix_power": {"n": "i"},
+    **{name: {"n": "i"} for name in ("fft.fft", "fft.ifft", "fft.rfft", "fft.irfft",
+                                     "fft.hfft", "fft.ihfft")},
+    **{name: {"s": "*"} for name in ("fft.fftn", "fft.ifftn", "fft.rfftn",
+                                     "fft.irfftn")},
+}
 
 
 def _table() -> dict[str, tuple[tuple[str, int | None, str], ...]]:
-    """By function: each axis parameter, its position (None: keyword-only) and
-    what it takes beyond an int.
+    """By function: each integer parameter, its position (None: keyword-only)
+    and what it takes (_KINDS' letters).
     """
     found = {}
     for row in FUNCTIONS:
@@ -54,8 +67,9 @@ def _table() -> dict[str, tuple[tuple[str, int | None, str], ...]]:
                 keyword = keyword or part == "*"
                 continue
             param, _, default = part.partition("=")
-            if param in _NAMES:
-                kind = _KINDS.get(name, "i")
+            other = _OTHERS.get(name, {}).get(param)
+            if param in _NAMES or other is not None:
+                kind = other or _KINDS.get(name, "i")
                 if default == "None" and "?" not in kind:
                     kind += "?"
                 params.append((param, None if keyword else position, kind))
@@ -65,25 +79,26 @@ def _table() -> dict[str, tuple[tuple[str, int | None, str], ...]]:
     return found
 
 
-AXES: Final = _table()
+PARAMETERS: Final = _table()
 
 
-def fast_path_table(func: str) -> dict[str, tuple[int, bool]]:
-    """The axis parameters of ``func`` (its qualified name) as the C fast path
-    takes them: name -> (position, -1 for a keyword-only one; whether a tuple
-    of ints is taken as it is).
+def fast_path_table(func: str) -> dict[str, tuple[int, bool, bool]]:
+    """The integer parameters of ``func`` (its qualified name) as the C fast path
+    takes them: name -> (position, -1 for a keyword-only one; whether an int is
+    taken as it is; whether a tuple of ints is).
     """
-    return {param: (-1 if position is None else position, "+" in kind or "*" in kind)
-            for param, position, kind in AXES.get(func, ())}
+    return {param: (-1 if position is None else position, "i" in kind,
+                    "+" in kind or "*" in kind)
+            for param, position, kind in PARAMETERS.get(func, ())}
 
 
 def checked(func: str, args: tuple[Any, ...], kwargs: dict[str, Any]
             ) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """``args`` and ``kwargs`` of a call of ``func`` with each axis read as the
-    standard says: Python ints (and None, tuples of them, where taken), or a
+    """``args`` and ``kwargs`` of a call of ``func`` with each integer argument
+    read as the standard says: Python ints (and None, tuples of them, where taken), or a
     TypeError naming the parameter.
     """
-    for param, position, kind in AXES[func]:
+    for param, position, kind in PARAMETERS[func]:
         if position is not None and position < len(args):
             value = args[position]
             fixed = _read(func, param, kind, value)
