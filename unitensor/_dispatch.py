@@ -724,7 +724,11 @@ _FAILED = object()  # binary()'s direct call raised
 _SCALAR_VALUES: dict[str, tuple[str, ...]] = {
     "clip": ("min", "max"), "full": ("fill_value",), "full_like": ("fill_value",),
     "arange": ("start", "stop", "step"), "linspace": ("start", "stop"),
-    "where": ("x1", "x2")}
+    "where": ("x1", "x2"),
+    # (TensorFlow and array_api_strict refused numpy's numbers there)
+    "std": ("correction",), "var": ("correction",),
+    "linalg.vector_norm": ("ord",), "linalg.matrix_norm": ("ord",),
+    "linalg.matrix_rank": ("rtol",), "linalg.pinv": ("rtol",)}
 _OPERANDS_ONLY = frozenset({"where"})
 # the namespace's functions by qualified name (define() fills it)
 _PUBLIC: dict[str, Callable[..., Any]] = {}
