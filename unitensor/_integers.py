@@ -95,9 +95,17 @@ def fast_path_table(func: str) -> dict[str, tuple[int, bool, bool]]:
 def checked(func: str, args: tuple[Any, ...], kwargs: dict[str, Any]
             ) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """``args`` and ``kwargs`` of a call of ``func`` with each integer argument
-    read as the standard says: Python ints (and None, tuples of them, where taken), or a
-    TypeError naming the parameter.
+    read as the standard says: Python ints (and None, tuples of them, where
+    taken), or a TypeError naming the parameter. ``take``'s axis may be None
+    for a one-dimensional x alone (the standard's rule; numpy's own flattened
+    any other, where the other owners refused it): a ValueError there.
     """
+    if func == "take" and kwargs.get("axis") is None and args:
+        ndim = getattr(args[0], "ndim", 1)
+        if type(ndim) is int and ndim > 1:
+            raise arg_error(ValueError, func, "axis", "an axis for an x of more than "
+                            "one dimension (None only for a one-dimensional x)",
+                            f"None for an x of {ndim} dimensions")
     for param, position, kind in PARAMETERS[func]:
         if position is not None and position < len(args):
             value = args[position]
