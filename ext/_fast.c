@@ -1179,8 +1179,9 @@ typedef struct {
      * takes a tuple)} of the integer parameters (axes, counts, offsets), whose
      * values other than a Python int or a tuple of them, where taken, take the
      * slow path (unitensor/_integers.py reads them); NULL: none */
-    PyObject *axes;
-    uint32_t axis_positions;   /* CALL: bit i set where positional parameter i is one */
+    PyObject *integers;
+    uint32_t
+        integer_positions;     /* CALL: bit i set where positional parameter i is one */
     uint32_t int_positions;    /* CALL: bit i set where that one takes an int */
     uint32_t tuple_positions;  /* CALL: bit i set where that one takes a tuple */
     Py_ssize_t max_positional; /* CALL: positional parameters, x included */
@@ -1940,7 +1941,7 @@ fast_getitem(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
  * as it is: where `ints`, a Python int; where `tuples`, a tuple of them
  * (unitensor/_integers.py reads any other, as the slow path). */
 static bool
-plain_axis(PyObject *value, bool ints, bool tuples)
+plain_integer(PyObject *value, bool ints, bool tuples)
 {
     if (PyLong_CheckExact(value)) {
         return ints;
@@ -1979,9 +1980,9 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     for (Py_ssize_t i = 1; i < nargs + nkw; i++) {
         if (!is_literal_or_tuple(args[i]) ||
-            (i < nargs && i < 32 && (f->axis_positions >> i & 1) &&
-             !plain_axis(args[i], f->int_positions >> i & 1,
-                         f->tuple_positions >> i & 1))) {
+            (i < nargs && i < 32 && (f->integer_positions >> i & 1) &&
+             !plain_integer(args[i], f->int_positions >> i & 1,
+                            f->tuple_positions >> i & 1))) {
             return call_slow(f, args, nargsf, kwnames);
         }
     }
@@ -2006,9 +2007,9 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         if (place != NULL) { /* a positional parameter, named */
             Py_ssize_t at = PyLong_AsSsize_t(place);
             if (at < nargs || at >= f->max_positional || call_args[at] != NULL ||
-                (at < 32 && (f->axis_positions >> at & 1) &&
-                 !plain_axis(value, f->int_positions >> at & 1,
-                             f->tuple_positions >> at & 1))) {
+                (at < 32 && (f->integer_positions >> at & 1) &&
+                 !plain_integer(value, f->int_positions >> at & 1,
+                                f->tuple_positions >> at & 1))) {
                 PyErr_Clear(); /* given twice: Python raises */
                 Py_DECREF(seen);
                 return call_slow(f, args, nargsf, kwnames);
@@ -2030,14 +2031,15 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
             Py_DECREF(seen);
             return call_slow(f, args, nargsf, kwnames);
         }
-        if (f->axes != NULL && !(value == Py_None && fallback == Py_None)) {
+        if (f->integers != NULL && !(value == Py_None && fallback == Py_None)) {
             /* an integer parameter given another kind (also one equal to its
              * default: True for n=1; None where the default is not None):
              * Python reads it */
-            PyObject *axis = PyDict_GetItemWithError(f->axes, name);
-            if (axis != NULL ? !plain_axis(value, PyTuple_GET_ITEM(axis, 1) == Py_True,
-                                           PyTuple_GET_ITEM(axis, 2) == Py_True)
-                             : PyErr_Occurred() != NULL) {
+            PyObject *spec = PyDict_GetItemWithError(f->integers, name);
+            if (spec != NULL
+                    ? !plain_integer(value, PyTuple_GET_ITEM(spec, 1) == Py_True,
+                                     PyTuple_GET_ITEM(spec, 2) == Py_True)
+                    : PyErr_Occurred() != NULL) {
                 PyErr_Clear();
                 Py_DECREF(seen);
                 return call_slow(f, args, nargsf, kwnames);
@@ -2236,16 +2238,16 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"kind",     "slow",       "table",  "as_tensors",
                                "keywords", "scalars",    "finish", "max_positional",
                                "views",    "least_ndim", "copies", "named",
-                               "axes",     NULL};
+                               "integers", NULL};
     const char *kind_name;
     PyObject *slow, *table, *as_tensors = Py_None, *keyword_defaults = Py_None;
     PyObject *scalars = Py_None, *finish = Py_None, *views = Py_None, *copies = Py_None;
-    PyObject *named = Py_None, *axes = Py_None;
+    PyObject *named = Py_None, *integers = Py_None;
     Py_ssize_t max_positional = 1, least_ndim = 0;
     if (!PyArg_ParseTupleAndKeywords(
             args, kwargs, "sOO|$OOOOnOnOOO:FastPath", keywords, &kind_name, &slow,
             &table, &as_tensors, &keyword_defaults, &scalars, &finish, &max_positional,
-            &views, &least_ndim, &copies, &named, &axes)) {
+            &views, &least_ndim, &copies, &named, &integers)) {
         return NULL;
     }
     int kind = 0;
@@ -2302,34 +2304,35 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
                             "dict of {name: position}, got %R",
                             named);
     }
-    uint32_t axis_positions = 0, int_positions = 0, tuple_positions = 0;
-    if (axes != Py_None) {
-        PyObject *name, *axis;
+    uint32_t integer_positions = 0, int_positions = 0, tuple_positions = 0;
+    if (integers != Py_None) {
+        PyObject *name, *spec;
         Py_ssize_t next = 0;
-        bool bad = kind != CALL || !PyDict_CheckExact(axes);
-        while (!bad && PyDict_Next(axes, &next, &name, &axis)) {
-            bad = !PyUnicode_CheckExact(name) || !PyTuple_CheckExact(axis) ||
-                  PyTuple_GET_SIZE(axis) != 3 ||
-                  !PyLong_Check(PyTuple_GET_ITEM(axis, 0)) ||
-                  !PyBool_Check(PyTuple_GET_ITEM(axis, 1)) ||
-                  !PyBool_Check(PyTuple_GET_ITEM(axis, 2));
+        bool bad = kind != CALL || !PyDict_CheckExact(integers);
+        while (!bad && PyDict_Next(integers, &next, &name, &spec)) {
+            bad = !PyUnicode_CheckExact(name) || !PyTuple_CheckExact(spec) ||
+                  PyTuple_GET_SIZE(spec) != 3 ||
+                  !PyLong_Check(PyTuple_GET_ITEM(spec, 0)) ||
+                  !PyBool_Check(PyTuple_GET_ITEM(spec, 1)) ||
+                  !PyBool_Check(PyTuple_GET_ITEM(spec, 2));
             Py_ssize_t position =
-                bad ? -2 : PyLong_AsSsize_t(PyTuple_GET_ITEM(axis, 0));
+                bad ? -2 : PyLong_AsSsize_t(PyTuple_GET_ITEM(spec, 0));
             PyErr_Clear(); /* (an int too large: refused below) */
             bad = bad || position < -1 || position >= 32;
             if (!bad && position > 0) {
                 uint32_t bit = (uint32_t)1 << position;
-                axis_positions |= bit;
-                int_positions |= PyTuple_GET_ITEM(axis, 1) == Py_True ? bit : 0;
-                tuple_positions |= PyTuple_GET_ITEM(axis, 2) == Py_True ? bit : 0;
+                integer_positions |= bit;
+                int_positions |= PyTuple_GET_ITEM(spec, 1) == Py_True ? bit : 0;
+                tuple_positions |= PyTuple_GET_ITEM(spec, 2) == Py_True ? bit : 0;
             }
         }
         if (bad) {
-            return PyErr_Format(PyExc_TypeError,
-                                "FastPath(): axes: expected None, or for a call path "
-                                "a dict of {name: (position below 32 or -1, whether "
-                                "it takes an int, whether it takes a tuple)}, got %R",
-                                axes);
+            return PyErr_Format(
+                PyExc_TypeError,
+                "FastPath(): integers: expected None, or for a call path "
+                "a dict of {name: (position below 32 or -1, whether "
+                "it takes an int, whether it takes a tuple)}, got %R",
+                integers);
         }
     }
     if (max_positional < 1 || max_positional > MAX_CALL_ARGS) {
@@ -2355,8 +2358,8 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     f->keywords = keyword_defaults == Py_None ? NULL : Py_NewRef(keyword_defaults);
     f->max_positional = max_positional;
     f->named = named == Py_None ? NULL : Py_NewRef(named);
-    f->axes = axes == Py_None ? NULL : Py_NewRef(axes);
-    f->axis_positions = axis_positions;
+    f->integers = integers == Py_None ? NULL : Py_NewRef(integers);
+    f->integer_positions = integer_positions;
     f->int_positions = int_positions;
     f->tuple_positions = tuple_positions;
     f->scalars = scalars == Py_None ? NULL : Py_NewRef(scalars);
@@ -2375,7 +2378,7 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->as_tensors);
     Py_VISIT(f->keywords);
     Py_VISIT(f->named);
-    Py_VISIT(f->axes);
+    Py_VISIT(f->integers);
     Py_VISIT(f->scalars);
     Py_VISIT(f->finish);
     Py_VISIT(f->views);
@@ -2399,7 +2402,7 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->as_tensors);
     Py_CLEAR(f->keywords);
     Py_CLEAR(f->named);
-    Py_CLEAR(f->axes);
+    Py_CLEAR(f->integers);
     Py_CLEAR(f->scalars);
     Py_CLEAR(f->finish);
     Py_CLEAR(f->views);

@@ -140,10 +140,10 @@ class FastPath:
     # ints as axes is a 0-d view, and the function copying it (TypeError on
     # another kind). named: call only, {name: position} of the positional
     # parameters a caller may give by name, passed on in their places (TypeError
-    # on another kind). axes: call only, {name: (position, -1 keyword-only; whether it
-    # takes an int; whether it takes a tuple)} of the integer parameters, whose
-    # values other than a Python int or a tuple of them, where taken, take the slow
-    # path.
+    # on another kind). integers: call only, {name: (position, -1 keyword-only;
+    # whether it takes an int; whether it takes a tuple)} of the integer
+    # parameters, whose values other than a Python int or a tuple of them, where
+    # taken, take the slow path.
     def __new__(cls, kind: str, slow: Callable[..., Any],
                 table: dict[type, TypeEntry] | dict[Adapter, Entry] | str, *,
                 as_tensors: Callable[[Adapter, Any], Any] | None = None,
@@ -155,7 +155,7 @@ class FastPath:
                 least_ndim: int = 0,
                 copies: dict[Adapter, Entry] | None = None,
                 named: dict[str, int] | None = None,
-                axes: dict[str, tuple[int, bool, bool]] | None = None) -> Self: ...
+                integers: dict[str, tuple[int, bool, bool]] | None = None) -> Self: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
     def __get__(self, obj: object, owner: type | None = None, /) -> Any: ...
     @property

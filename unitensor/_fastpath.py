@@ -227,7 +227,7 @@ def call_function(python_func: Callable[..., Any], name: str,
                   keywords: list[tuple[str, str]], positional: int | None,
                   as_tensors: AsTensors, least_ndim: int = 0,
                   named: dict[str, int] | None = None,
-                  axes: dict[str, tuple[int, bool, bool]] | None = None) -> Any:
+                  integers: dict[str, tuple[int, bool, bool]] | None = None) -> Any:
     """``python_func`` (a generated function of the namespace) behind the C fast
     path for a Tensor and plain Python arguments (``sum(x, axis=0)``).
 
@@ -237,7 +237,7 @@ def call_function(python_func: Callable[..., Any], name: str,
     positional parameters a caller may also give by name (``expand_dims(x,
     axis=0)``), by position: the C path passes them on in their places, as
     ``python_func`` does. ``least_ndim``: an x of fewer dimensions is left to
-    ``python_func``. ``axes``: the integer parameters
+    ``python_func``. ``integers``: the integer parameters
     (``_integers.fast_path_table``), whose values other than a Python int or a
     tuple of them, where taken, are left to ``python_func`` (``_integers``
     reads them). Where a default is not a literal,
@@ -250,7 +250,8 @@ def call_function(python_func: Callable[..., Any], name: str,
     return _build("call", python_func, _table(name, "call"), keywords=defaults,
                   as_tensors=_as_tensors_for(as_tensors, name),
                   max_positional=MAX_CALL_ARGS if positional is None else positional,
-                  least_ndim=least_ndim, named=named or None, axes=axes or None)
+                  least_ndim=least_ndim, named=named or None,
+                  integers=integers or None)
 
 
 _CONSTANTS = {"None": None, "True": True, "False": False}

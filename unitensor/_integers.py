@@ -23,11 +23,11 @@ from typing import Any, Final
 from ._errors import arg_error, describe
 from ._standard import FUNCTIONS
 
-# What an integer parameter takes: an int ("i"), a tuple of ints ("+"), a list or
-# tuple of ints ("*"), and None where its default is None ("?", added below).
-# An int alone unless named here.
-# Lists where numpy's own function takes them, which clients pass (scipy's
-# xp_swapaxes: permute_dims(x, a list)); numpy's reductions and squeeze refuse one.
+# What an axis parameter takes: an int ("i"), a tuple of ints ("+"), a list or
+# tuple of ints ("*": where numpy's own function takes a list, which clients pass,
+# as scipy's xp_swapaxes does to permute_dims; numpy's reductions and squeeze
+# refuse one), and None where its default is None ("?", added below). An int
+# alone unless named here.
 _KINDS: Final = {
     **dict.fromkeys(("sum", "prod", "max", "min", "mean", "std", "var", "all", "any",
                      "count_nonzero", "linalg.vector_norm", "squeeze"), "i+"),

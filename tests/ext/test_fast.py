@@ -737,14 +737,15 @@ def test_call_fast_path_passes_plain_arguments_and_leaves_out_defaults():
 
 
 def test_call_fast_path_passes_python_int_axes_and_leaves_the_rest_to_python():
-    """An axis parameter (``axes``: name -> (position, takes a tuple)) reaches the
-    framework as it is only as a Python int, or a tuple of them where taken; a
-    numpy integer, a bool, a list, a float take the slow path, which reads them
-    (unitensor/_axes.py), positional, named or keyword-only."""
+    """An integer parameter (``integers``: name -> (position, takes an int, takes
+    a tuple)), axes here, reaches the framework as it is only as a Python int, or
+    a tuple of them, where each is taken; a numpy integer, a bool, a list, a
+    float take the slow path, which reads them (unitensor/_integers.py),
+    positional, named or keyword-only."""
     f, seen, slow = recording_call_path(
         keywords={"axis": None, "stable": True}, max_positional=3,
         named={"source": 1, "destination": 2},
-        axes={"axis": (-1, True, True), "source": (1, True, False),
+        integers={"axis": (-1, True, True), "source": (1, True, False),
               "destination": (2, True, True), "stable": (-1, False, True)})
     x = ut.asarray(np.arange(6.0))
     for args, kwargs in (((x,), {"axis": 0}), ((x,), {"axis": (0, -1)}),
@@ -761,14 +762,14 @@ def test_call_fast_path_passes_python_int_axes_and_leaves_the_rest_to_python():
                          ((x,), {"stable": 1})):  # (an int where none is taken)
         assert f(*args, **kwargs) == "slow"
     assert len(slow.calls) == 9
-    for axes in ({"axis": 1}, {"axis": (40, True, True)}, {"axis": (-2, True, True)},
-                 {"axis": (1, 1, True)}, {1: (1, True, True)}, [],
-                 {"axis": (1, True)}):
-        with pytest.raises(TypeError, match="axes: expected None, or for a call "
+    for integers in ({"axis": 1}, {"axis": (40, True, True)},
+                     {"axis": (-2, True, True)}, {"axis": (1, 1, True)},
+                     {1: (1, True, True)}, [], {"axis": (1, True)}):
+        with pytest.raises(TypeError, match="integers: expected None, or for a call "
                            "path a dict of"):
-            _fast.FastPath("call", print, {}, keywords={}, axes=axes)
-    with pytest.raises(TypeError, match="axes: expected None, or for a call path"):
-        _fast.FastPath("unary", print, {}, axes={"axis": (-1, True, False)})
+            _fast.FastPath("call", print, {}, keywords={}, integers=integers)
+    with pytest.raises(TypeError, match="integers: expected None, or for a call path"):
+        _fast.FastPath("unary", print, {}, integers={"axis": (-1, True, False)})
 
 
 def test_call_fast_path_passes_positional_parameters_given_by_name_in_place():
