@@ -148,6 +148,9 @@ _READ = [
     ("var's correction", lambda x: ut.var(x, correction=np.float32(0.5))),
     ("vector_norm's ord", lambda x: ut.linalg.vector_norm(x, ord=np.int64(1))),
     ("matrix_norm's ord", lambda x: ut.linalg.matrix_norm(x, ord=np.float64(2))),
+    # ord=None: the default (torch and TensorFlow refused it)
+    ("matrix_norm's ord None", lambda x: ut.linalg.matrix_norm(x, ord=None)),
+    ("vector_norm's ord None", lambda x: ut.linalg.vector_norm(x, ord=None)),
     ("fftn's list of axes", lambda x: ut.fft.fftn(ut.astype(x, ut.complex64),
                                                    axes=[1, 0])),
 ]

@@ -381,8 +381,11 @@ def _vector_norm(x: torch.Tensor, /, *, axis: Any = None, keepdims: bool = False
                  ord: Any = 2) -> torch.Tensor:
     """torch refuses the inf norms over no element ("Expected reduction dim to
     be specified"), where numpy's largest of no value is 0 (its smallest, a
-    ValueError): numpy's answer, on an array of x's shape.
+    ValueError): numpy's answer, on an array of x's shape. ``ord=None`` is the
+    default, as numpy, jax, dask and array_api_strict read it (torch refused it).
     """
+    if ord is None:
+        ord = 2
     if x.numel() == 0 and ord in (math.inf, -math.inf) and (
             x.is_floating_point() or x.is_complex()):
         shape = norm_of_nothing("vector_norm", tuple(x.shape), axis=axis,
@@ -390,6 +393,15 @@ def _vector_norm(x: torch.Tensor, /, *, axis: Any = None, keepdims: bool = False
         return torch.zeros(shape, dtype=x.real.dtype if x.is_complex() else x.dtype,
                            device=x.device)
     return compat_linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+
+
+def _matrix_norm(x: torch.Tensor, /, *, keepdims: bool = False,
+                 ord: Any = "fro") -> torch.Tensor:
+    """``ord=None`` is the default (the standard's Optional; numpy's reading),
+    which torch refused.
+    """
+    return compat_linalg.matrix_norm(x, keepdims=keepdims,
+                                     ord="fro" if ord is None else ord)
 
 
 FIXES: dict[str, Callable[..., Any]] = {
@@ -414,7 +426,7 @@ FIXES.update(searchsorted=searchsorted_nan_last(compat_torch),
              # mypy: array-api-compat copies torch.fft's functions in at runtime
              **{"fft.ihfft": _resolved(compat_fft.ihfft)},  # type: ignore[attr-defined]
              var=_std_var("var"), unique_all=_unique_all, __getitem__=_getitem,
-             **{"linalg.vector_norm": _vector_norm},
+             **{"linalg.vector_norm": _vector_norm, "linalg.matrix_norm": _matrix_norm},
              add=_componentwise("add"), subtract=_componentwise("subtract"))
 FIXES.update({name: complex_special_cases_fixed(
     compat_torch, name, _COMPLEX,

@@ -157,6 +157,8 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
 
 def vector_norm(x: Tensor, /, *, axis: Any = None, keepdims: bool = False,
                 ord: Any = 2) -> Tensor:
+    if ord is None:  # the default, as numpy, jax, dask and array_api_strict read it
+        ord = 2
     magnitude = tf.math.abs(x) if x.dtype.is_complex or x.dtype.is_floating \
         else tf.math.abs(tf.cast(x, DEFAULT_FLOAT))
     axes = _axes(axis, x.ndim)
@@ -282,6 +284,8 @@ _ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
 def matrix_norm(x: Tensor, /, *, keepdims: bool = False, ord: Any = "fro") -> Tensor:
+    if ord is None:  # the default (the standard's Optional; numpy's reading)
+        ord = "fro"
     x = _floating(x)
     magnitude = tf.math.abs(x)
     if x.shape.num_elements() == 0 and ord in _ORDS:  # (TF's largest of nothing:
