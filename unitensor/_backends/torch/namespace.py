@@ -400,8 +400,9 @@ def _matrix_norm(x: torch.Tensor, /, *, keepdims: bool = False,
     """``ord=None`` is the default (the standard's Optional; numpy's reading),
     which torch refused.
     """
-    return compat_linalg.matrix_norm(x, keepdims=keepdims,
-                                     ord="fro" if ord is None else ord)
+    # mypy: array-api-compat copies torch.linalg's functions in at runtime
+    return compat_linalg.matrix_norm(  # type: ignore[attr-defined]
+        x, keepdims=keepdims, ord="fro" if ord is None else ord)
 
 
 FIXES: dict[str, Callable[..., Any]] = {
