@@ -663,6 +663,22 @@ live_lent(PyObject *lents, Py_ssize_t i, const char *func)
     return lent;
 }
 
+/* The bytes of every Lent in the tuple `lents` in all, or -1 with an exception
+ * naming `func` where one is not a live Lent. */
+static long long
+live_bytes(PyObject *lents, const char *func)
+{
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(lents); i++) {
+        Lent *lent = live_lent(lents, i, func);
+        if (lent == NULL) {
+            return -1;
+        }
+        total += lent_nbytes(lent);
+    }
+    return total;
+}
+
 /* snapshot(lents) -> bytes: the bytes of every Lent in `lents`, one after another. */
 static PyObject *
 xla_snapshot(PyObject *module, PyObject *lents)
@@ -675,13 +691,9 @@ xla_snapshot(PyObject *module, PyObject *lents)
         return NULL;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(lents);
-    long long total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Lent *lent = live_lent(lents, i, "snapshot");
-        if (lent == NULL) {
-            return NULL;
-        }
-        total += lent_nbytes(lent);
+    long long total = live_bytes(lents, "snapshot");
+    if (total < 0) {
+        return NULL;
     }
     PyObject *copy = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
     if (copy == NULL) {
@@ -712,13 +724,9 @@ xla_restore(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *lents = args[0];
     Py_ssize_t n = PyTuple_GET_SIZE(lents);
-    long long total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Lent *lent = live_lent(lents, i, "restore");
-        if (lent == NULL) {
-            return NULL;
-        }
-        total += lent_nbytes(lent);
+    long long total = live_bytes(lents, "restore");
+    if (total < 0) {
+        return NULL;
     }
     if (total != (long long)PyBytes_GET_SIZE(args[1])) {
         PyErr_Format(PyExc_ValueError,

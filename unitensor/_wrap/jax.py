@@ -399,12 +399,7 @@ def _in_place(fn: _Fn, lents: bool = False
         # the outputs are let go once written (one may be an input, or hold
         # one for its gradient): then only the body can still hold an input
         del ys
-        kept = _xla.held(buffers)
-        if kept >= 0:  # (rare) garbage cycles may hold them: collected first
-            gc.collect()
-            kept = _xla.held(buffers)
-        if kept >= 0:
-            raise _kept(kept)
+        _refuse_kept(lambda: _xla.held(buffers))
 
     return run
 
@@ -422,12 +417,7 @@ def _general(fn: _Fn, body: ModuleType, lend: Callable[[Any], Any],
         ys = fn.run_copied(xs)
         _check_and_write(body, avals, expected, outs, ys)
         del ys
-        kept = body.kept_inputs(xs)
-        if kept:
-            gc.collect()
-            kept = body.kept_inputs(xs)
-        if kept:
-            raise _kept(kept[0])
+        _refuse_kept(lambda: next(iter(body.kept_inputs(xs)), -1))
 
     return run
 
@@ -446,13 +436,20 @@ def _check_and_write(body: ModuleType, avals: tuple[Any, ...],
         body.write(out, y)
 
 
-def _kept(i: int) -> ValueError:
-    # the views lose their memory when the call returns: a body that keeps one
-    # reads reused memory later, and writes corrupt it
-    return arg_error(ValueError, "wrap", "func", "a body that keeps none of its "
-                     "inputs once it returns under jax.jit (they are views of XLA's "
-                     "buffers, which XLA reuses after the call: keep a copy, "
-                     "x.clone())", f"a body that kept input {i}")
+def _refuse_kept(first_kept: Callable[[], int]) -> None:
+    """Refuse a body that still holds an input (``first_kept()``: its index, or
+    -1) once it returned: the views lose their memory when the call returns, so
+    a body that keeps one reads reused memory later, and writes corrupt it.
+    """
+    kept = first_kept()
+    if kept >= 0:  # (rare) garbage cycles may hold them: collected first
+        gc.collect()
+        kept = first_kept()
+    if kept >= 0:
+        raise arg_error(ValueError, "wrap", "func", "a body that keeps none of its "
+                        "inputs once it returns under jax.jit (they are views of "
+                        "XLA's buffers, which XLA reuses after the call: keep a "
+                        "copy, x.clone())", f"a body that kept input {kept}")
 
 
 def _written(fn: _Fn, i: int) -> ValueError:
