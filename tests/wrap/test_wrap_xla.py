@@ -28,6 +28,21 @@ def _doubled(x):
     return x * 2
 
 
+def _looking(monkeypatch, look):
+    """Every runner lowered from now on calls ``look(buffers, outs)`` (the
+    handler's Lents) before it runs the body."""
+    original = autodiff._in_place
+
+    def spy(fn, **how):
+        run = original(fn, **how)
+
+        def run_looking(buffers, outs):
+            look(buffers, outs)
+            return run(buffers, outs)
+        return run_looking
+    monkeypatch.setattr(autodiff, "_in_place", spy)
+
+
 def test_jax_jit_of_a_torch_body_runs_in_unitensors_ffi_handler():
     f = jax.jit(ut.wrap("jax", "torch")(_doubled))
     x = jnp.arange(5.0)
@@ -145,31 +160,20 @@ def test_an_exception_in_the_body_under_jit_surfaces_with_its_type(error, code):
         f(jnp.ones(3)).block_until_ready()
 
 
-def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires():
+def test_a_body_keeping_its_input_is_refused_and_its_buffer_expires(monkeypatch):
     kept = {}
-    original = autodiff._in_place
-
-    def spy(fn, **how):  # the Lents the handler passes, kept past the call
-        run = original(fn, **how)
-
-        def run_keeping(buffers, outs):
-            kept["buffers"] = buffers
-            return run(buffers, outs)
-        return run_keeping
+    # the Lents the handler passes, kept past the call
+    _looking(monkeypatch, lambda buffers, outs: kept.update(buffers=buffers))
 
     def body(v):
         kept["view"] = v
         return v * 2
 
     f = ut.wrap("jax", "torch")(body)
-    try:
-        autodiff._in_place = spy
-        with pytest.raises(jax.errors.JaxRuntimeError, match=r"INVALID_ARGUMENT: "
-                           r"(.|\n)*ValueError: wrap\(\): func: expected a body that "
-                           r"keeps none of its inputs"):
-            jax.jit(lambda v: f(v + 1.0))(jnp.ones(4)).block_until_ready()
-    finally:
-        autodiff._in_place = original
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"INVALID_ARGUMENT: "
+                       r"(.|\n)*ValueError: wrap\(\): func: expected a body that "
+                       r"keeps none of its inputs"):
+        jax.jit(lambda v: f(v + 1.0))(jnp.ones(4)).block_until_ready()
     buffer = kept["buffers"][0]
     assert buffer.expired
     assert not buffer.writeable
@@ -236,44 +240,35 @@ def test_every_output_is_written_with_its_value_in_c_or_not(make):
                                   torch.bfloat16 else expected.numpy())
 
 
-def test_the_handlers_c_helpers_refuse_wrong_arguments():
+def test_the_handlers_c_helpers_refuse_wrong_arguments(monkeypatch):
     seen = {}
-    original = autodiff._in_place
 
-    def spy(fn, **how):
-        run = original(fn, **how)
+    def look(buffers, outs):
+        with pytest.raises(TypeError, match=r"lend\(\): type: expected an array "
+                           r"type declaring a DLPack 1.x C exchange API"):
+            _xla.lend(buffers, int)
+        with pytest.raises(TypeError, match=r"lend\(\): lents: expected a tuple "
+                           r"of Lents, got 1"):
+            _xla.lend((1,), torch.Tensor)
+        with pytest.raises(TypeError, match=r"fill\(\): expected \(outs"):
+            _xla.fill(outs, (), torch.Tensor, 10)
+        with pytest.raises(TypeError, match=r"held\(\): lents: expected a tuple "
+                           r"of Lents, got 1"):
+            _xla.held((1,))
+        # a tensor of another shape, or a subclass: not filled, nothing written
+        assert not _xla.fill(outs, [torch.ones(2)], torch.Tensor, 10)
+        assert not _xla.fill(outs, [torch.nn.Parameter(torch.ones(4))],
+                             torch.Tensor, 10)
+        assert not _xla.fill(outs, [torch.ones(4)], torch.Tensor, 4)  # (most)
+        seen["lent"] = _xla.lend(buffers, torch.Tensor)
+        seen["held"] = _xla.held(buffers)
+        del seen["lent"]
+        seen["free"] = _xla.held(buffers)
+        seen["buffers"] = buffers
 
-        def run_looking(buffers, outs):
-            with pytest.raises(TypeError, match=r"lend\(\): type: expected an array "
-                               r"type declaring a DLPack 1.x C exchange API"):
-                _xla.lend(buffers, int)
-            with pytest.raises(TypeError, match=r"lend\(\): lents: expected a tuple "
-                               r"of Lents, got 1"):
-                _xla.lend((1,), torch.Tensor)
-            with pytest.raises(TypeError, match=r"fill\(\): expected \(outs"):
-                _xla.fill(outs, (), torch.Tensor, 10)
-            with pytest.raises(TypeError, match=r"held\(\): lents: expected a tuple "
-                               r"of Lents, got 1"):
-                _xla.held((1,))
-            # a tensor of another shape, or a subclass: not filled, nothing written
-            assert not _xla.fill(outs, [torch.ones(2)], torch.Tensor, 10)
-            assert not _xla.fill(outs, [torch.nn.Parameter(torch.ones(4))],
-                                 torch.Tensor, 10)
-            assert not _xla.fill(outs, [torch.ones(4)], torch.Tensor, 4)  # (most)
-            seen["lent"] = _xla.lend(buffers, torch.Tensor)
-            seen["held"] = _xla.held(buffers)
-            del seen["lent"]
-            seen["free"] = _xla.held(buffers)
-            seen["buffers"] = buffers
-            return run(buffers, outs)
-        return run_looking
-
+    _looking(monkeypatch, look)
     f = ut.wrap("jax", "torch")(lambda v: v * 2)
-    try:
-        autodiff._in_place = spy
-        y = jax.jit(lambda v: f(v + 1.0))(jnp.ones(4, jnp.float32))
-    finally:
-        autodiff._in_place = original
+    y = jax.jit(lambda v: f(v + 1.0))(jnp.ones(4, jnp.float32))
     np.testing.assert_array_equal(y, [4.0] * 4)
     assert seen["held"] == 0
     assert seen["free"] == -1
@@ -282,29 +277,20 @@ def test_the_handlers_c_helpers_refuse_wrong_arguments():
         _xla.lend(seen["buffers"], torch.Tensor)
 
 
-def test_a_lent_argument_gives_its_address_and_refuses_to_be_zeroed():
+def test_a_lent_argument_gives_its_address_and_refuses_to_be_zeroed(monkeypatch):
     seen = {}
-    original = autodiff._in_place
 
-    def spy(fn, **how):
-        run = original(fn, **how)
+    def look(buffers, outs):
+        seen["address"] = buffers[0].address
+        seen["view"] = np.from_dlpack(buffers[0]).__array_interface__["data"][0]
+        with pytest.raises(BufferError, match=r"Lent.zero\(\): an argument is "
+                           r"read-only"):
+            buffers[0].zero()
+        outs[0].zero()
 
-        def run_looking(buffers, outs):
-            seen["address"] = buffers[0].address
-            seen["view"] = np.from_dlpack(buffers[0]).__array_interface__["data"][0]
-            with pytest.raises(BufferError, match=r"Lent.zero\(\): an argument is "
-                               r"read-only"):
-                buffers[0].zero()
-            outs[0].zero()
-            return run(buffers, outs)
-        return run_looking
-
+    _looking(monkeypatch, look)
     f = ut.wrap("jax", "torch")(lambda v: v * 2)
-    try:
-        autodiff._in_place = spy
-        y = jax.jit(lambda v: f(v + 1.0))(jnp.ones(4))
-    finally:
-        autodiff._in_place = original
+    y = jax.jit(lambda v: f(v + 1.0))(jnp.ones(4))
     np.testing.assert_array_equal(y, [4.0] * 4)
     assert seen["address"] == seen["view"]
 
@@ -366,36 +352,27 @@ def test_a_torch_body_writing_into_a_small_input_under_jit_is_undone_and_refused
     assert len(guarded) == shape_pass
 
 
-def test_snapshot_and_restore_refuse_what_they_cannot_watch():
+def test_snapshot_and_restore_refuse_what_they_cannot_watch(monkeypatch):
     seen = {}
-    original = autodiff._in_place
 
-    def spy(fn, **how):
-        run = original(fn, **how)
+    def look(buffers, outs):
+        before = _xla.snapshot(buffers)
+        seen["sizes"] = len(before)
+        with pytest.raises(ValueError, match=r"restore\(\): snapshot: expected "
+                           r"the 24 bytes snapshot\(\) took of these lents, got 8"):
+            _xla.restore(buffers, before[:8])
+        with pytest.raises(TypeError, match=r"snapshot\(\): lents: expected a "
+                           r"tuple of Lents"):
+            _xla.snapshot([*buffers])
+        with pytest.raises(TypeError, match=r"snapshot\(\): lents: expected a "
+                           r"tuple of Lents, got 1"):
+            _xla.snapshot((*buffers, 1))
+        seen["restored"] = _xla.restore(buffers, before)
+        seen["buffers"] = buffers
 
-        def run_looking(buffers, outs):
-            before = _xla.snapshot(buffers)
-            seen["sizes"] = len(before)
-            with pytest.raises(ValueError, match=r"restore\(\): snapshot: expected "
-                               r"the 24 bytes snapshot\(\) took of these lents, got 8"):
-                _xla.restore(buffers, before[:8])
-            with pytest.raises(TypeError, match=r"snapshot\(\): lents: expected a "
-                               r"tuple of Lents"):
-                _xla.snapshot([*buffers])
-            with pytest.raises(TypeError, match=r"snapshot\(\): lents: expected a "
-                               r"tuple of Lents, got 1"):
-                _xla.snapshot((*buffers, 1))
-            seen["restored"] = _xla.restore(buffers, before)
-            seen["buffers"] = buffers
-            return run(buffers, outs)
-        return run_looking
-
+    _looking(monkeypatch, look)
     f = ut.wrap("jax", "torch")(lambda u, v: u[:2] * v)
-    try:
-        autodiff._in_place = spy
-        y = jax.jit(lambda u: f(u, u[:2]))(jnp.ones(4, jnp.float32))
-    finally:
-        autodiff._in_place = original
+    y = jax.jit(lambda u: f(u, u[:2]))(jnp.ones(4, jnp.float32))
     np.testing.assert_array_equal(y, [1.0, 1.0])
     assert seen["sizes"] == 24
     assert seen["restored"] == -1
