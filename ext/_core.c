@@ -217,8 +217,17 @@ typedef struct {
      * whose count the deleter takes back; NULL otherwise. */
     PyObject *lent_table;
     uintptr_t lent_address;
-    int64_t dims[]; /* shape, then strides */
+    bool spare_sized; /* made with room for INLINE_NDIM dimensions */
+    int64_t dims[];   /* shape, then strides */
 } Export;
+
+/* Exports of at most INLINE_NDIM dimensions are all made with room for that
+ * many, and the freed ones kept for the next (spare.h): a conversion makes and
+ * frees one, without malloc and free then. Read and written under the GIL only
+ * (export_free holds it). */
+#define EXPORT_SIZE(ndim) (sizeof(Export) + 2 * (size_t)(ndim) * sizeof(int64_t))
+static Export *spare_exports[UT_SPARES + 1];
+static int n_spare_exports = 0;
 
 static PyTypeObject BufferType;
 
@@ -1862,7 +1871,12 @@ export_free(Export *e)
         Py_DECREF(e->lent_table);
     }
     Py_DECREF(e->owner);
-    free(e);
+    if (e->spare_sized && n_spare_exports < UT_SPARES) {
+        spare_exports[n_spare_exports++] = e;
+    }
+    else {
+        free(e);
+    }
     PyGILState_Release(gil);
 }
 
@@ -1921,7 +1935,9 @@ static void *
 new_export_of(PyObject *owner, const CapsuleKind *kind, DLTensor tensor, uint64_t flags)
 {
     const size_t ndim = (size_t)tensor.ndim;
-    Export *e = malloc(sizeof(Export) + 2 * ndim * sizeof(int64_t));
+    Export *e = ndim > INLINE_NDIM    ? malloc(EXPORT_SIZE(ndim))
+                : n_spare_exports > 0 ? spare_exports[--n_spare_exports]
+                                      : malloc(EXPORT_SIZE(INLINE_NDIM));
     if (e == NULL) {
         PyErr_NoMemory();
         return NULL;
@@ -1934,6 +1950,7 @@ new_export_of(PyObject *owner, const CapsuleKind *kind, DLTensor tensor, uint64_
     e->owner = Py_NewRef(owner);
     e->lent_table = NULL;
     e->lent_address = 0;
+    e->spare_sized = ndim <= INLINE_NDIM;
     stats.capsules_exported++;
     stats.exported_alive++;
     return managed;

@@ -728,3 +728,22 @@ def test_the_routes_from_immutable_frameworks_to_numpy_are_one_c_call():
     assert route.func is _core.ndarray_lend
     assert route.args == (_backends.get("tensorflow").export,)
     assert _backends.get("tensorflow").export.func is _core.immutable_export
+
+
+@requires_exchange
+def test_exports_of_any_rank_are_kept_and_reused_each_over_its_own_memory():
+    """Exports of up to INLINE_NDIM (6) dimensions are made at one size and kept
+    when freed for the next; a larger one is freed as made. Interleaved, each
+    torch tensor sees its own array's memory, shape and strides, and every
+    export is freed once."""
+    alive = _core.stats()["exported_alive"]
+    arrays = [(np.arange(2.0 ** n) * (n + 1)).reshape((2,) * n).T for n in range(10)]
+    for _ in range(3):
+        tensors = [_core.exchange_from_ndarray(torch.Tensor, x) for x in arrays]
+        for x, t in zip(arrays, tensors, strict=True):
+            assert t.data_ptr() == x.ctypes.data
+            assert t.shape == x.shape
+            assert t.tolist() == x.tolist()
+        assert _core.stats()["exported_alive"] == alive + len(arrays)
+        del tensors, t
+        assert _core.stats()["exported_alive"] == alive
