@@ -94,12 +94,18 @@ static PyObject *str_dtype, *str_name, *str_routes, *str_result, *str_autodiff,
     *str_autodiff_state, *str_device, *str_torch_function, *str_ndim;
 /* _backends._loaded: framework name -> its adapter module, once imported. */
 static PyObject *loaded_backends = NULL;
+/* The class of the registry (_backends.Watched), a dict that tells of every
+ * change to it (adapters_changed()): a fast path keeps what it read of a dict
+ * of that class between calls, and reads any other dict afresh each time. NULL
+ * where the registry is a plain dict. */
+static PyTypeObject *watched_type = NULL;
 /* The class of the adapters (unitensor/_backends/_adapter.py), whose members live
  * in each adapter's dict: attribute() reads that dict directly. */
 static PyTypeObject *adapter_type = NULL;
 /* Moves on whenever an attribute of an adapter of that class is set or deleted
- * (adapters_changed(), from its __setattr__ and __delattr__) and at configure():
- * what a fast path read of an adapter before is stale then. */
+ * (adapters_changed(), from its __setattr__ and __delattr__), a Watched dict
+ * changes, and at configure(): what a fast path read of an adapter or a
+ * Watched dict before is stale then. */
 static uint64_t adapters_generation = 1;
 /* _views.refresh(tensor): brings a view's _native up to its base (set_refresh). */
 static PyObject *refresh_view = NULL;
@@ -1202,8 +1208,13 @@ typedef struct {
      * owner reads no attribute and one dict: the owner's adapter (`source`) and
      * its NAME, the target's adapter and its ROUTES dict (mutated in place, so
      * never stale itself). Read while `generation` is adapters_generation and
-     * the registry still holds that target adapter; all NULL until then. */
-    PyObject *source, *source_name, *target, *routes;
+     * the registry still holds that target adapter; all NULL until then. Where
+     * the registry and that ROUTES are Watched, `route` is the route itself,
+     * and such a conversion reads no dict at all. */
+    PyObject *source, *source_name, *target, *routes, *route;
+    /* ASARRAY: the type seen last and its TypeEntry, kept while `table` is
+     * Watched and `generation` is adapters_generation; NULL until then. */
+    PyObject *seen_type, *seen;
     uint64_t generation;
     PyObject *dict;
     vectorcallfunc vectorcall;
@@ -1306,10 +1317,22 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
     if (is_tensor(obj)) {
         return Py_NewRef(obj);
     }
-    TypeEntryObject *seen =
-        (TypeEntryObject *)row(f->table, (PyObject *)Py_TYPE(obj), &TypeEntryType);
-    if (seen == NULL) {
-        return call_slow(f, args, nargsf, kwnames);
+    TypeEntryObject *seen;
+    if ((PyObject *)Py_TYPE(obj) == f->seen_type &&
+        f->generation == adapters_generation) {
+        seen = (TypeEntryObject *)Py_NewRef(f->seen);
+    }
+    else {
+        seen =
+            (TypeEntryObject *)row(f->table, (PyObject *)Py_TYPE(obj), &TypeEntryType);
+        if (seen == NULL) {
+            return call_slow(f, args, nargsf, kwnames);
+        }
+        if (Py_TYPE(f->table) == watched_type) {
+            Py_XSETREF(f->seen_type, Py_NewRef(Py_TYPE(obj)));
+            Py_XSETREF(f->seen, Py_NewRef(seen));
+            f->generation = adapters_generation;
+        }
     }
     PyObject *dtype = array_dtype(seen, obj);
     if (dtype == NULL) {
@@ -2106,14 +2129,21 @@ fast_call(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 static PyObject *
 view_route(FastPath *f, TensorObject *t, bool *same)
 {
+    if (f->route != NULL && t->backend == f->source &&
+        f->generation == adapters_generation) {
+        return Py_NewRef(f->route); /* nothing it was read from has changed */
+    }
     PyObject *target = PyDict_GetItemWithError(loaded_backends, f->table);
     PyObject *name, *routes;
+    bool kept = false; /* name and routes are the ones f keeps */
     if (target != NULL && target == f->target && t->backend == f->source &&
         f->generation == adapters_generation) {
         name = Py_NewRef(f->source_name); /* (never f->table's: not cached) */
         routes = Py_NewRef(f->routes);
+        kept = true;
     }
     else {
+        Py_CLEAR(f->route);
         name = attribute(t->backend, str_name);
         if (name == NULL || !PyUnicode_CheckExact(name)) {
             PyErr_Clear();
@@ -2133,17 +2163,22 @@ view_route(FastPath *f, TensorObject *t, bool *same)
         /* Cached where every read above was of an adapter's own dict: nothing
          * else changes them without adapters_changed() hearing of it. */
         if (Py_TYPE(t->backend) == adapter_type && Py_TYPE(target) == adapter_type &&
-            PyDict_CheckExact(routes)) {
+            (PyDict_CheckExact(routes) || Py_TYPE(routes) == watched_type)) {
             Py_XSETREF(f->source, Py_NewRef(t->backend));
             Py_XSETREF(f->target, Py_NewRef(target));
             Py_XSETREF(f->routes, Py_NewRef(routes));
             Py_XSETREF(f->source_name, Py_NewRef(name));
             f->generation = adapters_generation;
+            kept = true;
         }
     }
     PyObject *route =
         PyDict_Check(routes) ? PyDict_GetItemWithError(routes, name) : NULL;
     Py_XINCREF(route); /* the call may change ROUTES */
+    if (route != NULL && kept && Py_TYPE(routes) == watched_type &&
+        Py_TYPE(loaded_backends) == watched_type) {
+        Py_XSETREF(f->route, Py_NewRef(route));
+    }
     Py_DECREF(routes);
     Py_DECREF(name);
     return route;
@@ -2264,7 +2299,7 @@ fastpath_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
         return PyErr_Format(PyExc_TypeError,
                             "FastPath(): slow: expected a callable, got %R", slow);
     }
-    if (kind == VIEW ? !PyUnicode_CheckExact(table) : !PyDict_CheckExact(table)) {
+    if (kind == VIEW ? !PyUnicode_CheckExact(table) : !PyDict_Check(table)) {
         return PyErr_Format(PyExc_TypeError, "FastPath(): table: expected %s, got %R",
                             kind == VIEW ? "a framework name (str)" : "a dict", table);
     }
@@ -2387,6 +2422,9 @@ fastpath_traverse(FastPath *f, visitproc visit, void *arg)
     Py_VISIT(f->source_name);
     Py_VISIT(f->target);
     Py_VISIT(f->routes);
+    Py_VISIT(f->route);
+    Py_VISIT(f->seen_type);
+    Py_VISIT(f->seen);
     Py_VISIT(f->dict);
     return 0;
 }
@@ -2411,6 +2449,9 @@ fastpath_clear(FastPath *f)
     Py_CLEAR(f->source_name);
     Py_CLEAR(f->target);
     Py_CLEAR(f->routes);
+    Py_CLEAR(f->route);
+    Py_CLEAR(f->seen_type);
+    Py_CLEAR(f->seen);
     Py_CLEAR(f->dict);
     return 0;
 }
@@ -2530,7 +2571,7 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3 || !PyType_Check(args[0]) ||
         !PyType_IsSubtype((PyTypeObject *)args[0], &TensorBaseType) ||
-        !PyDict_CheckExact(args[1]) || !PyType_Check(args[2])) {
+        !PyDict_Check(args[1]) || !PyType_Check(args[2])) {
         return PyErr_Format(
             PyExc_TypeError,
             "configure(): expected (a TensorBase subclass, a dict, the adapters' "
@@ -2572,6 +2613,9 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         tensor_type->tp_dealloc = (destructor)tensor_subclass_dealloc;
     }
     Py_XSETREF(loaded_backends, Py_NewRef(args[1]));
+    Py_XSETREF(watched_type, PyDict_CheckExact(args[1])
+                                 ? NULL
+                                 : (PyTypeObject *)Py_NewRef(Py_TYPE(args[1])));
     Py_XSETREF(adapter_type, (PyTypeObject *)Py_NewRef(adapters));
     adapters_generation++;
     Py_RETURN_NONE;

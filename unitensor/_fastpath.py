@@ -65,7 +65,7 @@ MAX_CALL_ARGS: int = _fast.MAX_CALL_ARGS  # what one C call passes on, x include
 AsTensors: TypeAlias = "Callable[[Adapter, Any, str], Any]"
 
 # asarray's table: array type -> TypeEntry.
-_types: dict[type, TypeEntry] = {}
+_types: _backends.Watched[type, TypeEntry] = _backends.Watched()
 # Most arrays are of these: the asarray fast path compares an array's dtype with
 # its row's in order.
 _COMMON = ("float32", "float64", "int64", "int32", "bool")

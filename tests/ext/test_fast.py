@@ -609,6 +609,76 @@ def test_view_fast_path_takes_the_target_adapters_route_and_caches_it(monkeypatc
     assert len(slow.calls) == 3
 
 
+def test_view_fast_path_keeps_the_route_itself_and_hears_every_change_to_it():
+    """Where the registry and a target's ROUTES are Watched dicts, a conversion
+    from the owner read last reads no dict: the route is kept in the fast path.
+    A change through any of the dict's methods is heard; one made behind its
+    back (dict's own __setitem__) is not, which shows that the kept route is
+    what runs."""
+    def tagged(tag):
+        return lambda native: tag
+    a = np.arange(3.0)
+    routes = TORCH.ROUTES
+    assert type(routes) is _backends.Watched
+    assert type(_backends._loaded) is _backends.Watched
+    original = routes["numpy"]
+    try:
+        assert ut.asarray(a).torch().shape == (3,)  # read and kept
+        dict.__setitem__(routes, "numpy", tagged("unheard"))
+        assert ut.asarray(a).torch().shape == (3,)  # still the kept route
+        changes = [
+            lambda: routes.__setitem__("numpy", tagged("setitem")),
+            lambda: routes.update(numpy=tagged("update")),
+            lambda: routes.__ior__({"numpy": tagged("ior")}),
+            lambda: (dict.__delitem__(routes, "numpy"),
+                     routes.setdefault("numpy", tagged("setdefault"))),
+        ]
+        for change, tag in zip(changes, ["setitem", "update", "ior", "setdefault"],
+                               strict=True):
+            change()
+            assert ut.asarray(a).torch() == tag
+        routes.pop("numpy")
+        assert ut.asarray(a).torch().shape == (3,)  # no route: the general path
+        routes["numpy"] = tagged("back")
+        assert ut.asarray(a).torch() == "back"
+        del routes["numpy"]
+        assert ut.asarray(a).torch().shape == (3,)
+        routes["numpy"] = tagged("again")
+        saved = dict(routes)
+        routes.clear()
+        assert ut.asarray(a).torch().shape == (3,)
+        routes.update(saved)
+        assert ut.asarray(a).torch() == "again"
+        key, value = routes.popitem()
+        routes[key] = value
+        assert ut.asarray(a).torch() == "again"
+    finally:
+        routes["numpy"] = original
+    assert ut.asarray(a).torch().shape == (3,)
+
+
+def test_asarray_fast_path_keeps_the_type_it_saw_last_while_its_table_is_unchanged():
+    """asarray's table of types is Watched: the fast path keeps the row of the
+    type it saw last and reads no dict for it, and hears any change to the table.
+    (The general path puts a type's row back in the table when it takes one: a
+    row there after the call says the general path ran.)"""
+    a = np.arange(3.0)
+    types = _fastpath._types
+    assert type(types) is _backends.Watched
+    assert ut.asarray(a)._native is a
+    row = types[np.ndarray]
+    try:
+        dict.__delitem__(types, np.ndarray)  # behind its back: the kept row runs
+        assert ut.asarray(a)._native is a
+        assert np.ndarray not in types
+        types.pop(np.ndarray, None)  # heard: the row is read afresh, not there
+        assert ut.asarray(a)._native is a
+        assert types[np.ndarray] is not row  # the general path taught it again
+    finally:
+        types[np.ndarray] = row
+    assert ut.asarray(a)._native is a
+
+
 def test_view_fast_path_sees_every_change_to_the_routes_it_read(monkeypatch):
     """The view fast path keeps the adapters and the ROUTES dict of its last
     conversion: a route added or replaced in that dict, an adapter's attribute set

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Self, TypeVar
 
-from .. import _core, _device
+from .. import _core, _device, _fast
 from .._device import Device
 from .._errors import arg_error, describe
 
@@ -34,7 +34,58 @@ _facts: dict[str, ModuleType] = {
 # top-level module -> framework name: the one table of module prefixes.
 _BY_PREFIX: Final = {prefix: name for name, facts in _facts.items()
                      for prefix in facts.MODULES}
-_loaded: dict[str, Adapter] = {}
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class Watched(dict[_K, _V]):
+    """A dict that tells the C fast paths of every change to it
+    (``_fast.adapters_changed``), so that they keep what they read of it between
+    calls: the registry below, each adapter's ROUTES, the array types
+    ``asarray`` knows (``_fastpath``). A plain dict is read afresh each call.
+    """
+
+    __slots__ = ()
+
+    def __setitem__(self, key: _K, value: _V, /) -> None:
+        super().__setitem__(key, value)
+        _fast.adapters_changed()
+
+    def __delitem__(self, key: _K, /) -> None:
+        super().__delitem__(key)
+        _fast.adapters_changed()
+
+    def setdefault(self, key: _K, default: _V, /) -> _V:
+        value = super().setdefault(key, default)
+        _fast.adapters_changed()
+        return value
+
+    def update(self, *args: Any, **kwargs: _V) -> None:
+        try:
+            super().update(*args, **kwargs)
+        finally:  # (what was updated before an error is changed too)
+            _fast.adapters_changed()
+
+    def pop(self, key: _K, /, *default: Any) -> Any:
+        value = super().pop(key, *default)
+        _fast.adapters_changed()
+        return value
+
+    def popitem(self) -> tuple[_K, _V]:
+        item = super().popitem()
+        _fast.adapters_changed()
+        return item
+
+    def clear(self) -> None:
+        super().clear()
+        _fast.adapters_changed()
+
+    def __ior__(self, other: Any) -> Self:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+
+_loaded: Watched[str, Adapter] = Watched()
 # type -> adapter (or None): filled on first sight of each type, so the hot path
 # of asarray() is one dictionary look-up.
 _by_type: dict[type, Adapter | None] = {}

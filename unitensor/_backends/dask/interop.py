@@ -31,6 +31,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType
 from ..._errors import arg_error, computing_failed
+from .. import Watched
 from .._dlpack import cpu_only_reason
 from .._dtype_tables import numpy_dtype_table
 from ..numpy import interop as numpy_interop
@@ -104,7 +105,7 @@ def held(x: da.Array) -> np.ndarray | None:
     return values if isinstance(values, np.ndarray) else None
 
 
-ROUTES = {"numpy": from_numpy}
+ROUTES = Watched({"numpy": from_numpy})
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

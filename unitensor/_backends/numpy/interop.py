@@ -12,7 +12,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DType, bfloat16
 from ..._errors import arg_error, describe
-from .. import _loaded
+from .. import Watched, _loaded
 from .._dlpack import LENT_READ_ONLY, cpu_only_reason
 from .._dtype_tables import numpy_dtype_table
 
@@ -149,12 +149,12 @@ def _lent_to_torch(x: Any) -> bool:
 # refuses it, as torch's own .numpy() does), and one over memory unitensor lent
 # torch read-only (the general path marks the Buffer read-only), are declined too;
 # that last question is asked only while some memory was lent (LENT_READ_ONLY).
-ROUTES = {"torch": functools.partial(_core.exchange_host_view, _core.ndarray_view,
-                                     ("is_neg", "requires_grad",
-                                      (LENT_READ_ONLY, _lent_to_torch)),
-                                     ("is_conj",)),
-          "jax": _view_of("jax"), "tensorflow": _view_of("tensorflow"),
-          "warp": _view_of("warp")}
+ROUTES: Watched[str, Callable[[Any], Any]] = Watched(
+    torch=functools.partial(_core.exchange_host_view, _core.ndarray_view,
+                            ("is_neg", "requires_grad",
+                             (LENT_READ_ONLY, _lent_to_torch)),
+                            ("is_conj",)),
+    jax=_view_of("jax"), tensorflow=_view_of("tensorflow"), warp=_view_of("warp"))
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

@@ -31,7 +31,7 @@ from ... import _core
 from ..._device import CPU, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, describe
-from .. import exported_by
+from .. import Watched, exported_by
 from .._dlpack import cpu_only_reason
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ def _from_jax(x: Any) -> tf.Tensor | None:  # x: a jax.Array
     return alias(buf) if buf is not None and copy_reason(buf) is None else None
 
 
-ROUTES: dict[str, Callable[[Any], Any]] = {"torch": _from_torch, "jax": _from_jax}
+ROUTES: Watched[str, Callable[[Any], Any]] = Watched(torch=_from_torch, jax=_from_jax)
 
 
 _ALIGNMENT = 64  # what TF's CPU kernels assume of every tensor's data

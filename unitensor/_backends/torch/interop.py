@@ -32,7 +32,7 @@ from ... import _core
 from ..._device import CPU, KDL_CPU, KDL_CUDA, Device
 from ..._dtypes import DTYPES, DType
 from ..._errors import arg_error, copy_or_refuse, describe, warn_read_only_alias
-from .. import _loaded
+from .. import Watched, _loaded
 from .._dlpack import LENT_READ_ONLY, StreamOrder, buffer_from_dlpack
 
 NATIVE_DTYPES = {getattr(torch, n): d for n, d in DTYPES.items() if hasattr(torch, n)}
@@ -200,8 +200,8 @@ def _from_warp(x: Any) -> torch.Tensor | None:  # x: a wp.array
     return _core.exchange_export(buf, torch.Tensor)
 
 
-ROUTES: dict[str, Callable[[Any], Any]] = {"numpy": _FROM_NUMPY_ROUTE,
-                                           "warp": _from_warp}
+ROUTES: Watched[str, Callable[[Any], Any]] = Watched(numpy=_FROM_NUMPY_ROUTE,
+                                                    warp=_from_warp)
 
 
 def copy_reason(buf: _core.Buffer, reading: bool = False) -> str | None:

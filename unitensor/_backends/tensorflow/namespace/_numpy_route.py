@@ -69,7 +69,7 @@ def from_numpy(value: Any) -> Any:
     return value
 
 
-_NUMPY_ROUTE: Callable[[Any], Any] = numpy_interop.ROUTES["tensorflow"]  # type: ignore[assignment]
+_NUMPY_ROUTE: Callable[[Any], Any] = numpy_interop.ROUTES["tensorflow"]
 
 
 def _symbolic(values: Any) -> bool:
