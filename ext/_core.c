@@ -3740,7 +3740,178 @@ replay_launches(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ---------------------------------------------------------------- Bound --- */
+
+/* bound(func, *args): `func`, a function of this module, with its leading
+ * arguments bound, as functools.partial binds them, but called in one step
+ * (partial calls the builtin, which calls its C code): the routes
+ * (unitensor/_backends/<name>/interop.py) are such functions, called on every
+ * conversion. */
+#define MAX_BOUND 4
+/* Arguments of a call passed on from the stack; more take a block of memory. */
+#define BOUND_STACK 8
+
+typedef struct {
+    PyObject_HEAD vectorcallfunc vectorcall;
+    PyObject *func;       /* the module's builtin function */
+    _PyCFunctionFast run; /* its C code (METH_FASTCALL, no keywords) */
+    Py_ssize_t n;         /* arguments bound */
+    PyObject *args[MAX_BOUND];
+    PyObject *dict; /* attributes set on it (a route's lends_read_only) */
+} Bound;
+
+static PyObject *
+bound_call(Bound *b, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), total = b->n + nargs;
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
+        return PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments",
+                            ((PyCFunctionObject *)b->func)->m_ml->ml_name);
+    }
+    PyObject *small[BOUND_STACK];
+    PyObject **stack =
+        total <= BOUND_STACK ? small : PyMem_Malloc((size_t)total * sizeof *stack);
+    if (stack == NULL) {
+        return PyErr_NoMemory();
+    }
+    memcpy(stack, b->args, (size_t)b->n * sizeof *stack);
+    memcpy(stack + b->n, args, (size_t)nargs * sizeof *stack);
+    PyObject *result = NULL;
+    if (Py_EnterRecursiveCall(" in a unitensor route") == 0) {
+        result = b->run(PyCFunction_GET_SELF(b->func), stack, total);
+        Py_LeaveRecursiveCall();
+    }
+    if (stack != small) {
+        PyMem_Free(stack);
+    }
+    return result;
+}
+
+static int
+bound_traverse(Bound *b, visitproc visit, void *arg)
+{
+    Py_VISIT(b->func);
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_VISIT(b->args[i]);
+    }
+    Py_VISIT(b->dict);
+    return 0;
+}
+
+static PyObject *
+bound_cleared(PyObject *b, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PyErr_SetString(PyExc_RuntimeError, "bound(): called after it was cleared");
+    return NULL;
+}
+
+static int
+bound_clear(Bound *b)
+{
+    b->vectorcall = bound_cleared; /* nothing below may be read any more */
+    Py_CLEAR(b->dict);
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_CLEAR(b->args[i]);
+    }
+    b->n = 0;
+    Py_CLEAR(b->func);
+    return 0;
+}
+
+static void
+bound_dealloc(Bound *b)
+{
+    PyObject_GC_UnTrack(b);
+    bound_clear(b);
+    PyObject_GC_Del(b);
+}
+
+static PyObject *
+bound_repr(Bound *b)
+{
+    return b->func == NULL
+               ? PyUnicode_FromString("<unitensor._core.bound (cleared)>")
+               : PyUnicode_FromFormat("<unitensor._core.bound %s with %zd arguments>",
+                                      ((PyCFunctionObject *)b->func)->m_ml->ml_name,
+                                      b->n);
+}
+
+static PyObject *
+bound_get_func(Bound *b, void *Py_UNUSED(closure))
+{
+    return Py_NewRef(b->func == NULL ? Py_None : b->func);
+}
+
+static PyObject *
+bound_get_args(Bound *b, void *Py_UNUSED(closure))
+{
+    PyObject *args = PyTuple_New(b->n);
+    for (Py_ssize_t i = 0; args != NULL && i < b->n; i++) {
+        PyTuple_SET_ITEM(args, i, Py_NewRef(b->args[i]));
+    }
+    return args;
+}
+
+/* (read as functools.partial's are) */
+static PyGetSetDef bound_getset[] = {
+    {"func", (getter)bound_get_func, NULL, "The function.", NULL},
+    {"args", (getter)bound_get_args, NULL, "The arguments bound (a tuple).", NULL},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {NULL},
+};
+
+static PyTypeObject BoundType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "unitensor._core.bound",
+    .tp_basicsize = sizeof(Bound),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A function of unitensor._core with its leading arguments bound "
+              "(bound())",
+    .tp_vectorcall_offset = offsetof(Bound, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_dictoffset = offsetof(Bound, dict),
+    .tp_traverse = (traverseproc)bound_traverse,
+    .tp_clear = (inquiry)bound_clear,
+    .tp_dealloc = (destructor)bound_dealloc,
+    .tp_repr = (reprfunc)bound_repr,
+    .tp_getset = bound_getset,
+};
+
+static PyObject *
+bound(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char func[] = "bound";
+    PyObject *f = nargs > 0 ? args[0] : NULL;
+    if (f == NULL || !PyCFunction_Check(f) || PyCFunction_GET_SELF(f) != module ||
+        (PyCFunction_GET_FLAGS(f) & ~METH_COEXIST) != METH_FASTCALL) {
+        return arg_error(PyExc_TypeError, func, "func",
+                         "a function of unitensor._core that takes positional "
+                         "arguments (METH_FASTCALL)",
+                         "%R", f == NULL ? Py_None : f);
+    }
+    if (nargs - 1 > MAX_BOUND) {
+        return arg_error(PyExc_TypeError, func, "args", "at most 4 arguments", "%zd",
+                         nargs - 1);
+    }
+    Bound *b = PyObject_GC_New(Bound, &BoundType);
+    if (b == NULL) {
+        return NULL;
+    }
+    b->vectorcall = (vectorcallfunc)bound_call;
+    b->func = Py_NewRef(f);
+    b->run = (_PyCFunctionFast)(void (*)(void))PyCFunction_GET_FUNCTION(f);
+    b->n = nargs - 1;
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        b->args[i] = Py_NewRef(args[i + 1]);
+    }
+    b->dict = NULL;
+    PyObject_GC_Track(b);
+    return (PyObject *)b;
+}
+
 static PyMethodDef module_methods[] = {
+    {"bound", (PyCFunction)(void (*)(void))bound, METH_FASTCALL,
+     "bound(func, *args)\nfunc, a function of this module taking positional "
+     "arguments, with its leading arguments (at most 4) bound, called in one step."},
     {"from_capsule", (PyCFunction)(void (*)(void))from_capsule,
      METH_FASTCALL | METH_KEYWORDS,
      "from_capsule(capsule, *, func='from_capsule', arg='capsule')\nConsume a "
@@ -3843,7 +4014,8 @@ PyMODINIT_FUNC
 PyInit__core(void)
 {
     PyObject *result = NULL, *m = NULL, *version = NULL;
-    if (PyType_Ready(&BufferType) < 0 || PyType_Ready(&LentTableType) < 0) {
+    if (PyType_Ready(&BufferType) < 0 || PyType_Ready(&LentTableType) < 0 ||
+        PyType_Ready(&BoundType) < 0) {
         goto done;
     }
     m = PyModule_Create(&module_def);

@@ -134,6 +134,9 @@ def from_cuda_array_interface(obj: _HasCudaArrayInterface, device_id: int = 0, *
 def from_buffer(obj: _BufferExporter, /, *, func: str = "from_buffer",
                 arg: str = "obj") -> Buffer: ...
 def exchange_import(obj: object, /) -> Buffer: ...
+# func (one of this module's functions) with its leading arguments bound, as
+# functools.partial binds them, called in one step; attributes may be set on it
+def bound(func: Callable[..., _T], /, *args: object) -> Callable[..., _T]: ...
 # an immutable framework's memory, its adapter's export, handed to array_type's
 # framework and recorded in lent, warn() called while the alias warning was not
 # given; None where that does not apply

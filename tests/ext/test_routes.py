@@ -730,6 +730,52 @@ def test_the_routes_from_immutable_frameworks_to_numpy_are_one_c_call():
     assert _backends.get("tensorflow").export.func is _core.immutable_export
 
 
+def test_bound_calls_a_core_function_with_its_leading_arguments_in_one_step():
+    """_core.bound: what functools.partial does for the routes, without a Python
+    frame or partial's layer: the arguments in order, the function's own
+    errors, attributes settable (a route's lends_read_only), freed with what it
+    holds, also in a cycle."""
+    a = np.arange(4.0)
+    route = _core.bound(_core.exchange_from_ndarray, torch.Tensor)
+    assert route.func is _core.exchange_from_ndarray
+    assert route.args == (torch.Tensor,)
+    assert "exchange_from_ndarray with 1 arguments" in repr(route)
+    t = route(a)
+    assert t.data_ptr() == a.ctypes.data
+    assert t.tolist() == a.tolist()
+    with pytest.raises(TypeError, match=r"expected \(an array type, an array\)"):
+        route(a, a)  # the function's own refusal of its arguments
+    with pytest.raises(TypeError, match="no keyword arguments"):
+        route(array=a)
+    with pytest.raises(TypeError, match="got 13 arguments"):
+        route(*range(12))  # more than the call's stack holds: still passed on
+    route.lends_read_only = True
+    assert route.lends_read_only is True
+
+    class Marker:
+        pass
+    marker, holder = Marker(), []
+    cyclic = _core.bound(_core.exchange_from_ndarray, marker, holder)
+    holder.append(cyclic)
+    ref = weakref.ref(marker)
+    del marker, holder, cyclic
+    gc.collect()
+    assert ref() is None  # the cycle through it was collected
+
+
+@pytest.mark.parametrize("func", [len, print, _core.from_capsule, "exchange_lend"])
+def test_bound_refuses_what_is_not_a_positional_core_function(func):
+    with pytest.raises(TypeError, match=r"bound\(\): func: expected a function of "
+                                        r"unitensor._core"):
+        _core.bound(func)
+
+
+def test_bound_takes_at_most_four_arguments():
+    assert _core.bound(_core.exchange_lend, 1, 2, 3, 4).args == (1, 2, 3, 4)
+    with pytest.raises(TypeError, match="at most 4 arguments"):
+        _core.bound(_core.exchange_lend, 1, 2, 3, 4, 5)
+
+
 @requires_exchange
 def test_exports_of_any_rank_are_kept_and_reused_each_over_its_own_memory():
     """Exports of up to INLINE_NDIM (6) dimensions are made at one size and kept

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -124,8 +123,8 @@ def _view_of(source: str) -> Callable[[Any], np.ndarray | None]:
     ROUTES, bound to the adapter's export: no Python frame after.
     """
     def route(x: Any) -> np.ndarray | None:
-        direct = ROUTES[source] = functools.partial(_core.ndarray_lend,
-                                                    _loaded[source].export)
+        direct = ROUTES[source] = _core.bound(_core.ndarray_lend,
+                                              _loaded[source].export)
         return direct(x)
     return route
 
@@ -150,10 +149,9 @@ def _lent_to_torch(x: Any) -> bool:
 # torch read-only (the general path marks the Buffer read-only), are declined too;
 # that last question is asked only while some memory was lent (LENT_READ_ONLY).
 ROUTES: Watched[str, Callable[[Any], Any]] = Watched(
-    torch=functools.partial(_core.exchange_host_view, _core.ndarray_view,
-                            ("is_neg", "requires_grad",
-                             (LENT_READ_ONLY, _lent_to_torch)),
-                            ("is_conj",)),
+    torch=_core.bound(_core.exchange_host_view, _core.ndarray_view,
+                      ("is_neg", "requires_grad", (LENT_READ_ONLY, _lent_to_torch)),
+                      ("is_conj",)),
     jax=_view_of("jax"), tensorflow=_view_of("tensorflow"), warp=_view_of("warp"))
 
 

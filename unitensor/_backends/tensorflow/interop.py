@@ -159,7 +159,7 @@ def readonly(x: tf.Tensor) -> bool:
 
 # x's memory, read-only: the capsule tf.experimental.dlpack.to_dlpack makes (its
 # C function, without its Python frame) as a read-only Buffer, in one C call.
-export: Callable[[tf.Tensor], _core.Buffer] = functools.partial(
+export: Callable[[tf.Tensor], _core.Buffer] = _core.bound(
     _core.immutable_export, _pywrap_tfe.TFE_ToDlpackCapsule)
 
 
@@ -175,8 +175,8 @@ def _numpy_route() -> Callable[[np.ndarray], tf.Tensor | None] | None:
     """
     if _from_capsule is None:
         return None
-    return functools.partial(_core.ndarray_import, _from_capsule,
-                             functools.partial(_CONTEXT_HANDLE, _eager), _ALIGNMENT)
+    return _core.bound(_core.ndarray_import, _from_capsule,
+                       functools.partial(_CONTEXT_HANDLE, _eager), _ALIGNMENT)
 
 
 # the eager context's handle (a plain attribute: Context._handle is a property

@@ -165,7 +165,7 @@ def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
     the warning while it was not given).
     """
     def route(x: Any) -> torch.Tensor | None:
-        direct = ROUTES[source] = functools.partial(
+        direct = ROUTES[source] = _core.bound(
             _core.exchange_lend, _loaded[source].export, torch.Tensor, _LENT_READ_ONLY,
             functools.partial(warn_read_only_alias, "torch", "torch"))
         direct.lends_read_only = True  # type: ignore[attr-defined]
@@ -179,7 +179,7 @@ def _lent_from(source: str) -> Callable[[Any], torch.Tensor | None]:
 # elements, none negative), handed to torch's exchange import (ext/_core.c,
 # exchange_from_ndarray): half the cost of the Python function around
 # torch.from_numpy, and under torch.from_numpy's own.
-_FROM_NUMPY_ROUTE = (functools.partial(_core.exchange_from_ndarray, torch.Tensor)
+_FROM_NUMPY_ROUTE = (_core.bound(_core.exchange_from_ndarray, torch.Tensor)
                      if hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
                      else _from_numpy)
 
