@@ -1213,8 +1213,12 @@ typedef struct {
      * and such a conversion reads no dict at all. */
     PyObject *source, *source_name, *target, *routes, *route;
     /* ASARRAY: the type seen last and its TypeEntry, kept while `table` is
-     * Watched and `generation` is adapters_generation; NULL until then. */
+     * Watched and `generation` is adapters_generation; NULL until then. Where
+     * that type is immutable and its dtype a C getter (numpy's), the getter:
+     * no class can change what it is, nor can an instance's own dict. */
     PyObject *seen_type, *seen;
+    getter seen_dtype;
+    void *seen_closure;
     uint64_t generation;
     PyObject *dict;
     vectorcallfunc vectorcall;
@@ -1332,9 +1336,22 @@ fast_asarray(FastPath *f, PyObject *const *args, size_t nargsf, PyObject *kwname
             Py_XSETREF(f->seen_type, Py_NewRef(Py_TYPE(obj)));
             Py_XSETREF(f->seen, Py_NewRef(seen));
             f->generation = adapters_generation;
+            PyObject *descr =
+                seen->dtype_method == NULL &&
+                        PyType_HasFeature(Py_TYPE(obj), Py_TPFLAGS_IMMUTABLETYPE)
+                    ? _PyType_Lookup(Py_TYPE(obj), str_dtype)
+                    : NULL;
+            bool getset = descr != NULL && Py_IS_TYPE(descr, &PyGetSetDescr_Type) &&
+                          ((PyGetSetDescrObject *)descr)->d_getset->get != NULL;
+            f->seen_dtype =
+                getset ? ((PyGetSetDescrObject *)descr)->d_getset->get : NULL;
+            f->seen_closure =
+                getset ? ((PyGetSetDescrObject *)descr)->d_getset->closure : NULL;
         }
     }
-    PyObject *dtype = array_dtype(seen, obj);
+    PyObject *dtype = (PyObject *)Py_TYPE(obj) == f->seen_type && f->seen_dtype != NULL
+                          ? f->seen_dtype(obj, f->seen_closure)
+                          : array_dtype(seen, obj);
     if (dtype == NULL) {
         PyErr_Clear();
         Py_DECREF(seen);
