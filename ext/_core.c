@@ -3776,11 +3776,9 @@ bound_call(Bound *b, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     }
     memcpy(stack, b->args, (size_t)b->n * sizeof *stack);
     memcpy(stack + b->n, args, (size_t)nargs * sizeof *stack);
-    PyObject *result = NULL;
-    if (Py_EnterRecursiveCall(" in a unitensor route") == 0) {
-        result = b->run(PyCFunction_GET_SELF(b->func), stack, total);
-        Py_LeaveRecursiveCall();
-    }
+    /* (as one C function calls another: the functions bound call Python only
+     * through calls that count their own depth) */
+    PyObject *result = b->run(PyCFunction_GET_SELF(b->func), stack, total);
     if (stack != small) {
         PyMem_Free(stack);
     }
