@@ -3019,8 +3019,9 @@ static PyMethodDef module_methods[] = {
      "show_get(func)\nShow func as FastPath.__get__ to Python-level tracers; "
      "CPython still binds through the C slot."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
-     "configure(Tensor, loaded)\nRegister unitensor.Tensor and the loaded adapters "
-     "(framework name -> adapter module)."},
+     "configure(Tensor, loaded, adapter_type)\nRegister unitensor.Tensor, the "
+     "loaded adapters (framework name -> adapter; a dict of a subclass that tells "
+     "of its changes, whose class the fast paths then trust) and their class."},
     {"adapters_changed", adapters_changed, METH_NOARGS,
      "adapters_changed()\nSay that an adapter's attribute was set or deleted: "
      "the view fast paths read their routes afresh."},
