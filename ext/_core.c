@@ -1942,8 +1942,10 @@ new_export_of(PyObject *owner, const CapsuleKind *kind, DLTensor tensor, uint64_
         PyErr_NoMemory();
         return NULL;
     }
-    memcpy(e->dims, tensor.shape, ndim * sizeof(int64_t));
-    memcpy(e->dims + ndim, tensor.strides, ndim * sizeof(int64_t));
+    for (size_t i = 0; i < ndim; i++) { /* (a handful: no memcpy call) */
+        e->dims[i] = tensor.shape[i];
+        e->dims[ndim + i] = tensor.strides[i];
+    }
     tensor.shape = e->dims;
     tensor.strides = e->dims + ndim;
     void *managed = export_managed(e, kind, tensor, flags);
@@ -3774,8 +3776,12 @@ bound_call(Bound *b, PyObject *const *args, size_t nargsf, PyObject *kwnames)
     if (stack == NULL) {
         return PyErr_NoMemory();
     }
-    memcpy(stack, b->args, (size_t)b->n * sizeof *stack);
-    memcpy(stack + b->n, args, (size_t)nargs * sizeof *stack);
+    for (Py_ssize_t i = 0; i < b->n; i++) { /* (a handful: no memcpy call) */
+        stack[i] = b->args[i];
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        stack[b->n + i] = args[i];
+    }
     /* (as one C function calls another: the functions bound call Python only
      * through calls that count their own depth) */
     PyObject *result = b->run(PyCFunction_GET_SELF(b->func), stack, total);
