@@ -840,8 +840,8 @@ GAPS = [
     "and read no dict: the view path keeps the route and asarray the row of the "
     "array's type (their dicts are `Watched`), the route is bound by "
     "`_core.bound`, the export kept for the next. In callgrind instructions a "
-    "call, the whole conversion and its tensor's free come to 5,623 against "
-    "`torch.from_numpy`'s 5,592 (1.01x; 6,273 before those four changes). In time "
+    "call, the whole conversion and its tensor's free come to 5,560-5,630 "
+    "against `torch.from_numpy`'s 5,530-5,620 (6,273 before these changes). In time "
     "the rows are within a few percent of each other either way: a change that "
     "executes no fewer instructions moves this row by up to 10% when it moves the "
     "code of the C extensions, so the ratio is this build's.",
