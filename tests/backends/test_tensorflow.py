@@ -916,3 +916,21 @@ def test_the_namespace_first_imported_inside_tf_function_knows_eager_tensors():
         "assert row.array_type is type(x.tf()), row.array_type\n"
         "print('ok')\n")
     assert _fresh_interpreter(code) == "ok"
+
+
+def test_tensorflow_s_detour_through_numpy_takes_the_c_route_once_it_is_there():
+    """The namespace's detour through numpy (a function TF has no kernel for)
+    reads numpy's route from TF at each call: after the first, it is the one C
+    call that call put in ROUTES, and ROUTES is not written again (each write
+    tells the fast paths to read their routes afresh)."""
+    tf = pytest.importorskip("tensorflow")
+    from unitensor._backends.numpy import interop as numpy_interop
+    from unitensor._backends.tensorflow.namespace import _numpy_route
+    _backends.get("tensorflow")  # (loaded, as where the namespace runs)
+    x = tf.constant([1.0, 2.0])
+    first = _numpy_route.to_numpy(x)
+    route = numpy_interop.ROUTES["tensorflow"]
+    assert route.func is _core.ndarray_lend
+    for _ in range(3):
+        assert _numpy_route.to_numpy(x).tolist() == first.tolist() == [1.0, 2.0]
+    assert numpy_interop.ROUTES["tensorflow"] is route

@@ -44,7 +44,8 @@ def _numpy_function(name: str) -> Callable[..., Any]:
 def to_numpy(value: Any) -> Any:
     """TF tensors, dtypes and device names as numpy takes them (zero-copy views)."""
     if isinstance(value, tf.Tensor):
-        view: Any = _NUMPY_ROUTE(value)
+        # (read at each call: the first puts the C route in ROUTES in its place)
+        view: Any = numpy_interop.ROUTES["tensorflow"](value)
         return view if view is not None else value.numpy()
     if isinstance(value, tf.DType):
         return numpy_interop.numpy_dtype(NATIVE_DTYPES[value])
@@ -67,9 +68,6 @@ def from_numpy(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(from_numpy(v) for v in value)
     return value
-
-
-_NUMPY_ROUTE: Callable[[Any], Any] = numpy_interop.ROUTES["tensorflow"]
 
 
 def _symbolic(values: Any) -> bool:
