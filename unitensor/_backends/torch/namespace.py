@@ -6,6 +6,7 @@ cases.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -218,6 +219,10 @@ _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
                   "count_nonzero"}
 
 
+# isinstance(item, torch.Tensor) of each item, by map() (itertools.repeat)
+_TENSOR_TYPES = itertools.repeat(torch.Tensor)
+
+
 def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
     """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
     them: a call involving them is computed in int64 and returns the standard's
@@ -233,7 +238,7 @@ def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
                     if x2.dtype not in _LIMITED:
                         return func(x1, x2)
                 elif x2 is None or type(x2) is int or (type(x2) is tuple and not any(
-                        isinstance(i, torch.Tensor) for i in x2)):
+                        map(isinstance, x2, _TENSOR_TYPES))):  # (in C: no frame)
                     return func(x1, x2)
         arrays = _arrays((*args, *kw.values()))
         if not any(a.dtype in _LIMITED for a in arrays):
