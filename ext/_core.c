@@ -3770,6 +3770,15 @@ bound_call(Bound *b, PyObject *const *args, size_t nargsf, PyObject *kwnames)
         return PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments",
                             ((PyCFunctionObject *)b->func)->m_ml->ml_name);
     }
+    if (b->n == 1 && (nargsf & PY_VECTORCALL_ARGUMENTS_OFFSET)) {
+        /* the caller lent the slot before args (the vectorcall protocol): the
+         * one bound argument goes there for the call, nothing is copied */
+        PyObject **slot = (PyObject **)args - 1, *lent = *slot;
+        *slot = b->args[0];
+        PyObject *result = b->run(PyCFunction_GET_SELF(b->func), slot, total);
+        *slot = lent;
+        return result;
+    }
     PyObject *small[BOUND_STACK];
     PyObject **stack =
         total <= BOUND_STACK ? small : PyMem_Malloc((size_t)total * sizeof *stack);

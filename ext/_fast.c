@@ -2208,7 +2208,9 @@ view_route(FastPath *f, TensorObject *t, bool *same)
 static PyObject *
 framework_route(TensorObject *t, PyObject *route, PyObject *target)
 {
-    PyObject *view = PyObject_Vectorcall(route, &t->native, 1, NULL);
+    PyObject *call[2] = {NULL, t->native}; /* (the first a slot the route may use) */
+    PyObject *view =
+        PyObject_Vectorcall(route, call + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     Py_DECREF(route);
     if (view == NULL || view == Py_None) {
         Py_XDECREF(view);
