@@ -283,3 +283,31 @@ def test_a_value_of_one_element_and_more_axes_is_written_as_numpy_writes_it():
         y[:, ::-1] = ut.asarray(make(np.array([[[7.0, 8.0, 9.0]]])))
         np.testing.assert_array_equal(y.numpy(), [[9.0, 8.0, 7.0]] * 2)
         assert x.numpy().tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize(("name", "arg"), [("reshape", (4, 4)),
+                                           ("broadcast_to", (2, 16)),
+                                           ("permute_dims", (1, 0))])
+def test_a_shape_call_goes_to_torch_s_own_function_past_array_api_compat(name, arg):
+    """array-api-compat's reshape, broadcast_to and permute_dims pass x and one
+    more argument on to torch's own function as they are: such a call is made to
+    torch's function directly (no frame of compat's), with compat's answer."""
+    import sys
+
+    import array_api_compat.torch as compat_torch
+    import torch
+    x = ut.asarray(torch.arange(16.0).reshape(4, 4) if name == "permute_dims"
+                   else torch.arange(16.0))
+    func = getattr(ut, name)
+    expected = getattr(compat_torch, name)(x._native, arg)
+    func(x, arg)  # (the first call learns the fast path)
+    frames = []
+    sys.setprofile(lambda frame, event, _: frames.append(frame.f_code.co_filename)
+                   if event == "call" else None)
+    try:
+        result = func(x, arg)
+    finally:
+        sys.setprofile(None)
+    assert not [f for f in frames if "array_api_compat" in f]
+    assert torch.equal(result._native, expected)
+    assert result._native.data_ptr() == x._native.data_ptr()  # a view, as compat's

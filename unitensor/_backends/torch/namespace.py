@@ -201,11 +201,19 @@ _SAME_BITS = {torch.uint16: torch.int16, torch.uint32: torch.int32,
               torch.uint64: torch.int64}
 
 
+# array-api-compat's wrappers that, given x and one more positional argument, call
+# torch's own function with the same two: such a call goes to torch's directly.
+_PASSED_THROUGH = {"reshape": torch.reshape, "broadcast_to": torch.broadcast_to,
+                   "permute_dims": torch.permute}
+
+
 def adapt(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """Every function taking arrays also works on uint16/32/64 (see _widening)."""
     if name in _NOT_WIDENED:
         return func
-    return _widening(func, name)
+    compat = getattr(compat_torch, name, None)
+    direct = _PASSED_THROUGH.get(name) if func is compat else None
+    return _widening(func, name, direct or func)
 
 
 # No array arguments, or their own fix for unsigned types (_unsigned_accumulation;
@@ -223,10 +231,14 @@ _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "searchsorted",
 _TENSOR_TYPES = itertools.repeat(torch.Tensor)
 
 
-def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
+def _widening(func: Callable[..., Any], name: str,
+              two: Callable[..., Any]) -> Callable[..., Any]:
     """torch stores uint16/32/64 but has little arithmetic (and no promotion) for
     them: a call involving them is computed in int64 and returns the standard's
     dtype. uint64 values of 2**63 and above do not survive arithmetic this way.
+    ``two``: what runs a call of x and one argument that is no array (a shape,
+    an axis): ``func``, or torch's own function where ``func`` passes such a
+    call on as it is.
     """
     promoting = name.split(".")[-1] in _PROMOTING
 
@@ -239,7 +251,7 @@ def _widening(func: Callable[..., Any], name: str) -> Callable[..., Any]:
                         return func(x1, x2)
                 elif x2 is None or type(x2) is int or (type(x2) is tuple and not any(
                         map(isinstance, x2, _TENSOR_TYPES))):  # (in C: no frame)
-                    return func(x1, x2)
+                    return two(x1, x2)
         arrays = _arrays((*args, *kw.values()))
         if not any(a.dtype in _LIMITED for a in arrays):
             return func(*args, **kw)
